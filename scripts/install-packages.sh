@@ -1,0 +1,30 @@
+#!/bin/sh
+# Install the Debian packages gpuvm needs to build, test and demo.
+# Idempotent; touches nothing but apt's own state. Run as root (CI is).
+set -eu
+
+PKGS="
+build-essential musl-tools musl-dev linux-libc-dev dpkg-dev file pkg-config
+autoconf automake libtool autopoint gettext bison
+bats bats-assert bats-support jq shellcheck strace valgrind
+clang libclang-rt-14-dev cppcheck
+cpio xz-utils zstd kmod busybox-static
+qemu-system-x86 qemu-utils e2fsprogs dosfstools
+dracut-core
+"
+
+missing=
+for p in $PKGS; do
+	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$' ||
+		missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "install-packages: need root to install:$missing" >&2
+	exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+# shellcheck disable=SC2086 # word splitting of the package list is intended
+apt-get install -y -qq --no-install-recommends $missing
