@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef GPUVM_CONFIG_H
+#define GPUVM_CONFIG_H
+
+#include <stddef.h>
+
+#define CONFIG_PATH "/etc/gpuvm/gpuvm.conf"
+#define CONFIG_MAX_SIZE (64 * 1024)
+#define CONFIG_LINE_MAX 1024
+
+/* The node label's key: a line "LABEL_KEY=VALUE" is read as "mode=VALUE". */
+#define LABEL_KEY "nvidia.com/gpu.workload.config"
+
+/* One line of the host config: either key and value, or an error about the line. */
+struct config_item {
+	unsigned line;
+	const char *key;	/* NULL on error */
+	const char *value;
+	const char *error;	/* why the line was not taken, else NULL */
+};
+
+typedef void (*config_cb)(const struct config_item *item, void *data);
+
+/*
+ * Parse KEY=VALUE lines: '#' comments and blank lines are skipped, whitespace around key
+ * and value is dropped, one pair of matching quotes around the value is removed.
+ * Malformed lines (no '=', bad key, NUL byte, overlong) are reported and skipped.
+ */
+int config_parse(const char *buf, size_t len, config_cb cb, void *data);
+
+/*
+ * Read a config file relative to dirfd (AT_FDCWD or the --root directory) into a
+ * NUL-terminated buffer the caller frees. -EISDIR, -EFBIG (over CONFIG_MAX_SIZE),
+ * -ENOENT, -EACCES and the like are returned as they are; only a regular file is read.
+ */
+int config_read(int dirfd, const char *path, char **buf, size_t *len);
+
+#endif

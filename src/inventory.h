@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef GPUVM_INVENTORY_H
+#define GPUVM_INVENTORY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "iommu.h"
+#include "pci.h"
+
+#define DRIVER_LEN 64
+
+struct pci_dev {
+	char name[PCI_ADDR_LEN];	/* as sysfs spells it: "0000:01:00.0" */
+	struct pci_addr addr;
+	uint16_t vendor, device, subvendor, subdevice;
+	uint32_t class;
+	int group;			/* IOMMU group, -1 when none */
+	char driver[DRIVER_LEN];	/* bound now, "" when none */
+	char modalias[96];
+	/* Read only for devices that may matter (details == true): */
+	bool details;
+	char override[DRIVER_LEN];	/* driver_override, "" for (null) */
+	bool is_vf;			/* has a physfn link */
+	int sriov_totalvfs;		/* -1 when not SR-IOV capable */
+	int boot_vga;			/* -1 when absent */
+	char variant[DRIVER_LEN];	/* vfio variant driver from modules.alias, "" when none */
+};
+
+struct inventory {
+	struct pci_dev *dev;		/* sorted by address */
+	size_t n;
+	struct iommu_state iommu;
+};
+
+/* Pure: parse a uevent attribute into the device. -EINVAL when PCI_ID or PCI_CLASS lacks. */
+int pci_dev_parse_uevent(struct pci_dev *d, const char *uevent);
+
+/*
+ * Read every PCI function: its uevent and IOMMU group (four syscalls a function),
+ * then the details (driver_override, physfn, sriov_totalvfs, boot_vga) of the devices
+ * for which interesting() says yes and of every member of their IOMMU groups and slots.
+ */
+int inventory_scan(struct inventory *inv,
+		   bool (*interesting)(const struct pci_dev *d, const void *data),
+		   const void *data);
+void inventory_free(struct inventory *inv);
+
+struct pci_dev *inventory_find(const struct inventory *inv, const struct pci_addr *a);
+
+#endif

@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: MIT
+/*
+ * IOMMU state. The runtime decides: a unit under /sys/class/iommu or any IOMMU group
+ * means translation is on. The command line only advises: Debian's kernel enables the
+ * Intel IOMMU by default, AMD-Vi is on by default, and "amd_iommu=on" is not a value
+ * the kernel knows (it prints "Unknown option").
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cmdline.h"
+#include "iommu.h"
+#include "sysfs.h"
+#include "util.h"
+
+const char *cpu_vendor_name(enum cpu_vendor v)
+{
+	switch (v) {
+	case CPU_INTEL:
+		return "intel";
+	case CPU_AMD:
+		return "amd";
+	case CPU_ARM:
+		return "arm";
+	default:
+		return "unknown";
+	}
+}
+
+int cpu_vendor_parse(const char *s, enum cpu_vendor *v)
+{
+	if (streq(s, "intel"))
+		*v = CPU_INTEL;
+	else if (streq(s, "amd"))
+		*v = CPU_AMD;
+	else if (streq(s, "arm"))
+		*v = CPU_ARM;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+enum cpu_vendor cpu_vendor_from_cpuinfo(const char *ci)
+{
+	const char *p = strstr(ci, "vendor_id");
+
+	if (p) {
+		p += strcspn(p, ":\n");
+		if (*p == ':') {
+			p++;
+			p += strspn(p, " \t");
+			if (startswith(p, "GenuineIntel"))
+				return CPU_INTEL;
+			if (startswith(p, "AuthenticAMD") || startswith(p, "HygonGenuine"))
+				return CPU_AMD;
+		}
+		return CPU_UNKNOWN;
+	}
+	if (strstr(ci, "CPU implementer"))
+		return CPU_ARM;
+	return CPU_UNKNOWN;
+}
+
+static bool list_has_vfio(const char *v)
+{
+	return v && strstr(v, "vfio") != NULL;
+}
+
+static int on_param(const char *key, const char *v, void *data)
+{
+	struct iommu_params *p = data;
+
+	if (!v)
+		return 0;
+	if (streq(key, "intel_iommu")) {
+		/* intel_iommu takes a comma-separated list: on, off, sm_on, igfx_off, ... */
+		if (strstr(v, "off") == v || strstr(v, ",off"))
+			p->intel_iommu = 0;
+		else if (strstr(v, "on"))
+			p->intel_iommu = 1;
+	} else if (streq(key, "amd_iommu")) {
+		if (strstr(v, "off"))
+			p->amd_iommu_off = 1;
+		if (streq(v, "on"))
+			p->amd_iommu_on = true;
+	} else if (streq(key, "iommu")) {
+		if (streq(v, "pt"))
+			p->iommu_pt = 1;
+		else if (streq(v, "nopt"))
+			p->iommu_pt = 0;
+		else if (streq(v, "off"))
+			p->iommu_off = true;
+	} else if (streq(key, "iommu.passthrough")) {
+		p->passthrough = (streq(v, "1") || streq(v, "on") || streq(v, "y")) ? 1 : 0;
+	} else if (streq(key, "vfio-pci.ids") || streq(key, "vfio_pci.ids")) {
+		p->vfio_ids = true;
+	} else if (streq(key, "modprobe.blacklist") || streq(key, "module_blacklist")) {
+		if (list_has_vfio(v))
+			p->vfio_blacklisted = true;
+	}
+	return 0;
+}
+
+void iommu_params_parse(const char *cmdline, struct iommu_params *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->intel_iommu = -1;
+	p->amd_iommu_off = -1;
+	p->iommu_pt = -1;
+	p->passthrough = -1;
+	if (cmdline)
+		cmdline_parse(cmdline, on_param, p);
+}
+
+struct count_ctx {
+	size_t n;
+	char *first;
+	size_t size;
+};
+
+static int count_entry(const char *name, void *data)
+{
+	struct count_ctx *c = data;
+
+	if (c->n++ == 0 && c->first)
+		strscpy(c->first, name, c->size);
+	return 0;
+}
+
+int iommu_read(struct iommu_state *st, const char *cmdline)
+{
+	struct count_ctx units = { .first = st->unit, .size = sizeof(st->unit) };
+	struct count_ctx groups = { 0 };
+	char cpuinfo[4096];
+	ssize_t n;
+
+	st->unit[0] = '\0';
+	/* Either may be absent: no IOMMU driver at all is a state, not an error. */
+	sysfs_list("sys/class/iommu", count_entry, &units);
+	sysfs_list("sys/kernel/iommu_groups", count_entry, &groups);
+	st->units = units.n;
+	st->groups = groups.n;
+	st->active = st->units > 0 || st->groups > 0;
+
+	/* The vendor sits in the first processor block: one read is enough. */
+	n = sysfs_read("proc/cpuinfo", cpuinfo, sizeof(cpuinfo));
+	st->cpu = n > 0 ? cpu_vendor_from_cpuinfo(cpuinfo) : CPU_UNKNOWN;
+	iommu_params_parse(cmdline, &st->params);
+	return 0;
+}
+
+void iommu_mode_params(enum mode m, enum cpu_vendor v, char *buf, size_t size)
+{
+	const char *iommu = "";
+
+	if (m != MODE_CONTAINER) {
+		if (v == CPU_INTEL)
+			iommu = "intel_iommu=on iommu=pt ";
+		else if (v == CPU_AMD)
+			iommu = "iommu=pt ";
+	}
+	snprintf(buf, size, "%sgpuvm.mode=%s", iommu, mode_name(m));
+}

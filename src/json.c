@@ -1,0 +1,366 @@
+// SPDX-License-Identifier: MIT
+/* A JSON writer small enough to read in one sitting, and a validator for what others wrote. */
+#include <string.h>
+
+#include "json.h"
+
+void json_init(struct json *j, FILE *f)
+{
+	j->f = f;
+	j->depth = 0;
+	j->first[0] = true;
+}
+
+static void indent(struct json *j)
+{
+	int i;
+
+	for (i = 0; i < j->depth; i++)
+		fputs("  ", j->f);
+}
+
+static void prefix(struct json *j, const char *key)
+{
+	if (j->depth > 0) {
+		fputs(j->first[j->depth] ? "\n" : ",\n", j->f);
+		indent(j);
+	}
+	j->first[j->depth] = false;
+	if (key) {
+		fputc('"', j->f);
+		json_escape(j->f, key);
+		fputs("\": ", j->f);
+	}
+}
+
+static void open_(struct json *j, const char *key, char c)
+{
+	prefix(j, key);
+	fputc(c, j->f);
+	if (j->depth + 1 < JSON_DEPTH_MAX)
+		j->depth++;
+	j->first[j->depth] = true;
+}
+
+static void close_(struct json *j, char c)
+{
+	bool empty = j->first[j->depth];
+
+	if (j->depth > 0)
+		j->depth--;
+	if (!empty) {
+		fputc('\n', j->f);
+		indent(j);
+	}
+	fputc(c, j->f);
+}
+
+void json_object_begin(struct json *j, const char *key)
+{
+	open_(j, key, '{');
+}
+
+void json_object_end(struct json *j)
+{
+	close_(j, '}');
+}
+
+void json_array_begin(struct json *j, const char *key)
+{
+	open_(j, key, '[');
+}
+
+void json_array_end(struct json *j)
+{
+	close_(j, ']');
+}
+
+/* Length of the valid UTF-8 sequence at s, or 0. */
+static size_t utf8_len(const unsigned char *s)
+{
+	size_t n, i;
+	unsigned cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
+		n = 2;
+		cp = s[0] & 0x1f;
+	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
+		n = 3;
+		cp = s[0] & 0x0f;
+	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+		n = 4;
+		cp = s[0] & 0x07;
+	} else {
+		return 0;
+	}
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3f);
+	}
+	if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+	    (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+		return 0;
+	return n;
+}
+
+void json_escape(FILE *f, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+
+	while (*s) {
+		size_t n;
+
+		switch (*s) {
+		case '"':
+			fputs("\\\"", f);
+			break;
+		case '\\':
+			fputs("\\\\", f);
+			break;
+		case '\n':
+			fputs("\\n", f);
+			break;
+		case '\r':
+			fputs("\\r", f);
+			break;
+		case '\t':
+			fputs("\\t", f);
+			break;
+		default:
+			if (*s < 0x20 || *s == 0x7f) {
+				fprintf(f, "\\u%04x", *s);
+				break;
+			}
+			n = utf8_len(s);
+			if (n == 0) {
+				fputs("\\ufffd", f);
+				break;
+			}
+			fwrite(s, 1, n, f);
+			s += n;
+			continue;
+		}
+		s++;
+	}
+}
+
+void json_string(struct json *j, const char *key, const char *value)
+{
+	prefix(j, key);
+	if (!value) {
+		fputs("null", j->f);
+		return;
+	}
+	fputc('"', j->f);
+	json_escape(j->f, value);
+	fputc('"', j->f);
+}
+
+void json_int(struct json *j, const char *key, long long value)
+{
+	prefix(j, key);
+	fprintf(j->f, "%lld", value);
+}
+
+void json_bool(struct json *j, const char *key, bool value)
+{
+	prefix(j, key);
+	fputs(value ? "true" : "false", j->f);
+}
+
+void json_null(struct json *j, const char *key)
+{
+	prefix(j, key);
+	fputs("null", j->f);
+}
+
+void json_raw(struct json *j, const char *key, const char *text)
+{
+	prefix(j, key);
+	fputs(text, j->f);
+}
+
+void json_finish(struct json *j)
+{
+	fputc('\n', j->f);
+}
+
+/* The validator: a recursive descent over RFC 8259 with a depth bound. */
+struct jp {
+	const char *s, *end;
+	int depth;
+};
+
+static void ws(struct jp *p)
+{
+	while (p->s < p->end && (*p->s == ' ' || *p->s == '\t' || *p->s == '\n' || *p->s == '\r'))
+		p->s++;
+}
+
+static bool lit(struct jp *p, const char *w)
+{
+	size_t n = strlen(w);
+
+	if ((size_t)(p->end - p->s) < n || memcmp(p->s, w, n) != 0)
+		return false;
+	p->s += n;
+	return true;
+}
+
+static bool hex4(struct jp *p)
+{
+	int i;
+
+	for (i = 0; i < 4; i++, p->s++) {
+		char c = p->s < p->end ? *p->s : 0;
+
+		if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')))
+			return false;
+	}
+	return true;
+}
+
+static bool str(struct jp *p)
+{
+	if (p->s >= p->end || *p->s != '"')
+		return false;
+	p->s++;
+	while (p->s < p->end) {
+		unsigned char c = (unsigned char)*p->s;
+		unsigned char buf[5] = { 0 };
+		size_t n, avail;
+
+		if (c == '"') {
+			p->s++;
+			return true;
+		}
+		if (c < 0x20)
+			return false;
+		if (c == '\\') {
+			p->s++;
+			if (p->s >= p->end)
+				return false;
+			c = (unsigned char)*p->s++;
+			if (c == 'u') {
+				if (!hex4(p))
+					return false;
+			} else if (!strchr("\"\\/bfnrt", c) || c == 0) {
+				return false;
+			}
+			continue;
+		}
+		avail = (size_t)(p->end - p->s);
+		memcpy(buf, p->s, avail < 4 ? avail : 4);
+		n = utf8_len(buf);
+		if (n == 0 || n > avail)
+			return false;
+		p->s += n;
+	}
+	return false;
+}
+
+static bool digits(struct jp *p)
+{
+	const char *start = p->s;
+
+	while (p->s < p->end && *p->s >= '0' && *p->s <= '9')
+		p->s++;
+	return p->s > start;
+}
+
+static bool num(struct jp *p)
+{
+	if (p->s < p->end && *p->s == '-')
+		p->s++;
+	if (p->s < p->end && *p->s == '0')
+		p->s++;
+	else if (!digits(p))
+		return false;
+	if (p->s < p->end && *p->s == '.') {
+		p->s++;
+		if (!digits(p))
+			return false;
+	}
+	if (p->s < p->end && (*p->s == 'e' || *p->s == 'E')) {
+		p->s++;
+		if (p->s < p->end && (*p->s == '+' || *p->s == '-'))
+			p->s++;
+		if (!digits(p))
+			return false;
+	}
+	return true;
+}
+
+static bool value(struct jp *p);
+
+static bool container(struct jp *p, char close, bool object)
+{
+	p->s++;
+	if (++p->depth > 64)
+		return false;
+	ws(p);
+	if (p->s < p->end && *p->s == close) {
+		p->s++;
+		p->depth--;
+		return true;
+	}
+	for (;;) {
+		ws(p);
+		if (object) {
+			if (!str(p))
+				return false;
+			ws(p);
+			if (p->s >= p->end || *p->s++ != ':')
+				return false;
+		}
+		if (!value(p))
+			return false;
+		ws(p);
+		if (p->s >= p->end)
+			return false;
+		if (*p->s == ',') {
+			p->s++;
+			continue;
+		}
+		if (*p->s++ != close)
+			return false;
+		p->depth--;
+		return true;
+	}
+}
+
+static bool value(struct jp *p)
+{
+	ws(p);
+	if (p->s >= p->end)
+		return false;
+	switch (*p->s) {
+	case '{':
+		return container(p, '}', true);
+	case '[':
+		return container(p, ']', false);
+	case '"':
+		return str(p);
+	case 't':
+		return lit(p, "true");
+	case 'f':
+		return lit(p, "false");
+	case 'n':
+		return lit(p, "null");
+	default:
+		return num(p);
+	}
+}
+
+bool json_valid(const char *text, size_t len)
+{
+	struct jp p = { text, text + len, 0 };
+
+	if (!value(&p))
+		return false;
+	ws(&p);
+	return p.s == p.end;
+}

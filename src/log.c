@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Logging: /dev/kmsg with a "gpuvm: " prefix and the kernel's levels, and stderr.
+ * Errors and warnings are remembered for the JSON report. A missing /dev/kmsg (a
+ * container, a fixture) is not an error.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "log.h"
+
+#define LOG_KEEP_MAX 256
+
+struct kept {
+	char *msg[LOG_KEEP_MAX];
+	size_t n;
+};
+
+static int kmsg_fd = -1;
+static enum log_level stderr_level = LOG_INFO;
+static struct kept kept_err, kept_warn;
+
+void log_setup(bool use_kmsg, enum log_level stderr_max)
+{
+	stderr_level = stderr_max;
+	if (use_kmsg && kmsg_fd < 0)
+		kmsg_fd = open("/dev/kmsg", O_WRONLY | O_CLOEXEC | O_NOCTTY);
+}
+
+void log_close(void)
+{
+	size_t i;
+
+	if (kmsg_fd >= 0)
+		close(kmsg_fd);
+	kmsg_fd = -1;
+	for (i = 0; i < kept_err.n; i++)
+		free(kept_err.msg[i]);
+	for (i = 0; i < kept_warn.n; i++)
+		free(kept_warn.msg[i]);
+	kept_err.n = kept_warn.n = 0;
+}
+
+static void keep(struct kept *k, const char *msg)
+{
+	char *copy;
+
+	if (k->n >= LOG_KEEP_MAX)
+		return;
+	copy = strdup(msg);
+	if (copy)
+		k->msg[k->n++] = copy;
+}
+
+void log_msg(enum log_level level, const char *fmt, ...)
+{
+	char msg[1024], line[1100];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+
+	if (level == LOG_ERR)
+		keep(&kept_err, msg);
+	else if (level == LOG_WARNING)
+		keep(&kept_warn, msg);
+
+	if (kmsg_fd >= 0 && level != LOG_DEBUG) {
+		n = snprintf(line, sizeof(line), "<%d>gpuvm: %s\n", (int)level, msg);
+		if (n > 0 && write(kmsg_fd, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1) < 0) {
+			/* kmsg refused the line (rate limit, EINVAL): stderr still has it. */
+		}
+	}
+	if (level <= stderr_level)
+		fprintf(stderr, "gpuvm: %s%s\n",
+			level == LOG_ERR ? "error: " : level == LOG_WARNING ? "warning: " : "", msg);
+}
+
+size_t log_count(enum log_level level)
+{
+	return level == LOG_ERR ? kept_err.n : level == LOG_WARNING ? kept_warn.n : 0;
+}
+
+const char *log_get(enum log_level level, size_t i)
+{
+	const struct kept *k = level == LOG_ERR ? &kept_err : &kept_warn;
+
+	return i < k->n ? k->msg[i] : NULL;
+}

@@ -1,0 +1,470 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The plan: a pure function of the settings and the inventory. It decides, for every
+ * PCI function, one action, the driver it is meant for and why. No I/O happens here.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "plan.h"
+#include "util.h"
+
+const char *action_name(enum action a)
+{
+	static const char *const n[] = {
+		[ACT_SKIP] = "skip", [ACT_KEEP] = "keep", [ACT_BIND] = "bind",
+		[ACT_UNBIND] = "unbind", [ACT_RESERVE] = "reserve", [ACT_HOLD] = "hold",
+	};
+	return n[a];
+}
+
+const char *role_name(enum role r)
+{
+	static const char *const n[] = {
+		[ROLE_NONE] = "other", [ROLE_GPU] = "gpu", [ROLE_NVSWITCH] = "nvswitch",
+		[ROLE_COMPANION] = "companion", [ROLE_BRIDGE] = "bridge",
+		[ROLE_BLOCKER] = "blocker", [ROLE_EXCLUDED] = "excluded", [ROLE_VF] = "vf",
+	};
+	return n[r];
+}
+
+bool driver_is_vfio(const char *name)
+{
+	return streq(name, "vfio-pci") || strstr(name, "vfio_pci") || strstr(name, "vfio-pci");
+}
+
+static bool id_matches(const struct settings *s, const struct pci_dev *d)
+{
+	size_t i;
+
+	if (s->n_ids == 0)
+		return d->vendor == PCI_VENDOR_NVIDIA &&
+		       (pci_class_is_gpu(d->class) || pci_class_is_nvswitch(d->class));
+	for (i = 0; i < s->n_ids; i++)
+		if (pci_id_match(&s->ids[i], d->vendor, d->device))
+			return true;
+	return false;
+}
+
+bool plan_interesting(const struct pci_dev *d, const void *settings)
+{
+	return d->vendor == PCI_VENDOR_NVIDIA || id_matches(settings, d);
+}
+
+static bool excluded(const struct settings *s, const struct pci_dev *d)
+{
+	size_t i;
+
+	for (i = 0; i < s->n_exclude; i++)
+		if (pci_addr_cmp(&s->exclude[i], &d->addr) == 0)
+			return true;
+	return false;
+}
+
+static bool is_nvswitch(const struct pci_dev *d)
+{
+	return d->vendor == PCI_VENDOR_NVIDIA && pci_class_is_nvswitch(d->class);
+}
+
+static void set(struct plan_dev *pd, enum action a, const char *target, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void set(struct plan_dev *pd, enum action a, const char *target, const char *fmt, ...)
+{
+	va_list ap;
+
+	pd->action = a;
+	strscpy(pd->target, target ? target : "", sizeof(pd->target));
+	va_start(ap, fmt);
+	vsnprintf(pd->reason, sizeof(pd->reason), fmt, ap);
+	va_end(ap);
+	pd->listed = true;
+}
+
+static const char *drv(const struct pci_dev *d)
+{
+	return d->driver[0] ? d->driver : "no driver";
+}
+
+/* The first pass: what each device is, before groups are looked at. */
+static void classify(struct plan *p, const struct settings *s, const struct inventory *inv)
+{
+	size_t i;
+
+	for (i = 0; i < inv->n; i++) {
+		const struct pci_dev *d = &inv->dev[i];
+		struct plan_dev *pd = &p->dev[i];
+
+		pd->role = ROLE_NONE;
+		set(pd, ACT_SKIP, NULL, "not selected");
+		pd->listed = d->vendor == PCI_VENDOR_NVIDIA;
+		if (pci_class_is_bridge(d->class)) {
+			pd->role = ROLE_BRIDGE;
+			set(pd, ACT_SKIP, NULL, "bridge: never bound");
+			pd->listed = false;
+			continue;
+		}
+		if (!id_matches(s, d))
+			continue;
+		if (d->is_vf) {
+			pd->role = ROLE_VF;
+			set(pd, ACT_SKIP, NULL, "SR-IOV virtual function: left to its physical function's driver");
+			continue;
+		}
+		if (excluded(s, d)) {
+			pd->role = ROLE_EXCLUDED;
+			set(pd, ACT_SKIP, NULL, "excluded by exclude= (%s)", s->source[KEY_EXCLUDE]);
+			continue;
+		}
+		if (is_nvswitch(d) && (!s->nvswitch_vm || s->mode != MODE_VM_PASSTHROUGH)) {
+			pd->role = ROLE_NVSWITCH;
+			if (driver_is_vfio(d->driver) || driver_is_vfio(d->override))
+				set(pd, ACT_UNBIND, NULL, "NVSwitch stays on the host for Fabric Manager: off %s",
+				    d->driver[0] ? d->driver : "its vfio driver_override");
+			else
+				set(pd, ACT_SKIP, NULL, "NVSwitch stays on the host for Fabric Manager (nvswitch=host)");
+			continue;
+		}
+		pd->role = is_nvswitch(d) ? ROLE_NVSWITCH : ROLE_GPU;
+		pd->selected = true;
+		p->n_selected++;
+	}
+}
+
+static bool selected(const struct plan_dev *pd)
+{
+	return pd->selected;
+}
+
+/* The functions of a selected device's slot: companions that go where the GPU goes. */
+static bool companion_of_selected(const struct plan *p, const struct inventory *inv, size_t i,
+				  size_t *gpu)
+{
+	size_t j;
+
+	for (j = i; j > 0 && pci_same_slot(&inv->dev[j - 1].addr, &inv->dev[i].addr); j--)
+		;
+	for (; j < inv->n && pci_same_slot(&inv->dev[j].addr, &inv->dev[i].addr); j++)
+		if (j != i && selected(&p->dev[j]) && inv->dev[j].group == inv->dev[i].group) {
+			*gpu = j;
+			return true;
+		}
+	return false;
+}
+
+static bool can_be_companion(const struct pci_dev *d, const struct plan_dev *pd)
+{
+	return !d->is_vf && !pd->selected && (pd->role == ROLE_NONE || pd->role == ROLE_COMPANION);
+}
+
+/* A VM mode that cannot finish for this device: on_error decides. */
+static void fail(struct plan_dev *pd, const struct pci_dev *d, const struct settings *s,
+		 const char *target, const char *why)
+{
+	if (s->on_error == ON_ERROR_HOLD) {
+		set(pd, ACT_HOLD, target, "%s: held, claimed by no driver (on_error=hold)", why);
+	} else if (driver_is_vfio(d->driver) || driver_is_vfio(d->override)) {
+		set(pd, ACT_UNBIND, NULL, "%s: released to the host driver (on_error=release)", why);
+	} else {
+		set(pd, ACT_KEEP, NULL, "%s: left on %s (on_error=release)", why, drv(d));
+	}
+}
+
+static const char *vfio_target(const struct pci_dev *d)
+{
+	return d->variant[0] ? d->variant : "vfio-pci";
+}
+
+static void want(struct plan_dev *pd, const struct pci_dev *d, enum action a, const char *target,
+		 const char *why)
+{
+	if (streq(d->driver, target) && streq(d->override, target))
+		set(pd, ACT_KEEP, target, "%s; already on %s with driver_override set", why, target);
+	else
+		set(pd, a, target, "%s", why);
+}
+
+static int add_module(struct plan *p, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < p->n_modules; i++)
+		if (streq(p->modules[i], name))
+			return 0;
+	if (p->n_modules == PLAN_MODULES_MAX)
+		return -E2BIG;
+	strscpy(p->modules[p->n_modules++], name, DRIVER_LEN);
+	return 0;
+}
+
+static int group_new(struct plan *p, int id)
+{
+	struct plan_group *g = realloc(p->group, (p->n_groups + 1) * sizeof(*g));
+
+	if (!g)
+		return -ENOMEM;
+	p->group = g;
+	g = &p->group[p->n_groups++];
+	memset(g, 0, sizeof(*g));
+	g->id = id;
+	g->viable = true;
+	return 0;
+}
+
+struct member {
+	int group;
+	size_t idx;
+};
+
+static int by_group(const void *a, const void *b)
+{
+	const struct member *x = a, *y = b;
+
+	if (x->group != y->group)
+		return (x->group > y->group) - (x->group < y->group);
+	return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+static void describe_group_why(char *why, size_t size, const struct plan_group *g,
+			       const struct inventory *inv)
+{
+	const struct pci_dev *b = &inv->dev[g->blocked_by[0]];
+
+	snprintf(why, size,
+		 "IOMMU group %d is not viable: %s (%04x:%04x, %s) is neither selected nor a function of a selected GPU's slot%s",
+		 g->id, b->name, b->vendor, b->device, drv(b), g->n_blocked > 1 ? ", among others" : "");
+}
+
+/* vm-passthrough with an active IOMMU: whole groups, or nothing. */
+static int plan_groups(struct plan *p, const struct settings *s, const struct inventory *inv)
+{
+	struct member *order;
+	size_t i, n = 0;
+	int r = 0;
+
+	order = malloc((inv->n ? inv->n : 1) * sizeof(*order));
+	if (!order)
+		return -ENOMEM;
+	for (i = 0; i < inv->n; i++)
+		if (inv->dev[i].group >= 0)
+			order[n++] = (struct member){ inv->dev[i].group, i };
+	qsort(order, n, sizeof(*order), by_group);
+
+	for (i = 0; i < n;) {
+		size_t j, end, k;
+		bool any = false;
+		struct plan_group *g;
+
+		for (end = i; end < n && order[end].group == order[i].group; end++)
+			any |= selected(&p->dev[order[end].idx]);
+		if (!any) {
+			i = end;
+			continue;
+		}
+		r = group_new(p, order[i].group);
+		if (r < 0)
+			goto out;
+		g = &p->group[p->n_groups - 1];
+		g->members = malloc((end - i) * sizeof(size_t));
+		g->blocked_by = malloc((end - i) * sizeof(size_t));
+		if (!g->members || !g->blocked_by) {
+			r = -ENOMEM;
+			goto out;
+		}
+		for (j = i; j < end; j++) {
+			size_t m = order[j].idx, gpu;
+			struct plan_dev *pd = &p->dev[m];
+
+			g->members[g->n_members++] = m;
+			if (selected(pd) || pd->role == ROLE_BRIDGE)
+				continue;
+			if (can_be_companion(&inv->dev[m], pd) && companion_of_selected(p, inv, m, &gpu)) {
+				pd->role = ROLE_COMPANION;
+				continue;
+			}
+			pd->role = pd->role == ROLE_NONE ? ROLE_BLOCKER : pd->role;
+			g->blocked_by[g->n_blocked++] = m;
+			g->viable = false;
+		}
+		for (k = 0; k < g->n_members; k++) {
+			size_t m = g->members[k], gpu = m;
+			const struct pci_dev *d = &inv->dev[m];
+			struct plan_dev *pd = &p->dev[m];
+			char why[PLAN_REASON_LEN];
+
+			if (pd->role == ROLE_BRIDGE) {
+				pd->listed = true;
+				continue;
+			}
+			if (!g->viable) {
+				if (pd->role == ROLE_GPU || pd->role == ROLE_NVSWITCH ||
+				    pd->role == ROLE_COMPANION) {
+					describe_group_why(why, sizeof(why), g, inv);
+					fail(pd, d, s, vfio_target(d), why);
+					if (pd->role != ROLE_COMPANION)
+						p->n_failed++;
+				} else {
+					set(pd, ACT_SKIP, NULL, "%s: not taken; it blocks IOMMU group %d",
+					    pd->role == ROLE_EXCLUDED ? "excluded" : "not selected", g->id);
+				}
+				continue;
+			}
+			if (pd->role == ROLE_COMPANION) {
+				companion_of_selected(p, inv, m, &gpu);
+				snprintf(why, sizeof(why), "companion of %s in IOMMU group %d",
+					 inv->dev[gpu].name, g->id);
+			} else {
+				snprintf(why, sizeof(why), "%s %04x:%04x selected by %s in IOMMU group %d",
+					 pd->role == ROLE_NVSWITCH ? "NVSwitch" : "GPU", d->vendor,
+					 d->device, s->n_ids ? "ids=" : "the default match", g->id);
+			}
+			want(pd, d, ACT_BIND, vfio_target(d), why);
+			if (pd->action == ACT_BIND)
+				r = add_module(p, vfio_target(d));
+			if (r < 0)
+				goto out;
+		}
+		i = end;
+	}
+	/* Selected devices without a group cannot be bound to vfio-pci. */
+	for (i = 0; i < inv->n; i++) {
+		if (inv->dev[i].group < 0 && selected(&p->dev[i])) {
+			fail(&p->dev[i], &inv->dev[i], s, vfio_target(&inv->dev[i]),
+			     "no IOMMU group although the IOMMU is active");
+			p->n_failed++;
+		}
+	}
+out:
+	free(order);
+	return r;
+}
+
+/* Selected devices and the functions of their slots, whatever their groups. */
+static void for_slot(struct plan *p, const struct inventory *inv,
+		     void (*fn)(struct plan *p, const struct inventory *inv, size_t i, size_t gpu,
+				const struct settings *s),
+		     const struct settings *s)
+{
+	size_t i, j;
+
+	for (i = 0; i < inv->n; i++) {
+		if (!p->dev[i].selected)
+			continue;
+		fn(p, inv, i, i, s);
+		for (j = i; j > 0 && pci_same_slot(&inv->dev[j - 1].addr, &inv->dev[i].addr); j--)
+			;
+		for (; j < inv->n && pci_same_slot(&inv->dev[j].addr, &inv->dev[i].addr); j++)
+			if (j != i && p->dev[j].role == ROLE_NONE &&
+			    can_be_companion(&inv->dev[j], &p->dev[j])) {
+				p->dev[j].role = ROLE_COMPANION;
+				fn(p, inv, j, i, s);
+			}
+	}
+}
+
+static void host_side(struct plan *p, const struct inventory *inv, size_t i, size_t gpu,
+		      const struct settings *s, const char *reserve_for, const char *why)
+{
+	const struct pci_dev *d = &inv->dev[i];
+	struct plan_dev *pd = &p->dev[i];
+	char what[PLAN_REASON_LEN];
+
+	if (i == gpu)
+		snprintf(what, sizeof(what), "GPU %04x:%04x selected by %s", d->vendor, d->device,
+			 s->n_ids ? "ids=" : "the default match");
+	else
+		snprintf(what, sizeof(what), "companion of %s", inv->dev[gpu].name);
+
+	if (reserve_for && i == gpu) {
+		char r[PLAN_REASON_LEN];
+
+		snprintf(r, sizeof(r), "%s: reserved for %s (%s)", what, reserve_for, why);
+		want(pd, d, ACT_RESERVE, reserve_for, r);
+	} else if (driver_is_vfio(d->driver) || driver_is_vfio(d->override)) {
+		set(pd, ACT_UNBIND, NULL, "%s: off %s, back to the host driver (%s)", what,
+		    d->driver[0] ? d->driver : "its vfio driver_override", why);
+	} else {
+		set(pd, ACT_KEEP, NULL, "%s: left on %s (%s)", what, drv(d), why);
+	}
+}
+
+static void container_one(struct plan *p, const struct inventory *inv, size_t i, size_t gpu,
+			  const struct settings *s)
+{
+	host_side(p, inv, i, gpu, s, s->host_driver[0] ? s->host_driver : NULL, "mode container");
+}
+
+static void vgpu_one(struct plan *p, const struct inventory *inv, size_t i, size_t gpu,
+		     const struct settings *s)
+{
+	const struct pci_dev *d = &inv->dev[i];
+	char why[96];
+
+	if (i == gpu) {
+		p->dev[i].vgpu = d->sriov_totalvfs > 0 ? "sriov" : "mdev";
+		if (d->sriov_totalvfs > 0)
+			snprintf(why, sizeof(why), "mode vm-vgpu: SR-IOV, %d VFs", d->sriov_totalvfs);
+		else
+			snprintf(why, sizeof(why), "mode vm-vgpu: mediated devices");
+	} else {
+		snprintf(why, sizeof(why), "mode vm-vgpu");
+	}
+	host_side(p, inv, i, gpu, s, s->host_driver[0] ? s->host_driver : "nvidia", why);
+}
+
+static void noiommu_one(struct plan *p, const struct inventory *inv, size_t i, size_t gpu,
+			const struct settings *s)
+{
+	(void)gpu;
+	fail(&p->dev[i], &inv->dev[i], s, vfio_target(&inv->dev[i]),
+	     "the IOMMU is not active (no unit in /sys/class/iommu, no IOMMU group)");
+	if (i == gpu)
+		p->n_failed++;
+}
+
+int plan_build(struct plan *p, const struct settings *s, const struct inventory *inv)
+{
+	int r = 0;
+
+	memset(p, 0, sizeof(*p));
+	p->mode = s->mode;
+	p->dev = calloc(inv->n ? inv->n : 1, sizeof(*p->dev));
+	if (!p->dev)
+		return -ENOMEM;
+	classify(p, s, inv);
+
+	switch (s->mode) {
+	case MODE_CONTAINER:
+		for_slot(p, inv, container_one, s);
+		break;
+	case MODE_VM_VGPU:
+		for_slot(p, inv, vgpu_one, s);
+		break;
+	case MODE_VM_PASSTHROUGH:
+		if (!inv->iommu.active) {
+			p->iommu_unusable = p->n_selected > 0;
+			for_slot(p, inv, noiommu_one, s);
+		} else {
+			r = plan_groups(p, s, inv);
+		}
+		break;
+	}
+	if (r < 0)
+		plan_free(p);
+	return r;
+}
+
+void plan_free(struct plan *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->n_groups; i++) {
+		free(p->group[i].members);
+		free(p->group[i].blocked_by);
+	}
+	free(p->group);
+	free(p->dev);
+	memset(p, 0, sizeof(*p));
+}

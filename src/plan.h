@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef GPUVM_PLAN_H
+#define GPUVM_PLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "inventory.h"
+#include "settings.h"
+
+enum action {
+	ACT_SKIP,	/* not ours: left exactly as it is */
+	ACT_KEEP,	/* ours and already in its requested state */
+	ACT_BIND,	/* override := target, unbind, probe, verify the driver link */
+	ACT_UNBIND,	/* off a vfio driver: clear the override, unbind, reprobe for the host */
+	ACT_RESERVE,	/* override := target (a host driver), off any other driver, probe */
+	ACT_HOLD,	/* override := target, unbind, no probe: claimed by no driver */
+};
+
+enum role {
+	ROLE_NONE,
+	ROLE_GPU,
+	ROLE_NVSWITCH,
+	ROLE_COMPANION,	/* another function of a selected device's slot, in its group */
+	ROLE_BRIDGE,
+	ROLE_BLOCKER,	/* a foreign endpoint that makes a group not viable */
+	ROLE_EXCLUDED,
+	ROLE_VF,
+};
+
+#define PLAN_REASON_LEN 256
+#define PLAN_MODULES_MAX 8
+
+struct plan_dev {
+	enum role role;
+	enum action action;
+	char target[DRIVER_LEN];	/* driver_override to write; "" clears it */
+	char reason[PLAN_REASON_LEN];
+	bool selected;			/* a GPU or NVSwitch that the mode is about */
+	bool listed;			/* shown in reports */
+	const char *vgpu;		/* vm-vgpu: "sriov" or "mdev", else NULL */
+};
+
+struct plan_group {
+	int id;
+	bool viable;
+	size_t *members;		/* indexes into the inventory */
+	size_t n_members;
+	size_t *blocked_by;
+	size_t n_blocked;
+};
+
+struct plan {
+	enum mode mode;
+	struct plan_dev *dev;		/* one per inventory device */
+	struct plan_group *group;
+	size_t n_groups;
+	char modules[PLAN_MODULES_MAX][DRIVER_LEN];	/* to load before binding */
+	size_t n_modules;
+	size_t n_selected;		/* GPUs and NVSwitches selected */
+	size_t n_failed;		/* selected devices that cannot reach their state */
+	bool iommu_unusable;		/* a VM mode without an active IOMMU */
+};
+
+/* The devices worth reading in detail: NVIDIA's, or those matching ids=. */
+bool plan_interesting(const struct pci_dev *d, const void *settings);
+
+/* Pure: settings + inventory -> one action per device. Only allocation can fail. */
+int plan_build(struct plan *p, const struct settings *s, const struct inventory *inv);
+void plan_free(struct plan *p);
+
+
+const char *action_name(enum action a);
+const char *role_name(enum role r);
+bool driver_is_vfio(const char *name);
+
+#endif

@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: MIT
+/* What gpuvm tells people (text) and programs (JSON) about a plan or the host's state. */
+#include <stdio.h>
+
+#include "json.h"
+#include "log.h"
+#include "report.h"
+#include "util.h"
+
+static void json_hex(struct json *j, const char *key, unsigned v, int width)
+{
+	char buf[16];
+
+	snprintf(buf, sizeof(buf), "%0*x", width, v);
+	json_string(j, key, buf);
+}
+
+static bool dev_listed(const struct report *r, size_t i)
+{
+	if (r->plan)
+		return r->plan->dev[i].listed;
+	return plan_interesting(&r->inv->dev[i], r->settings);
+}
+
+static void json_device(struct json *j, const struct report *r, size_t i)
+{
+	const struct pci_dev *d = &r->inv->dev[i];
+
+	json_object_begin(j, NULL);
+	json_string(j, "address", d->name);
+	json_hex(j, "vendor", d->vendor, 4);
+	json_hex(j, "device", d->device, 4);
+	json_hex(j, "subsystem_vendor", d->subvendor, 4);
+	json_hex(j, "subsystem_device", d->subdevice, 4);
+	json_hex(j, "class", d->class, 6);
+	if (d->group >= 0)
+		json_int(j, "iommu_group", d->group);
+	else
+		json_null(j, "iommu_group");
+	json_string(j, "driver", d->driver[0] ? d->driver : NULL);
+	json_string(j, "driver_override", d->override[0] ? d->override : NULL);
+	json_bool(j, "vf", d->is_vf);
+	if (d->sriov_totalvfs >= 0)
+		json_int(j, "sriov_totalvfs", d->sriov_totalvfs);
+	if (d->boot_vga >= 0)
+		json_bool(j, "boot_vga", d->boot_vga == 1);
+	if (r->plan) {
+		const struct plan_dev *pd = &r->plan->dev[i];
+
+		json_string(j, "role", role_name(pd->role));
+		json_string(j, "action", action_name(pd->action));
+		json_string(j, "target", pd->target[0] ? pd->target : NULL);
+		json_string(j, "reason", pd->reason);
+		if (pd->vgpu)
+			json_string(j, "vgpu", pd->vgpu);
+	}
+	json_object_end(j);
+}
+
+static void json_groups(struct json *j, const struct report *r)
+{
+	size_t g, k;
+
+	json_array_begin(j, "groups");
+	for (g = 0; r->plan && g < r->plan->n_groups; g++) {
+		const struct plan_group *pg = &r->plan->group[g];
+
+		json_object_begin(j, NULL);
+		json_int(j, "id", pg->id);
+		json_bool(j, "viable", pg->viable);
+		json_array_begin(j, "members");
+		for (k = 0; k < pg->n_members; k++)
+			json_string(j, NULL, r->inv->dev[pg->members[k]].name);
+		json_array_end(j);
+		json_array_begin(j, "blocked_by");
+		for (k = 0; k < pg->n_blocked; k++)
+			json_string(j, NULL, r->inv->dev[pg->blocked_by[k]].name);
+		json_array_end(j);
+		json_object_end(j);
+	}
+	json_array_end(j);
+}
+
+static void json_log(struct json *j, const char *key, enum log_level level)
+{
+	size_t i;
+
+	json_array_begin(j, key);
+	for (i = 0; i < log_count(level); i++)
+		json_string(j, NULL, log_get(level, i));
+	json_array_end(j);
+}
+
+void report_json(FILE *f, const struct report *r)
+{
+	const struct settings *s = r->settings;
+	const struct iommu_state *io = &r->inv->iommu;
+	struct json j;
+	char val[512];
+	size_t i, k;
+
+	json_init(&j, f);
+	json_object_begin(&j, NULL);
+	json_string(&j, "version", GPUVM_VERSION);
+	json_string(&j, "command", r->command);
+	json_string(&j, "mode", mode_name(s->mode));
+	json_string(&j, "mode_source", s->source[KEY_MODE]);
+	json_object_begin(&j, "settings");
+	for (k = 0; k < KEY__MAX; k++) {
+		settings_value(s, (enum setting_key)k, val, sizeof(val));
+		json_object_begin(&j, key_name((enum setting_key)k));
+		json_string(&j, "value", val[0] ? val : NULL);
+		json_string(&j, "source", s->source[k]);
+		json_object_end(&j);
+	}
+	json_object_end(&j);
+
+	json_object_begin(&j, "iommu");
+	json_bool(&j, "active", io->active);
+	json_string(&j, "cpu_vendor", cpu_vendor_name(io->cpu));
+	json_int(&j, "units", (long long)io->units);
+	json_string(&j, "unit", io->unit[0] ? io->unit : NULL);
+	json_int(&j, "groups", (long long)io->groups);
+	json_object_end(&j);
+
+	if (r->plan) {
+		json_bool(&j, "iommu_unusable", r->plan->iommu_unusable);
+		json_int(&j, "selected", (long long)r->plan->n_selected);
+		json_int(&j, "failed", (long long)r->plan->n_failed);
+		json_array_begin(&j, "modules");
+		for (i = 0; i < r->plan->n_modules; i++)
+			json_string(&j, NULL, r->plan->modules[i]);
+		json_array_end(&j);
+	}
+
+	json_array_begin(&j, "devices");
+	for (i = 0; i < r->inv->n; i++)
+		if (dev_listed(r, i))
+			json_device(&j, r, i);
+	json_array_end(&j);
+	json_groups(&j, r);
+	json_log(&j, "warnings", LOG_WARNING);
+	json_log(&j, "errors", LOG_ERR);
+	if (r->state_path) {
+		json_string(&j, "state_file", r->state_path);
+		if (r->last_state)
+			json_raw(&j, "last_apply", r->last_state);
+		else
+			json_null(&j, "last_apply");
+	}
+	json_object_end(&j);
+	json_finish(&j);
+}
+
+static void text_device(FILE *f, const struct report *r, size_t i)
+{
+	const struct pci_dev *d = &r->inv->dev[i];
+
+	fprintf(f, "  %-13s %04x:%04x %04x  %-14s", d->name, d->vendor, d->device,
+		(unsigned)(d->class >> 8), d->driver[0] ? d->driver : "-");
+	{
+		const struct plan_dev *pd = &r->plan->dev[i];
+		char to[DRIVER_LEN + 4] = "";
+
+		if (pd->target[0])
+			snprintf(to, sizeof(to), "-> %s", pd->target);
+		fprintf(f, " %-7s %-22s %s\n", action_name(pd->action), to, pd->reason);
+	}
+}
+
+void report_text(FILE *f, const struct report *r)
+{
+	const struct settings *s = r->settings;
+	const struct iommu_state *io = &r->inv->iommu;
+	size_t i, k, shown = 0;
+
+	fprintf(f, "mode: %s (from %s)\n", mode_name(s->mode), s->source[KEY_MODE]);
+	fprintf(f, "IOMMU: %s (cpu %s, %zu unit%s%s%s, %zu groups)\n",
+		io->active ? "active" : "not active", cpu_vendor_name(io->cpu), io->units,
+		io->units == 1 ? "" : "s", io->unit[0] ? " " : "", io->unit, io->groups);
+	fprintf(f, "devices:\n");
+	for (i = 0; i < r->inv->n; i++) {
+		if (!dev_listed(r, i))
+			continue;
+		if (r->plan) {
+			text_device(f, r, i);
+		} else {
+			const struct pci_dev *d = &r->inv->dev[i];
+			char grp[16] = "-";
+
+			if (d->group >= 0)
+				snprintf(grp, sizeof(grp), "%d", d->group);
+			fprintf(f, "  %-13s %04x:%04x %04x  %-14s group %-5s override %s\n", d->name,
+				d->vendor, d->device, (unsigned)(d->class >> 8),
+				d->driver[0] ? d->driver : "-", grp,
+				d->override[0] ? d->override : "-");
+		}
+		shown++;
+	}
+	if (!shown)
+		fprintf(f, "  (none)\n");
+	if (r->plan && r->plan->n_groups) {
+		fprintf(f, "groups:\n");
+		for (i = 0; i < r->plan->n_groups; i++) {
+			const struct plan_group *g = &r->plan->group[i];
+
+			fprintf(f, "  %d %s:", g->id, g->viable ? "viable" : "NOT viable");
+			for (k = 0; k < g->n_members; k++)
+				fprintf(f, " %s", r->inv->dev[g->members[k]].name);
+			if (g->n_blocked) {
+				fprintf(f, "; blocked by");
+				for (k = 0; k < g->n_blocked; k++)
+					fprintf(f, " %s", r->inv->dev[g->blocked_by[k]].name);
+			}
+			fputc('\n', f);
+		}
+	}
+	if (r->plan && r->plan->n_modules) {
+		fprintf(f, "modules:");
+		for (i = 0; i < r->plan->n_modules; i++)
+			fprintf(f, " %s", r->plan->modules[i]);
+		fputc('\n', f);
+	}
+	if (r->state_path)
+		fprintf(f, "last apply: %s\n", r->last_state ? r->state_path : "(no state file)");
+}

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef GPUVM_REPORT_H
+#define GPUVM_REPORT_H
+
+#include <stdio.h>
+
+#include "inventory.h"
+#include "plan.h"
+#include "settings.h"
+
+struct report {
+	const char *command;		/* "plan", "apply", "status" */
+	const struct settings *settings;
+	const struct inventory *inv;
+	const struct plan *plan;	/* NULL for status */
+	const char *last_state;		/* status: the last state file's text, or NULL */
+	const char *state_path;
+};
+
+void report_json(FILE *f, const struct report *r);
+void report_text(FILE *f, const struct report *r);
+
+#endif

@@ -1,0 +1,355 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Settings: each key is resolved on its own, highest source first: the kernel command
+ * line (gpuvm.KEY= or rd.gpuvm.KEY=, the last occurrence wins), the host config, the
+ * built-in default. A bad value is an error and falls back to the next source.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cmdline.h"
+#include "config.h"
+#include "log.h"
+#include "settings.h"
+#include "util.h"
+
+#define WRITE_TIMEOUT_MS_DEFAULT 5000
+
+struct key_def {
+	const char *name;
+	const char *expect;
+	int (*parse)(struct settings *s, const char *v, char *bad, size_t badsize);
+};
+
+static const char *const mode_names[] = {
+	[MODE_CONTAINER] = "container",
+	[MODE_VM_PASSTHROUGH] = "vm-passthrough",
+	[MODE_VM_VGPU] = "vm-vgpu",
+};
+
+const char *mode_name(enum mode m)
+{
+	return mode_names[m];
+}
+
+int mode_parse(const char *s, enum mode *m)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(mode_names); i++)
+		if (streq(s, mode_names[i])) {
+			*m = (enum mode)i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+static int parse_mode(struct settings *s, const char *v, char *bad, size_t badsize)
+{
+	(void)bad;
+	(void)badsize;
+	return mode_parse(v, &s->mode);
+}
+
+static int parse_ids(struct settings *s, const char *v, char *bad, size_t badsize)
+{
+	return pci_id_list_parse(v, s->ids, SETTINGS_LIST_MAX, &s->n_ids, bad, badsize);
+}
+
+static int parse_exclude(struct settings *s, const char *v, char *bad, size_t badsize)
+{
+	return pci_addr_list_parse(v, s->exclude, SETTINGS_LIST_MAX, &s->n_exclude, bad, badsize);
+}
+
+static int parse_nvswitch(struct settings *s, const char *v, char *bad, size_t badsize)
+{
+	(void)bad;
+	(void)badsize;
+	if (streq(v, "host"))
+		s->nvswitch_vm = false;
+	else if (streq(v, "vm"))
+		s->nvswitch_vm = true;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+static int parse_host_driver(struct settings *s, const char *v, char *bad, size_t badsize)
+{
+	(void)bad;
+	(void)badsize;
+	if (!valid_driver_name(v))
+		return -EINVAL;
+	return strscpy(s->host_driver, v, sizeof(s->host_driver));
+}
+
+static int parse_on_error(struct settings *s, const char *v, char *bad, size_t badsize)
+{
+	(void)bad;
+	(void)badsize;
+	if (streq(v, "hold"))
+		s->on_error = ON_ERROR_HOLD;
+	else if (streq(v, "release"))
+		s->on_error = ON_ERROR_RELEASE;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+static int parse_config(struct settings *s, const char *v, char *bad, size_t badsize)
+{
+	const char *p;
+
+	(void)bad;
+	(void)badsize;
+	for (p = v; *p; p++)
+		if ((unsigned char)*p <= ' ' || (unsigned char)*p >= 0x7f)
+			return -EINVAL;
+	if (!startswith(v, "LABEL=") && !startswith(v, "UUID=") && !startswith(v, "PARTUUID=") &&
+	    !startswith(v, "PARTLABEL=") && v[0] != '/')
+		return -EINVAL;
+	return strscpy(s->config, v, sizeof(s->config));
+}
+
+static int parse_write_timeout(struct settings *s, const char *v, char *bad, size_t badsize)
+{
+	unsigned long ms;
+	char *end;
+
+	(void)bad;
+	(void)badsize;
+	if (*v < '0' || *v > '9')
+		return -EINVAL;
+	errno = 0;
+	ms = strtoul(v, &end, 10);
+	if (errno || *end || ms < 100 || ms > 600000)
+		return -EINVAL;
+	s->write_timeout_ms = (unsigned)ms;
+	return 0;
+}
+
+static const struct key_def keys[KEY__MAX] = {
+	[KEY_MODE] = { "mode", "container, vm-passthrough or vm-vgpu", parse_mode },
+	[KEY_IDS] = { "ids", "VVVV:DDDD or VVVV:* entries, comma-separated", parse_ids },
+	[KEY_EXCLUDE] = { "exclude", "PCI addresses DDDD:BB:DD.F, comma-separated", parse_exclude },
+	[KEY_NVSWITCH] = { "nvswitch", "host or vm", parse_nvswitch },
+	[KEY_HOST_DRIVER] = { "host_driver", "a driver name of [A-Za-z0-9_-]", parse_host_driver },
+	[KEY_ON_ERROR] = { "on_error", "hold or release", parse_on_error },
+	[KEY_CONFIG] = { "config", "LABEL=, UUID=, PARTUUID=, PARTLABEL= or /dev/… [:/path]",
+			 parse_config },
+	[KEY_WRITE_TIMEOUT_MS] = { "write_timeout_ms", "milliseconds, 100 to 600000",
+				   parse_write_timeout },
+};
+
+const char *key_name(enum setting_key k)
+{
+	return keys[k].name;
+}
+
+void settings_default(struct settings *s)
+{
+	size_t k;
+
+	memset(s, 0, sizeof(*s));
+	s->mode = MODE_CONTAINER;
+	s->on_error = ON_ERROR_HOLD;
+	s->write_timeout_ms = WRITE_TIMEOUT_MS_DEFAULT;
+	for (k = 0; k < KEY__MAX; k++)
+		strscpy(s->source[k], "default", SOURCE_LEN);
+}
+
+/* The last value each source gave for each key, before validation. */
+struct raw {
+	char *value[KEY__MAX];
+	char where[KEY__MAX][SOURCE_LEN];
+};
+
+static int lookup_key(const char *name)
+{
+	char norm[64];
+	size_t i;
+
+	if (streq(name, LABEL_KEY))
+		return KEY_MODE;
+	for (i = 0; name[i] && i + 1 < sizeof(norm); i++)
+		norm[i] = name[i] == '-' ? '_' : name[i];
+	norm[i] = '\0';
+	for (i = 0; i < KEY__MAX; i++)
+		if (streq(norm, keys[i].name))
+			return (int)i;
+	return -ENOENT;
+}
+
+static void raw_set(struct raw *r, int k, const char *value, const char *where)
+{
+	char *copy = strdup(value);
+
+	if (!copy) {
+		log_err("%s: %s: out of memory", where, keys[k].name);
+		return;
+	}
+	free(r->value[k]);
+	r->value[k] = copy;
+	strscpy(r->where[k], where, SOURCE_LEN);
+}
+
+struct config_ctx {
+	struct raw *raw;
+	const char *path;
+	int errors;
+};
+
+static void on_config_item(const struct config_item *it, void *data)
+{
+	struct config_ctx *c = data;
+	char where[SOURCE_LEN];
+	int k;
+
+	snprintf(where, sizeof(where), "%s:%u", c->path, it->line);
+	if (it->error) {
+		log_err("%s: %s; line ignored", where, it->error);
+		c->errors++;
+		return;
+	}
+	k = lookup_key(it->key);
+	if (k < 0) {
+		log_warn("%s: unknown key '%s' ignored", where, it->key);
+		return;
+	}
+	raw_set(c->raw, k, it->value, where);
+}
+
+struct cmdline_ctx {
+	struct raw *raw;
+	int errors;
+};
+
+static int on_cmdline_word(const char *key, const char *value, void *data)
+{
+	struct cmdline_ctx *c = data;
+	char name[64];
+	int k;
+
+	if (!cmdline_key(key, "gpuvm", name, sizeof(name)))
+		return 0;
+	k = lookup_key(name);
+	if (k < 0) {
+		log_warn("cmdline: unknown key '%s' ignored", key);
+		return 0;
+	}
+	if (!value) {
+		log_err("cmdline: %s: no value (expected %s=VALUE); ignored", key, key);
+		c->errors++;
+		return 0;
+	}
+	raw_set(c->raw, k, value, "cmdline");
+	return 0;
+}
+
+/* Take one source's value for key k if it is valid; otherwise say why and keep the lower one. */
+static int resolve(struct settings *s, int k, const char *value, const char *where)
+{
+	struct settings tmp = *s;
+	char bad[80] = "";
+	int r;
+
+	if (!value)
+		return 0;
+	if (*value == '\0')
+		r = -EINVAL;
+	else
+		r = keys[k].parse(&tmp, value, bad, sizeof(bad));
+	if (r < 0) {
+		char shown[48];
+		size_t i;
+
+		/* Show the value safely: control and non-ASCII bytes as '?', long ones cut. */
+		for (i = 0; value[i] && i + 1 < sizeof(shown); i++) {
+			unsigned char ch = (unsigned char)value[i];
+
+			shown[i] = (ch < ' ' || ch >= 0x7f) ? '?' : (char)ch;
+		}
+		shown[i] = '\0';
+		log_err("%s: %s: invalid value '%s%s'%s%s%s (expected %s); using the %s value",
+			where, keys[k].name, shown, value[i] ? "..." : "",
+			bad[0] ? " at '" : "", bad, bad[0] ? "'" : "", keys[k].expect,
+			streq(s->source[k], "default") ? "default" : s->source[k]);
+		return 1;
+	}
+	memcpy(s, &tmp, sizeof(tmp));
+	strscpy(s->source[k], where, SOURCE_LEN);
+	return 0;
+}
+
+int settings_load(struct settings *s, const struct settings_input *in)
+{
+	struct raw file = { 0 }, cmd = { 0 };
+	struct config_ctx cc = { .raw = &file, .path = in->config_path };
+	struct cmdline_ctx kc = { .raw = &cmd };
+	int errors = 0, k;
+
+	settings_default(s);
+	if (in->config)
+		config_parse(in->config, in->config_len, on_config_item, &cc);
+	if (in->cmdline && cmdline_parse(in->cmdline, on_cmdline_word, &kc) < 0) {
+		log_err("cmdline: out of memory; command line ignored");
+		errors++;
+	}
+	errors += cc.errors + kc.errors;
+	for (k = 0; k < KEY__MAX; k++) {
+		errors += resolve(s, k, file.value[k], file.where[k]);
+		errors += resolve(s, k, cmd.value[k], cmd.where[k]);
+		free(file.value[k]);
+		free(cmd.value[k]);
+	}
+	return errors;
+}
+
+void settings_value(const struct settings *s, enum setting_key k, char *buf, size_t size)
+{
+	size_t i, off = 0;
+
+	buf[0] = '\0';
+	switch (k) {
+	case KEY_MODE:
+		snprintf(buf, size, "%s", mode_name(s->mode));
+		break;
+	case KEY_IDS:
+		for (i = 0; i < s->n_ids && off + 12 < size; i++) {
+			if (s->ids[i].any_device)
+				off += (size_t)snprintf(buf + off, size - off, "%s%04x:*",
+							i ? "," : "", s->ids[i].vendor);
+			else
+				off += (size_t)snprintf(buf + off, size - off, "%s%04x:%04x",
+							i ? "," : "", s->ids[i].vendor,
+							s->ids[i].device);
+		}
+		break;
+	case KEY_EXCLUDE:
+		for (i = 0; i < s->n_exclude && off + PCI_ADDR_LEN + 1 < size; i++) {
+			if (i)
+				buf[off++] = ',';
+			pci_addr_format(&s->exclude[i], buf + off, size - off);
+			off += strlen(buf + off);
+		}
+		break;
+	case KEY_NVSWITCH:
+		snprintf(buf, size, "%s", s->nvswitch_vm ? "vm" : "host");
+		break;
+	case KEY_HOST_DRIVER:
+		snprintf(buf, size, "%s", s->host_driver);
+		break;
+	case KEY_ON_ERROR:
+		snprintf(buf, size, "%s", s->on_error == ON_ERROR_HOLD ? "hold" : "release");
+		break;
+	case KEY_CONFIG:
+		snprintf(buf, size, "%s", s->config);
+		break;
+	case KEY_WRITE_TIMEOUT_MS:
+		snprintf(buf, size, "%u", s->write_timeout_ms);
+		break;
+	case KEY__MAX:
+		break;
+	}
+}

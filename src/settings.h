@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef GPUVM_SETTINGS_H
+#define GPUVM_SETTINGS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "pci.h"
+
+#define SETTINGS_LIST_MAX 64
+#define SOURCE_LEN 160
+
+enum mode { MODE_CONTAINER, MODE_VM_PASSTHROUGH, MODE_VM_VGPU };
+enum on_error { ON_ERROR_HOLD, ON_ERROR_RELEASE };
+
+enum setting_key {
+	KEY_MODE,
+	KEY_IDS,
+	KEY_EXCLUDE,
+	KEY_NVSWITCH,
+	KEY_HOST_DRIVER,
+	KEY_ON_ERROR,
+	KEY_CONFIG,
+	KEY_WRITE_TIMEOUT_MS,
+	KEY__MAX
+};
+
+struct settings {
+	enum mode mode;
+	struct pci_id ids[SETTINGS_LIST_MAX];
+	size_t n_ids;			/* 0: the default match */
+	struct pci_addr exclude[SETTINGS_LIST_MAX];
+	size_t n_exclude;
+	bool nvswitch_vm;
+	char host_driver[64];		/* "" when not set */
+	enum on_error on_error;
+	char config[256];		/* where the host config lives, "" when in the image */
+	unsigned write_timeout_ms;
+	/* per key: "default", "cmdline" or "FILE:LINE" */
+	char source[KEY__MAX][SOURCE_LEN];
+};
+
+/* The sources of settings; config may be NULL (no file), config_path names it. */
+struct settings_input {
+	const char *cmdline;
+	const char *config;
+	size_t config_len;
+	const char *config_path;
+};
+
+void settings_default(struct settings *s);
+/*
+ * Resolve every key: cmdline over host config over default. Bad values are logged as
+ * errors naming their source and key, unknown keys as warnings; the key then falls
+ * back to the next source. Returns the number of errors (never fails the boot).
+ */
+int settings_load(struct settings *s, const struct settings_input *in);
+
+const char *key_name(enum setting_key k);
+const char *mode_name(enum mode m);
+int mode_parse(const char *s, enum mode *m);
+/* The value of a key as text, for the report. */
+void settings_value(const struct settings *s, enum setting_key k, char *buf, size_t size);
+
+#endif

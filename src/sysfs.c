@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: MIT
+/* Root-prefixed reads and time-bounded writes of kernel attributes. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sysfs.h"
+#include "util.h"
+
+static int rootfd = -1;
+
+int sysfs_init(const char *root)
+{
+	int fd = open(root ? root : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	if (rootfd >= 0)
+		close(rootfd);
+	rootfd = fd;
+	return 0;
+}
+
+void sysfs_fini(void)
+{
+	if (rootfd >= 0)
+		close(rootfd);
+	rootfd = -1;
+}
+
+int sysfs_rootfd(void)
+{
+	return rootfd;
+}
+
+ssize_t sysfs_read(const char *path, char *buf, size_t size)
+{
+	ssize_t n;
+	int fd;
+
+	fd = openat(rootfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	do
+		n = read(fd, buf, size - 1);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		n = -errno;
+	else
+		buf[n] = '\0';
+	close(fd);
+	return n;
+}
+
+int sysfs_link_name(const char *path, char *buf, size_t size)
+{
+	char target[512];
+	const char *base;
+	ssize_t n;
+
+	n = readlinkat(rootfd, path, target, sizeof(target) - 1);
+	if (n < 0)
+		return -errno;
+	target[n] = '\0';
+	base = strrchr(target, '/');
+	return strscpy(buf, base ? base + 1 : target, size);
+}
+
+int sysfs_list(const char *dir, int (*cb)(const char *name, void *data), void *data)
+{
+	struct dirent *de;
+	DIR *d;
+	int fd, r = 0;
+
+	fd = openat(rootfd, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	d = fdopendir(fd);
+	if (!d) {
+		r = -errno;
+		close(fd);
+		return r;
+	}
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.' &&
+		    (de->d_name[1] == '\0' || (de->d_name[1] == '.' && de->d_name[2] == '\0')))
+			continue;
+		r = cb(de->d_name, data);
+		if (r)
+			break;
+	}
+	closedir(d);
+	return r;
+}
+
+bool sysfs_exists(const char *path)
+{
+	return faccessat(rootfd, path, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
+static int write_once(const char *path, const char *value)
+{
+	size_t len = strlen(value);
+	ssize_t n;
+	int fd, r = 0;
+
+	fd = openat(rootfd, path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
+	do
+		n = write(fd, value, len);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		r = -errno;
+	else if ((size_t)n != len)
+		r = -EIO;
+	if (close(fd) < 0 && r == 0 && errno != EINTR)
+		r = -errno;
+	return r;
+}
+
+/*
+ * The write happens in a child so that a driver stuck in its remove() cannot hold the
+ * boot: the parent waits timeout_ms for the child's answer on a pipe and moves on.
+ */
+int sysfs_write(const char *path, const char *value, unsigned timeout_ms)
+{
+	struct pollfd pfd;
+	int p[2], r, status;
+	pid_t pid;
+	ssize_t n;
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -errno;
+	pid = fork();
+	if (pid < 0) {
+		r = -errno;
+		close(p[0]);
+		close(p[1]);
+		return r;
+	}
+	if (pid == 0) {
+		int res = write_once(path, value);
+
+		close(p[0]);
+		if (write(p[1], &res, sizeof(res)) != sizeof(res))
+			_exit(1);
+		_exit(0);
+	}
+	close(p[1]);
+	pfd.fd = p[0];
+	pfd.events = POLLIN;
+	do
+		r = poll(&pfd, 1, (int)timeout_ms);
+	while (r < 0 && errno == EINTR);
+	if (r == 0) {
+		/* Still blocked in the kernel: leave the child; it cannot be killed anyway. */
+		close(p[0]);
+		return -ETIMEDOUT;
+	}
+	do
+		n = read(p[0], &r, sizeof(r));
+	while (n < 0 && errno == EINTR);
+	close(p[0]);
+	if (n != sizeof(r))
+		r = -EIO;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	return r;
+}

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef GPUVM_SYSFS_H
+#define GPUVM_SYSFS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+/*
+ * The seam between gpuvm and the kernel: every read and write of /sys, /proc and /run
+ * goes through here, relative to the root directory (/ or --root DIR). Paths are given
+ * without a leading '/'. The unit tests link a fake kernel in place of this file.
+ */
+
+int sysfs_init(const char *root);	/* NULL: "/" */
+void sysfs_fini(void);
+int sysfs_rootfd(void);
+
+/*
+ * One read() of an attribute into buf, NUL-terminated: sysfs hands out a whole
+ * attribute in one read. Returns the length or -errno.
+ */
+ssize_t sysfs_read(const char *path, char *buf, size_t size);
+/* The last component of a symlink's target ("vfio-pci" for a driver link). */
+int sysfs_link_name(const char *path, char *buf, size_t size);
+/* Call cb for each entry of a directory but "." and ".."; cb's non-zero return stops. */
+int sysfs_list(const char *dir, int (*cb)(const char *name, void *data), void *data);
+bool sysfs_exists(const char *path);
+/*
+ * Write value to an attribute, bounded in time: a write still blocked after timeout_ms
+ * (some drivers hang in unbind) returns -ETIMEDOUT and is left behind in a child.
+ */
+int sysfs_write(const char *path, const char *value, unsigned timeout_ms);
+
+#endif

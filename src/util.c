@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: MIT
+/* Small string helpers shared by the parsers. */
+#include <ctype.h>
+#include <errno.h>
+
+#include "util.h"
+
+int strscpy(char *dst, const char *src, size_t size)
+{
+	size_t n = strlen(src);
+
+	if (size == 0)
+		return -ENAMETOOLONG;
+	if (n >= size) {
+		memcpy(dst, src, size - 1);
+		dst[size - 1] = '\0';
+		return -ENAMETOOLONG;
+	}
+	memcpy(dst, src, n + 1);
+	return 0;
+}
+
+size_t rstrip(char *s)
+{
+	size_t n = strlen(s);
+
+	while (n > 0 && isspace((unsigned char)s[n - 1]))
+		s[--n] = '\0';
+	return n;
+}
+
+int parse_hex(const char *s, unsigned max_digits, unsigned long *out)
+{
+	unsigned long v = 0;
+	unsigned n = 0;
+
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		s += 2;
+	for (; *s; s++, n++) {
+		int c = (unsigned char)*s, d;
+
+		if (c >= '0' && c <= '9')
+			d = c - '0';
+		else if (c >= 'a' && c <= 'f')
+			d = c - 'a' + 10;
+		else if (c >= 'A' && c <= 'F')
+			d = c - 'A' + 10;
+		else
+			return -EINVAL;
+		if (n >= max_digits)
+			return -ERANGE;
+		v = v * 16 + (unsigned long)d;
+	}
+	if (n == 0)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+bool valid_driver_name(const char *s)
+{
+	size_t n = 0;
+
+	for (; s[n]; n++) {
+		unsigned char c = (unsigned char)s[n];
+
+		if (!isalnum(c) && c != '_' && c != '-')
+			return false;
+	}
+	return n > 0 && n <= 55;
+}

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef GPUVM_UTIL_H
+#define GPUVM_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <string.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+static inline bool streq(const char *a, const char *b)
+{
+	return strcmp(a, b) == 0;
+}
+
+static inline bool startswith(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* Copy at most size-1 bytes and always terminate; returns -ENAMETOOLONG on truncation. */
+int strscpy(char *dst, const char *src, size_t size);
+/* Strip trailing whitespace in place; returns the new length. */
+size_t rstrip(char *s);
+/* Parse a hexadecimal number of at most max_digits digits, optional "0x"; whole string. */
+int parse_hex(const char *s, unsigned max_digits, unsigned long *out);
+/* A driver or module name: [A-Za-z0-9_-], 1..55 characters. */
+bool valid_driver_name(const char *s);
+
+#endif
