@@ -382,9 +382,12 @@ static void host_side(struct plan *p, const struct inventory *inv, size_t i, siz
 
 		snprintf(r, sizeof(r), "%s: reserved for %s (%s)", what, reserve_for, why);
 		want(pd, d, ACT_RESERVE, reserve_for, r);
-	} else if (driver_is_vfio(d->driver) || driver_is_vfio(d->override)) {
+	} else if (driver_is_vfio(d->driver)) {
 		set(pd, ACT_UNBIND, NULL, "%s: off %s, back to the host driver (%s)", what,
-		    d->driver[0] ? d->driver : "its vfio driver_override", why);
+		    d->driver, why);
+	} else if (driver_is_vfio(d->override)) {
+		set(pd, ACT_UNBIND, NULL, "%s: its vfio driver_override cleared for the host driver (%s)",
+		    what, why);
 	} else {
 		set(pd, ACT_KEEP, NULL, "%s: left on %s (%s)", what, drv(d), why);
 	}

@@ -11,8 +11,9 @@ static int unit_n, unit_failed;
 
 #define CHECK(cond, ...)                                                              \
 	do {                                                                          \
+		int ok_ = !!(cond);                                                   \
 		unit_n++;                                                             \
-		if (cond) {                                                           \
+		if (ok_) {                                                            \
 			printf("ok %d - ", unit_n);                                   \
 		} else {                                                              \
 			unit_failed++;                                                \
@@ -20,7 +21,7 @@ static int unit_n, unit_failed;
 		}                                                                     \
 		printf(__VA_ARGS__);                                                  \
 		printf("\n");                                                         \
-		if (!(cond))                                                          \
+		if (!ok_)                                                             \
 			printf("#   failed: %s (%s:%d)\n", #cond, __FILE__, __LINE__);   \
 	} while (0)
 

@@ -1,0 +1,373 @@
+// SPDX-License-Identifier: MIT
+/* The planner over in-memory inventories shaped like real machines. */
+#include <stdarg.h>
+
+#include "log.h"
+#include "plan.h"
+#include "settings.h"
+#include "unit.h"
+
+static struct pci_dev devs[512];
+static struct inventory inv;
+static struct settings s;
+static struct plan p;
+
+static void reset(bool iommu)
+{
+	memset(devs, 0, sizeof(devs));
+	memset(&inv, 0, sizeof(inv));
+	inv.dev = devs;
+	inv.iommu.active = iommu;
+	inv.iommu.units = iommu;
+	settings_default(&s);
+}
+
+/* Devices are added in address order, as inventory_scan leaves them. */
+static struct pci_dev *add(const char *addr, unsigned vendor, unsigned device, unsigned class,
+			   int group, const char *driver)
+{
+	struct pci_dev *d = &devs[inv.n++];
+
+	pci_addr_parse(addr, &d->addr);
+	pci_addr_format(&d->addr, d->name, sizeof(d->name));
+	d->vendor = (uint16_t)vendor;
+	d->device = (uint16_t)device;
+	d->class = class;
+	d->group = group;
+	strcpy(d->driver, driver ? driver : "");
+	d->details = true;
+	d->sriov_totalvfs = -1;
+	d->boot_vga = -1;
+	return d;
+}
+
+static size_t idx(const char *addr)
+{
+	struct pci_addr a;
+
+	pci_addr_parse(addr, &a);
+	return (size_t)(inventory_find(&inv, &a) - devs);
+}
+
+static void build(void)
+{
+	plan_free(&p);
+	CHECK_INT(plan_build(&p, &s, &inv), 0, "plan builds");
+}
+
+static void expect(const char *addr, enum action a, const char *target, const char *reason_part)
+{
+	const struct plan_dev *pd = &p.dev[idx(addr)];
+
+	CHECK_STR(action_name(pd->action), action_name(a), "%s: action", addr);
+	CHECK_STR(pd->target, target ? target : "", "%s: target", addr);
+	if (reason_part) {
+		CHECK(strstr(pd->reason, reason_part) != NULL, "%s: reason says '%s'", addr, reason_part);
+		if (!strstr(pd->reason, reason_part))
+			printf("#   reason: %s\n", pd->reason);
+	}
+}
+
+static const struct plan_group *group(int id)
+{
+	size_t i;
+
+	for (i = 0; i < p.n_groups; i++)
+		if (p.group[i].id == id)
+			return &p.group[i];
+	return NULL;
+}
+
+/* A Turing consumer card: VGA, HD audio, USB and UCSI in one slot and one group. */
+static void workstation(void)
+{
+	const struct plan_group *g;
+
+	reset(true);
+	add("0000:00:00.0", 0x8086, 0x3e30, 0x060000, 0, NULL);
+	add("0000:00:01.0", 0x8086, 0x1901, 0x060400, 1, "pcieport");
+	add("0000:00:14.0", 0x8086, 0xa36d, 0x0c0330, 2, "xhci_hcd");
+	add("0000:00:1f.3", 0x8086, 0xa348, 0x040300, 3, "snd_hda_intel");
+	add("0000:01:00.0", 0x10de, 0x1e87, 0x030000, 13, "nouveau")->boot_vga = 1;
+	add("0000:01:00.1", 0x10de, 0x10f8, 0x040300, 13, "snd_hda_intel");
+	add("0000:01:00.2", 0x10de, 0x1ad8, 0x0c0330, 13, "xhci_hcd");
+	add("0000:01:00.3", 0x10de, 0x1ad9, 0x0c8000, 13, "nvidia-gpu");
+
+	s.mode = MODE_VM_PASSTHROUGH;
+	build();
+	expect("0000:01:00.0", ACT_BIND, "vfio-pci", "selected by the default match in IOMMU group 13");
+	expect("0000:01:00.1", ACT_BIND, "vfio-pci", "companion of 0000:01:00.0");
+	expect("0000:01:00.2", ACT_BIND, "vfio-pci", "companion");
+	expect("0000:01:00.3", ACT_BIND, "vfio-pci", "companion");
+	expect("0000:00:1f.3", ACT_SKIP, NULL, "not selected");
+	expect("0000:00:01.0", ACT_SKIP, NULL, "bridge");
+	CHECK_INT(p.n_groups, 1, "one group planned");
+	g = group(13);
+	CHECK(g && g->viable && g->n_members == 4 && g->n_blocked == 0, "group 13 viable with 4 members");
+	CHECK_INT(p.n_modules, 1, "one module to load");
+	CHECK_STR(p.modules[0], "vfio-pci", "vfio-pci");
+	CHECK(p.dev[idx("0000:01:00.0")].role == ROLE_GPU && p.dev[idx("0000:01:00.3")].role == ROLE_COMPANION,
+	      "roles");
+	CHECK(!p.dev[idx("0000:00:14.0")].listed && p.dev[idx("0000:01:00.3")].listed,
+	      "only NVIDIA's and the group's devices are listed");
+
+	/* Already bound with the override: nothing to do, no module to load. */
+	for (size_t i = idx("0000:01:00.0"); i <= idx("0000:01:00.3"); i++) {
+		strcpy(devs[i].driver, "vfio-pci");
+		strcpy(devs[i].override, "vfio-pci");
+	}
+	build();
+	expect("0000:01:00.0", ACT_KEEP, "vfio-pci", "already on vfio-pci");
+	expect("0000:01:00.3", ACT_KEEP, "vfio-pci", "already");
+	CHECK_INT(p.n_modules, 0, "nothing to load when all are kept");
+
+	/* The same machine in container mode: off vfio, back to the host. */
+	s.mode = MODE_CONTAINER;
+	build();
+	expect("0000:01:00.0", ACT_UNBIND, NULL, "back to the host driver");
+	expect("0000:01:00.1", ACT_UNBIND, NULL, "companion of 0000:01:00.0");
+	CHECK_INT(p.n_groups, 0, "container mode plans no groups");
+
+	/* Only a stale override, already on the host driver: still cleared. */
+	strcpy(devs[idx("0000:01:00.0")].driver, "nouveau");
+	build();
+	expect("0000:01:00.0", ACT_UNBIND, NULL, "its vfio driver_override");
+
+	/* Container with host_driver=: reserved for it. */
+	strcpy(s.host_driver, "nvidia");
+	build();
+	expect("0000:01:00.0", ACT_RESERVE, "nvidia", "reserved for nvidia");
+	expect("0000:01:00.1", ACT_UNBIND, NULL, NULL);
+	s.host_driver[0] = '\0';
+
+	/* Container, clean host: keep. */
+	for (size_t i = idx("0000:01:00.0"); i <= idx("0000:01:00.3"); i++)
+		devs[i].override[0] = '\0';
+	strcpy(devs[idx("0000:01:00.1")].driver, "snd_hda_intel");
+	build();
+	expect("0000:01:00.0", ACT_KEEP, NULL, "left on nouveau");
+	expect("0000:01:00.1", ACT_KEEP, NULL, "left on snd_hda_intel");
+}
+
+static void no_iommu(void)
+{
+	reset(false);
+	add("0000:01:00.0", 0x10de, 0x2204, 0x030000, -1, "nouveau");
+	add("0000:01:00.1", 0x10de, 0x1aef, 0x040300, -1, "snd_hda_intel");
+	s.mode = MODE_VM_PASSTHROUGH;
+	build();
+	CHECK(p.iommu_unusable, "IOMMU unusable");
+	expect("0000:01:00.0", ACT_HOLD, "vfio-pci", "IOMMU is not active");
+	expect("0000:01:00.1", ACT_HOLD, "vfio-pci", "on_error=hold");
+	CHECK_INT(p.n_modules, 0, "no module to load without an IOMMU");
+	CHECK_INT(p.n_failed, 1, "one selected device failed");
+
+	s.on_error = ON_ERROR_RELEASE;
+	build();
+	expect("0000:01:00.0", ACT_KEEP, NULL, "left on nouveau (on_error=release)");
+	strcpy(devs[0].driver, "vfio-pci");
+	build();
+	expect("0000:01:00.0", ACT_UNBIND, NULL, "released to the host driver");
+
+	/* vm-vgpu needs no IOMMU to plan; container neither. */
+	s.mode = MODE_VM_VGPU;
+	build();
+	CHECK(!p.iommu_unusable, "vm-vgpu does not fail without an IOMMU");
+	expect("0000:01:00.0", ACT_RESERVE, "nvidia", "mediated devices");
+	s.mode = MODE_CONTAINER;
+	build();
+	CHECK(!p.iommu_unusable, "container does not need an IOMMU");
+}
+
+static void gpu_with_nic(void)
+{
+	const struct plan_group *g;
+
+	reset(true);
+	add("0000:00:1c.0", 0x8086, 0xa338, 0x060400, 8, "pcieport");
+	add("0000:03:00.0", 0x10de, 0x2204, 0x030000, 8, "nouveau");
+	add("0000:03:00.1", 0x10de, 0x1aef, 0x040300, 8, "snd_hda_intel");
+	add("0000:04:00.0", 0x8086, 0x1533, 0x020000, 8, "igb");
+	s.mode = MODE_VM_PASSTHROUGH;
+	build();
+	g = group(8);
+	CHECK(g && !g->viable, "group 8 not viable");
+	CHECK(g && g->n_blocked == 1 && g->blocked_by[0] == idx("0000:04:00.0"), "blocked by the NIC only");
+	expect("0000:03:00.0", ACT_HOLD, "vfio-pci", "0000:04:00.0 (8086:1533, igb) is neither selected");
+	expect("0000:03:00.1", ACT_HOLD, "vfio-pci", "not viable");
+	expect("0000:04:00.0", ACT_SKIP, NULL, "blocks IOMMU group 8");
+	expect("0000:00:1c.0", ACT_SKIP, NULL, "bridge");
+	CHECK(p.dev[idx("0000:04:00.0")].role == ROLE_BLOCKER, "the NIC is the blocker");
+	CHECK(p.dev[idx("0000:04:00.0")].listed, "and it is listed");
+	CHECK_INT(p.n_modules, 0, "nothing to load for a blocked group");
+	s.on_error = ON_ERROR_RELEASE;
+	build();
+	expect("0000:03:00.0", ACT_KEEP, NULL, "left on nouveau");
+}
+
+static void two_gpus_one_group(void)
+{
+	const struct plan_group *g;
+
+	reset(true);
+	add("0000:05:00.0", 0x10b5, 0x8747, 0x060400, 20, "pcieport");
+	add("0000:06:00.0", 0x10de, 0x2204, 0x030000, 20, "nouveau");
+	add("0000:06:00.1", 0x10de, 0x1aef, 0x040300, 20, NULL);
+	add("0000:07:00.0", 0x10de, 0x2204, 0x030000, 20, "nouveau");
+	add("0000:07:00.1", 0x10de, 0x1aef, 0x040300, 20, NULL);
+	s.mode = MODE_VM_PASSTHROUGH;
+	build();
+	g = group(20);
+	CHECK(g && g->viable && g->n_members == 5, "two GPUs in one group are bound together");
+	expect("0000:06:00.0", ACT_BIND, "vfio-pci", NULL);
+	expect("0000:07:00.1", ACT_BIND, "vfio-pci", "companion of 0000:07:00.0");
+	expect("0000:05:00.0", ACT_SKIP, NULL, "bridge: never bound");
+	CHECK_INT(p.n_selected, 2, "two selected");
+
+	pci_addr_parse("0000:07:00.0", &s.exclude[0]);
+	s.n_exclude = 1;
+	build();
+	g = group(20);
+	CHECK(g && !g->viable, "excluding one GPU of the group makes it not viable");
+	CHECK(g && g->n_blocked == 2, "blocked by the excluded GPU and its audio");
+	expect("0000:07:00.0", ACT_SKIP, NULL, "excluded: not taken; it blocks IOMMU group 20");
+	expect("0000:06:00.0", ACT_HOLD, "vfio-pci", "0000:07:00.0");
+	CHECK(p.dev[idx("0000:07:00.0")].role == ROLE_EXCLUDED, "role excluded");
+}
+
+static void hgx(void)
+{
+	char addr[16];
+	int i;
+
+	reset(true);
+	inv.iommu.cpu = CPU_AMD;
+	add("0000:00:00.0", 0x1022, 0x14d8, 0x060000, -1, NULL);
+	add("0000:02:00.0", 0x1a03, 0x2000, 0x030000, 1, "ast")->boot_vga = 1;
+	for (i = 0; i < 8; i++) {
+		snprintf(addr, sizeof(addr), "0000:%02x:00.0", 0x18 + i * 0x10);
+		add(addr, 0x10de, 0x2330, 0x030200, 30 + i, "nvidia");
+		snprintf(addr, sizeof(addr), "0000:%02x:00.0", 0x19 + i * 0x10);
+		add(addr, 0x15b3, 0x101b, 0x020000, 50 + i, "mlx5_core");
+	}
+	for (i = 0; i < 4; i++) {
+		snprintf(addr, sizeof(addr), "0000:%02x:00.0", 0xa0 + i);
+		add(addr, 0x10de, 0x22a3, 0x068000, 70 + i, "nvidia-nvswitch");
+	}
+	s.mode = MODE_VM_PASSTHROUGH;
+	build();
+	CHECK_INT(p.n_selected, 8, "8 GPUs selected, NVSwitches stay");
+	CHECK_INT(p.n_groups, 8, "8 groups");
+	expect("0000:18:00.0", ACT_BIND, "vfio-pci", "IOMMU group 30");
+	expect("0000:88:00.0", ACT_BIND, "vfio-pci", NULL);
+	expect("0000:a0:00.0", ACT_SKIP, NULL, "Fabric Manager");
+	expect("0000:02:00.0", ACT_SKIP, NULL, "not selected");
+	expect("0000:19:00.0", ACT_SKIP, NULL, "not selected");
+	CHECK(p.dev[idx("0000:a0:00.0")].listed, "NVSwitches are listed");
+
+	s.nvswitch_vm = true;
+	build();
+	CHECK_INT(p.n_selected, 12, "nvswitch=vm: 12 selected");
+	expect("0000:a3:00.0", ACT_BIND, "vfio-pci", "NVSwitch 10de:22a3 selected");
+
+	/* nvswitch=vm only means something for passthrough. */
+	s.mode = MODE_VM_VGPU;
+	build();
+	CHECK_INT(p.n_selected, 8, "vm-vgpu: NVSwitches stay on the host");
+	expect("0000:18:00.0", ACT_RESERVE, "nvidia", "mediated devices");
+
+	/* ids= replaces the default match. */
+	s.mode = MODE_VM_PASSTHROUGH;
+	s.nvswitch_vm = false;
+	pci_id_parse("15b3:101b", &s.ids[0]);
+	s.n_ids = 1;
+	build();
+	CHECK_INT(p.n_selected, 8, "ids=15b3:101b selects the 8 NICs");
+	expect("0000:19:00.0", ACT_BIND, "vfio-pci", "selected by ids=");
+	expect("0000:18:00.0", ACT_SKIP, NULL, "not selected");
+
+	/* A stale vfio bind of an NVSwitch is undone even in passthrough. */
+	s.n_ids = 0;
+	strcpy(devs[idx("0000:a1:00.0")].driver, "vfio-pci");
+	build();
+	expect("0000:a1:00.0", ACT_UNBIND, NULL, "Fabric Manager");
+}
+
+static void sriov(void)
+{
+	char addr[16];
+	int i;
+
+	reset(true);
+	add("0000:41:00.0", 0x10de, 0x26b9, 0x030200, 40, "nvidia")->sriov_totalvfs = 16;
+	for (i = 0; i < 4; i++) {
+		struct pci_dev *vf;
+
+		snprintf(addr, sizeof(addr), "0000:41:00.%d", 4 + i);
+		vf = add(addr, 0x10de, 0x26b9, 0x030200, 41 + i, NULL);
+		vf->is_vf = true;
+	}
+	s.mode = MODE_VM_VGPU;
+	build();
+	expect("0000:41:00.0", ACT_RESERVE, "nvidia", "SR-IOV, 16 VFs");
+	CHECK_STR(p.dev[0].vgpu, "sriov", "vGPU method sriov");
+	expect("0000:41:00.4", ACT_SKIP, NULL, "virtual function");
+	CHECK_INT(p.n_selected, 1, "VFs are never selected");
+
+	strcpy(devs[0].override, "nvidia");
+	build();
+	expect("0000:41:00.0", ACT_KEEP, "nvidia", "already on nvidia");
+
+	s.mode = MODE_VM_PASSTHROUGH;
+	build();
+	expect("0000:41:00.0", ACT_BIND, "vfio-pci", NULL);
+	expect("0000:41:00.5", ACT_SKIP, NULL, "virtual function");
+	CHECK_INT(p.n_groups, 1, "VFs' own groups are not planned");
+}
+
+static void domains(void)
+{
+	reset(true);
+	add("0000:01:00.0", 0x10de, 0x2204, 0x030000, 10, "nouveau");
+	add("10000:01:00.0", 0x10de, 0x2204, 0x030000, 90, "nouveau");
+	add("10000:01:00.1", 0x10de, 0x1aef, 0x040300, 90, "snd_hda_intel");
+	s.mode = MODE_VM_PASSTHROUGH;
+	pci_addr_parse("0000:01:00.0", &s.exclude[0]);
+	s.n_exclude = 1;
+	build();
+	expect("10000:01:00.0", ACT_BIND, "vfio-pci", NULL);
+	expect("10000:01:00.1", ACT_BIND, "vfio-pci", "companion of 10000:01:00.0");
+	expect("0000:01:00.0", ACT_SKIP, NULL, "excluded");
+	CHECK(!pci_same_slot(&devs[0].addr, &devs[1].addr), "same bus and slot in two domains differ");
+}
+
+static void variants_and_groupless(void)
+{
+	reset(true);
+	add("0009:01:00.0", 0x10de, 0x2342, 0x030200, -1, NULL);
+	strcpy(devs[0].variant, "nvgrace_gpu_vfio_pci");
+	add("0009:02:00.0", 0x10de, 0x2342, 0x030200, 5, NULL);
+	strcpy(devs[1].variant, "nvgrace_gpu_vfio_pci");
+	s.mode = MODE_VM_PASSTHROUGH;
+	build();
+	expect("0009:02:00.0", ACT_BIND, "nvgrace_gpu_vfio_pci", NULL);
+	CHECK_STR(p.modules[0], "nvgrace_gpu_vfio_pci", "the variant module is loaded");
+	expect("0009:01:00.0", ACT_HOLD, "nvgrace_gpu_vfio_pci", "no IOMMU group");
+	CHECK_INT(p.n_failed, 1, "a groupless GPU fails");
+}
+
+int main(void)
+{
+	log_setup(false, 0);
+	workstation();
+	no_iommu();
+	gpu_with_nic();
+	two_gpus_one_group();
+	hgx();
+	sriov();
+	domains();
+	variants_and_groupless();
+	plan_free(&p);
+	log_close();
+	return unit_done();
+}

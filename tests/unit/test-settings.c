@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: MIT
+/* Host config parser, settings precedence and every bad input's outcome. */
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "log.h"
+#include "settings.h"
+#include "unit.h"
+
+static struct settings s;
+
+static int load(const char *cmdline, const char *config)
+{
+	struct settings_input in = {
+		.cmdline = cmdline,
+		.config = config,
+		.config_len = config ? strlen(config) : 0,
+		.config_path = "/etc/gpuvm/gpuvm.conf",
+	};
+
+	log_close();
+	log_setup(false, 0);	/* keep messages, print none */
+	return settings_load(&s, &in);
+}
+
+static bool logged(enum log_level level, const char *needle)
+{
+	size_t i;
+
+	for (i = 0; i < log_count(level); i++)
+		if (strstr(log_get(level, i), needle))
+			return true;
+	printf("#   no %s containing '%s'; have:\n", level == LOG_ERR ? "error" : "warning", needle);
+	for (i = 0; i < log_count(level); i++)
+		printf("#     %s\n", log_get(level, i));
+	return false;
+}
+
+static void precedence(void)
+{
+	char v[128];
+
+	CHECK_INT(load(NULL, NULL), 0, "no sources: no errors");
+	CHECK_STR(mode_name(s.mode), "container", "default mode is container");
+	CHECK_STR(s.source[KEY_MODE], "default", "default source");
+	CHECK(s.on_error == ON_ERROR_HOLD && !s.nvswitch_vm && s.n_ids == 0, "defaults");
+
+	load(NULL, "mode=vm-passthrough\n");
+	CHECK_STR(mode_name(s.mode), "vm-passthrough", "config sets mode");
+	CHECK_STR(s.source[KEY_MODE], "/etc/gpuvm/gpuvm.conf:1", "source is file:line");
+
+	load("ro gpuvm.mode=vm-vgpu", "mode=vm-passthrough\n");
+	CHECK_STR(mode_name(s.mode), "vm-vgpu", "cmdline beats config");
+	CHECK_STR(s.source[KEY_MODE], "cmdline", "source is cmdline");
+
+	load("gpuvm.mode=vm-vgpu rd.gpuvm.mode=container", NULL);
+	CHECK_STR(mode_name(s.mode), "container", "rd.gpuvm. works and the last occurrence wins");
+
+	load(NULL, "# mirror of the node label\n\nnvidia.com/gpu.workload.config=vm-passthrough\n");
+	CHECK_STR(mode_name(s.mode), "vm-passthrough", "the label line is read as mode");
+	CHECK_STR(s.source[KEY_MODE], "/etc/gpuvm/gpuvm.conf:3", "label line's source");
+
+	load("gpuvm.on-error=release gpuvm.host-driver=nvidia", "on_error=hold\nhost-driver=nouveau\n");
+	CHECK(s.on_error == ON_ERROR_RELEASE, "on-error with a dash on the cmdline");
+	CHECK_STR(s.host_driver, "nvidia", "host-driver with a dash");
+
+	load("gpuvm.mode=vm-passthrough", "ids=10de:2204, 10de:1aef\nexclude=0000:41:00.0\nnvswitch=vm\n");
+	CHECK_STR(mode_name(s.mode), "vm-passthrough", "per key: mode from cmdline");
+	CHECK_INT(s.n_ids, 2, "per key: ids from the config");
+	CHECK_STR(s.source[KEY_IDS], "/etc/gpuvm/gpuvm.conf:1", "ids source");
+	CHECK_INT(s.n_exclude, 1, "exclude from the config");
+	CHECK(s.nvswitch_vm, "nvswitch=vm");
+	settings_value(&s, KEY_IDS, v, sizeof(v));
+	CHECK_STR(v, "10de:2204,10de:1aef", "ids as text");
+	settings_value(&s, KEY_EXCLUDE, v, sizeof(v));
+	CHECK_STR(v, "0000:41:00.0", "exclude as text");
+
+	load("gpuvm.write_timeout_ms=250", "mode='vm-vgpu'\n");
+	CHECK_INT(s.write_timeout_ms, 250, "write_timeout_ms");
+	CHECK_STR(mode_name(s.mode), "vm-vgpu", "single quotes around a value");
+	load(NULL, "mode = \"vm-passthrough\"  \r\n");
+	CHECK_STR(mode_name(s.mode), "vm-passthrough", "spaces, double quotes and CRLF");
+}
+
+static void bad_input(void)
+{
+	static const struct {
+		const char *cmdline, *config, *mode, *needle;
+		enum log_level level;
+	} t[] = {
+		{ "gpuvm.mode=garbage", "mode=vm-vgpu\n", "vm-vgpu", "cmdline: mode: invalid value 'garbage'", LOG_ERR },
+		{ "gpuvm.mode=garbage", NULL, "container", "using the default value", LOG_ERR },
+		{ "gpuvm.mode=vm-vgpu gpuvm.mode=bad", "mode=vm-passthrough\n", "vm-passthrough", "'bad'", LOG_ERR },
+		{ "gpuvm.mode=", NULL, "container", "invalid value ''", LOG_ERR },
+		{ "gpuvm.mode", NULL, "container", "gpuvm.mode: no value", LOG_ERR },
+		{ "gpuvm.colour=blue", NULL, "container", "unknown key 'gpuvm.colour'", LOG_WARNING },
+		{ NULL, "mode=VM-PASSTHROUGH\n", "container", "gpuvm.conf:1: mode: invalid value 'VM-PASSTHROUGH'", LOG_ERR },
+		{ NULL, "colour=blue\nmode=vm-vgpu\n", "vm-vgpu", "gpuvm.conf:1: unknown key 'colour'", LOG_WARNING },
+		{ NULL, "just words\nmode=vm-vgpu\n", "vm-vgpu", "gpuvm.conf:1: expected KEY=VALUE", LOG_ERR },
+		{ NULL, "mo de=vm-vgpu\n", "container", "gpuvm.conf:1: invalid key", LOG_ERR },
+		{ NULL, "mode=vm-p\xc3\x28ssthrough\n", "container", "invalid value 'vm-p?(ssthrough'", LOG_ERR },
+		{ NULL, "ids=10de:2204,zzzz\n", "container", "at 'zzzz'", LOG_ERR },
+		{ NULL, "exclude=../../etc\n", "container", "exclude: invalid value", LOG_ERR },
+		{ NULL, "host_driver=../evil\n", "container", "host_driver: invalid value", LOG_ERR },
+		{ NULL, "nvswitch=maybe\n", "container", "nvswitch: invalid value", LOG_ERR },
+		{ NULL, "on_error=ignore\n", "container", "on_error: invalid value", LOG_ERR },
+		{ NULL, "write_timeout_ms=5\n", "container", "write_timeout_ms: invalid value", LOG_ERR },
+		{ NULL, "config=somewhere\n", "container", "config: invalid value", LOG_ERR },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		load(t[i].cmdline, t[i].config);
+		CHECK_STR(mode_name(s.mode), t[i].mode, "bad input %zu: mode falls back to %s", i, t[i].mode);
+		CHECK(logged(t[i].level, t[i].needle), "bad input %zu: says '%s'", i, t[i].needle);
+	}
+
+	/* Byte-level abuse of the file. */
+	{
+		static const char nul[] = "mode=vm-vgpu\0x\nnvswitch=vm\n";
+		struct settings_input in = { .config = nul, .config_len = sizeof(nul) - 1, .config_path = "f" };
+		char *big = malloc(CONFIG_LINE_MAX + 64);
+
+		log_close();
+		log_setup(false, 0);
+		settings_load(&s, &in);
+		CHECK_STR(mode_name(s.mode), "container", "a line with a NUL byte is dropped");
+		CHECK(s.nvswitch_vm, "the next line is still read");
+		CHECK(logged(LOG_ERR, "f:1: NUL byte"), "the NUL byte is named with its line");
+
+		memset(big, 'x', CONFIG_LINE_MAX + 10);
+		memcpy(big, "ids=", 4);
+		strcpy(big + CONFIG_LINE_MAX + 10, "\nmode=vm-vgpu\n");
+		load(NULL, big);
+		CHECK(logged(LOG_ERR, "gpuvm.conf:1: line too long"), "an overlong line is named");
+		CHECK_STR(mode_name(s.mode), "vm-vgpu", "and the next line is read");
+		free(big);
+	}
+	{
+		/* Too many list entries. */
+		char list[1024] = "ids=";
+		int k;
+
+		for (k = 0; k < 70; k++)
+			strcat(list, "10de:2204,");
+		strcat(list, "\n");
+		load(NULL, list);
+		CHECK_INT(s.n_ids, 0, "70 ids are refused (64 at most)");
+		CHECK(logged(LOG_ERR, "ids: invalid value"), "and the error is said");
+	}
+}
+
+static void files(void)
+{
+	char dir[] = "/tmp/gpuvm-unit-XXXXXX", path[256];
+	char *buf;
+	size_t len;
+	int fd;
+
+	if (!mkdtemp(dir)) {
+		CHECK(0, "mkdtemp");
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/missing.conf", dir);
+	CHECK_INT(config_read(AT_FDCWD, path, &buf, &len), -ENOENT, "missing file: -ENOENT");
+	CHECK_INT(config_read(AT_FDCWD, dir, &buf, &len), -EISDIR, "a directory: -EISDIR");
+
+	snprintf(path, sizeof(path), "%s/big.conf", dir);
+	fd = open(path, O_CREAT | O_WRONLY, 0644);
+	CHECK(fd >= 0 && ftruncate(fd, 1024 * 1024) == 0, "make a 1 MiB file");
+	close(fd);
+	CHECK_INT(config_read(AT_FDCWD, path, &buf, &len), -EFBIG, "a 1 MiB file: -EFBIG");
+	unlink(path);
+
+	snprintf(path, sizeof(path), "%s/ok.conf", dir);
+	fd = open(path, O_CREAT | O_WRONLY, 0644);
+	CHECK(fd >= 0 && write(fd, "mode=vm-vgpu\n", 13) == 13, "write a config");
+	close(fd);
+	CHECK_INT(config_read(AT_FDCWD, path, &buf, &len), 0, "read it");
+	CHECK_INT(len, 13, "its length");
+	CHECK_STR(buf, "mode=vm-vgpu\n", "its text, NUL-terminated");
+	free(buf);
+	if (geteuid() != 0) {
+		chmod(path, 0);
+		CHECK_INT(config_read(AT_FDCWD, path, &buf, &len), -EACCES, "unreadable: -EACCES");
+	}
+	unlink(path);
+	rmdir(dir);
+}
+
+int main(void)
+{
+	precedence();
+	bad_input();
+	files();
+	log_close();
+	return unit_done();
+}
