@@ -13,7 +13,7 @@ LDFLAGS_STATIC := -static -Wl,--gc-sections -s
 
 # The sources of the binary; tests link the same objects (but main.o) into test programs.
 SRCS := util.c log.c cmdline.c config.c settings.c pci.c sysfs.c iommu.c inventory.c \
-	plan.c json.c report.c main.c
+	plan.c json.c report.c execute.c kmod.c run.c main.c
 OBJS := $(SRCS:%.c=$(B)/obj/%.o)
 HOST_OBJS := $(SRCS:%.c=$(B)/host/%.o)
 
@@ -28,11 +28,16 @@ setup:
 deps:
 	sh scripts/deps.sh $(DEPS)
 
-$(B)/obj/%.o: src/%.c src/*.h | $(B)/obj
-	$(MUSL_CC) $(CFLAGS_STATIC) -c -o $@ $<
+# Static libkmod, liblzma and libzstd from Debian's sources (scripts/deps.sh, 2-3 minutes once).
+DEPS_LIBS := -L$(DEPS)/lib -lkmod -lzstd -llzma
+$(DEPS)/VERSIONS:
+	sh scripts/deps.sh $(DEPS)
+
+$(B)/obj/%.o: src/%.c src/*.h $(DEPS)/VERSIONS | $(B)/obj
+	$(MUSL_CC) $(CFLAGS_STATIC) -isystem $(DEPS)/include -c -o $@ $<
 
 $(B)/gpuvm: $(OBJS)
-	$(MUSL_CC) $(CFLAGS_STATIC) $(LDFLAGS_STATIC) -o $@ $(OBJS)
+	$(MUSL_CC) $(CFLAGS_STATIC) $(LDFLAGS_STATIC) -o $@ $(OBJS) $(DEPS_LIBS)
 	@size=$$(stat -c %s $@); echo "gpuvm: $$size bytes, static"; \
 	  [ $$size -le 524288 ] || { echo "gpuvm: over the 512 KiB budget" >&2; exit 1; }
 
@@ -41,8 +46,14 @@ CFLAGS_HOST := -O1 -g $(WARN) $(DEFS) -std=gnu11 -Isrc $(EXTRA_CFLAGS)
 $(B)/host/%.o: src/%.c src/*.h | $(B)/host
 	$(CC) $(CFLAGS_HOST) -c -o $@ $<
 
-$(B)/unit/%: tests/unit/%.c tests/unit/unit.h $(filter-out $(B)/host/main.o,$(HOST_OBJS)) | $(B)/unit
-	$(CC) $(CFLAGS_HOST) -Itests/unit -o $@ $< $(filter-out $(B)/host/main.o,$(HOST_OBJS)) $(EXTRA_LDFLAGS)
+# Unit tests link the fake kernel in place of the two files that reach the real one.
+UNIT_OBJS := $(filter-out $(B)/host/main.o $(B)/host/sysfs.o $(B)/host/kmod.o,$(HOST_OBJS)) \
+	$(B)/host/fake-kernel.o
+$(B)/host/fake-kernel.o: tests/unit/fake-kernel.c tests/unit/fake-kernel.h src/*.h | $(B)/host
+	$(CC) $(CFLAGS_HOST) -Itests/unit -c -o $@ $<
+
+$(B)/unit/%: tests/unit/%.c tests/unit/unit.h $(UNIT_OBJS) | $(B)/unit
+	$(CC) $(CFLAGS_HOST) -Itests/unit -o $@ $< $(UNIT_OBJS) $(EXTRA_LDFLAGS)
 
 $(B)/obj $(B)/host $(B)/unit:
 	mkdir -p $@

@@ -163,6 +163,7 @@ static bool can_be_companion(const struct pci_dev *d, const struct plan_dev *pd)
 static void fail(struct plan_dev *pd, const struct pci_dev *d, const struct settings *s,
 		 const char *target, const char *why)
 {
+	pd->failed = true;
 	if (s->on_error == ON_ERROR_HOLD) {
 		set(pd, ACT_HOLD, target, "%s: held, claimed by no driver (on_error=hold)", why);
 	} else if (driver_is_vfio(d->driver) || driver_is_vfio(d->override)) {

@@ -37,6 +37,7 @@ struct plan_dev {
 	char target[DRIVER_LEN];	/* driver_override to write; "" clears it */
 	char reason[PLAN_REASON_LEN];
 	bool selected;			/* a GPU or NVSwitch that the mode is about */
+	bool failed;			/* the mode cannot be reached for it (on_error applies) */
 	bool listed;			/* shown in reports */
 	const char *vgpu;		/* vm-vgpu: "sriov" or "mdev", else NULL */
 };

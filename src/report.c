@@ -54,6 +54,15 @@ static void json_device(struct json *j, const struct report *r, size_t i)
 		if (pd->vgpu)
 			json_string(j, "vgpu", pd->vgpu);
 	}
+	if (r->exec) {
+		const struct exec_dev *ed = &r->exec->dev[i];
+
+		json_string(j, "driver_before", ed->before[0] ? ed->before : NULL);
+		json_string(j, "driver_after", ed->after[0] ? ed->after : NULL);
+		json_bool(j, "verified", ed->verified);
+		json_string(j, "result", dev_result_name(ed->result));
+		json_string(j, "error", ed->error[0] ? ed->error : NULL);
+	}
 	json_object_end(j);
 }
 
@@ -103,6 +112,11 @@ void report_json(FILE *f, const struct report *r)
 	json_object_begin(&j, NULL);
 	json_string(&j, "version", GPUVM_VERSION);
 	json_string(&j, "command", r->command);
+	if (r->exec) {
+		json_string(&j, "result", r->result);
+		json_string(&j, "kernel", r->kernel);
+		json_int(&j, "elapsed_us", (long long)r->elapsed_us);
+	}
 	json_string(&j, "mode", mode_name(s->mode));
 	json_string(&j, "mode_source", s->source[KEY_MODE]);
 	json_object_begin(&j, "settings");
@@ -128,8 +142,17 @@ void report_json(FILE *f, const struct report *r)
 		json_int(&j, "selected", (long long)r->plan->n_selected);
 		json_int(&j, "failed", (long long)r->plan->n_failed);
 		json_array_begin(&j, "modules");
-		for (i = 0; i < r->plan->n_modules; i++)
-			json_string(&j, NULL, r->plan->modules[i]);
+		for (i = 0; i < r->plan->n_modules; i++) {
+			const struct exec_module *m = r->exec ? &r->exec->modules[i] : NULL;
+
+			json_object_begin(&j, NULL);
+			json_string(&j, "name", r->plan->modules[i]);
+			if (m && i < r->exec->n_modules) {
+				json_bool(&j, "loaded", m->loaded);
+				json_string(&j, "error", m->err ? m->msg : NULL);
+			}
+			json_object_end(&j);
+		}
 		json_array_end(&j);
 	}
 

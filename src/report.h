@@ -4,6 +4,7 @@
 
 #include <stdio.h>
 
+#include "execute.h"
 #include "inventory.h"
 #include "plan.h"
 #include "settings.h"
@@ -15,6 +16,11 @@ struct report {
 	const struct plan *plan;	/* NULL for status */
 	const char *last_state;		/* status: the last state file's text, or NULL */
 	const char *state_path;
+	/* apply: */
+	const struct exec_result *exec;
+	const char *result;		/* ok, partial, failed, noop */
+	const char *kernel;		/* the kernel release */
+	unsigned long long elapsed_us;
 };
 
 void report_json(FILE *f, const struct report *r);

@@ -174,3 +174,67 @@ int sysfs_write(const char *path, const char *value, unsigned timeout_ms)
 		;
 	return r;
 }
+
+static int mkdir_parents(const char *dir)
+{
+	char path[256];
+	size_t i;
+
+	if (strscpy(path, dir, sizeof(path)) < 0)
+		return -ENAMETOOLONG;
+	for (i = 1;; i++) {
+		if (path[i] == '/' || path[i] == '\0') {
+			char c = path[i];
+
+			path[i] = '\0';
+			if (mkdirat(rootfd, path, 0755) < 0 && errno != EEXIST)
+				return -errno;
+			path[i] = c;
+			if (c == '\0')
+				return 0;
+		}
+	}
+}
+
+int sysfs_write_file(const char *dir, const char *name, const char *data, size_t len)
+{
+	char tmp[300], dst[300];
+	size_t off = 0;
+	int fd, dfd, r = 0;
+
+	r = mkdir_parents(dir);
+	if (r < 0)
+		return r;
+	snprintf(tmp, sizeof(tmp), "%s/.%s.%ld", dir, name, (long)getpid());
+	snprintf(dst, sizeof(dst), "%s/%s", dir, name);
+	fd = openat(rootfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0)
+		return -errno;
+	while (off < len) {
+		ssize_t n = write(fd, data + off, len - off);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			r = -errno;
+			break;
+		}
+		off += (size_t)n;
+	}
+	if (r == 0 && fsync(fd) < 0)
+		r = -errno;
+	if (close(fd) < 0 && r == 0)
+		r = -errno;
+	if (r == 0 && renameat(rootfd, tmp, rootfd, dst) < 0)
+		r = -errno;
+	if (r < 0) {
+		unlinkat(rootfd, tmp, 0);
+		return r;
+	}
+	dfd = openat(rootfd, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0) {
+		fsync(dfd);
+		close(dfd);
+	}
+	return 0;
+}

@@ -1,0 +1,391 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The executor. It follows the kernel's protocol for each device: write driver_override,
+ * unbind from the current driver if any, write the address to drivers_probe, then read
+ * the driver link back: a probe write reports success even when nothing bound, so only
+ * the link is the truth.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "execute.h"
+#include "kmod.h"
+#include "log.h"
+#include "sysfs.h"
+#include "util.h"
+
+#define DEV "sys/bus/pci/devices/"
+
+const char *dev_result_name(enum dev_result r)
+{
+	static const char *const n[] = {
+		[RES_NOOP] = "noop", [RES_OK] = "ok", [RES_UNVERIFIED] = "unverified",
+		[RES_HELD] = "held", [RES_RELEASED] = "released", [RES_FAILED] = "failed",
+	};
+	return n[r];
+}
+
+struct step_ctx {
+	const struct exec_opts *o;
+	const struct pci_dev *d;
+	struct exec_dev *ed;
+	char drv[DRIVER_LEN];		/* the driver as far as we know, "" none */
+	char ovr[DRIVER_LEN];		/* driver_override as far as we know */
+	bool ovr_known;
+};
+
+static void step_init(struct step_ctx *c, const struct exec_opts *o, const struct pci_dev *d,
+		      struct exec_dev *ed)
+{
+	c->o = o;
+	c->d = d;
+	c->ed = ed;
+	strscpy(c->drv, d->driver, sizeof(c->drv));
+	strscpy(c->ovr, d->override, sizeof(c->ovr));
+	c->ovr_known = true;
+}
+
+static int fail_step(struct step_ctx *c, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int fail_step(struct step_ctx *c, int err, const char *fmt, ...)
+{
+	char what[120];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	snprintf(c->ed->error, sizeof(c->ed->error), "%s: %s",
+		 what, err == -ETIMEDOUT ? "no answer in time (write still blocked)" : strerror(-err));
+	c->ed->result = RES_FAILED;
+	return err;
+}
+
+static int current_driver(const struct pci_dev *d, char *buf, size_t size)
+{
+	char path[96];
+	int r;
+
+	snprintf(path, sizeof(path), DEV "%s/driver", d->name);
+	r = sysfs_link_name(path, buf, size);
+	if (r == -ENOENT) {
+		buf[0] = '\0';
+		return 0;
+	}
+	return r;
+}
+
+static int write_override(struct step_ctx *c, const char *target)
+{
+	char path[96];
+	int r;
+
+	if (c->ovr_known && streq(c->ovr, target))
+		return 0;
+	snprintf(path, sizeof(path), DEV "%s/driver_override", c->d->name);
+	/* An empty line clears the override. */
+	r = sysfs_write(path, target[0] ? target : "\n", c->o->timeout_ms);
+	if (r < 0)
+		return fail_step(c, r, "write '%s' to driver_override", target);
+	strscpy(c->ovr, target, sizeof(c->ovr));
+	c->ovr_known = true;
+	return 0;
+}
+
+static int unbind(struct step_ctx *c, const char *driver)
+{
+	char path[128];
+	int r;
+
+	snprintf(path, sizeof(path), "sys/bus/pci/drivers/%s/unbind", driver);
+	r = sysfs_write(path, c->d->name, c->o->timeout_ms);
+	if (r < 0 && r != -ENODEV)	/* -ENODEV: unbound meanwhile, as we wanted */
+		return fail_step(c, r, "unbind from %s", driver);
+	c->drv[0] = '\0';
+	return 0;
+}
+
+static int probe(struct step_ctx *c)
+{
+	int r = sysfs_write("sys/bus/pci/drivers_probe", c->d->name, c->o->timeout_ms);
+
+	/* The kernel answers a probe that found no driver with success or an error alike. */
+	if (r < 0 && r != -ENODEV && r != -EINVAL && r != -ENXIO)
+		return fail_step(c, r, "write to drivers_probe");
+	return 0;
+}
+
+/* Read the driver link back: the only truth about what bound. */
+static void verify(struct step_ctx *c, bool (*ok)(const char *drv, const char *target),
+		   const char *target, enum dev_result good)
+{
+	int r;
+
+	if (!c->o->verify) {
+		strscpy(c->ed->after, "", sizeof(c->ed->after));
+		c->ed->result = RES_UNVERIFIED;
+		return;
+	}
+	r = current_driver(c->d, c->ed->after, sizeof(c->ed->after));
+	if (r < 0) {
+		fail_step(c, r, "read the driver link");
+		return;
+	}
+	c->ed->verified = true;
+	if (ok(c->ed->after, target)) {
+		c->ed->result = good;
+	} else {
+		c->ed->result = RES_FAILED;
+		snprintf(c->ed->error, sizeof(c->ed->error),
+			 "probe did not bind %s: the driver is %s (see the kernel log for the probe error)",
+			 target, c->ed->after[0] ? c->ed->after : "none");
+	}
+}
+
+static bool is_target(const char *drv, const char *target)
+{
+	return streq(drv, target);
+}
+
+static bool is_none(const char *drv, const char *target)
+{
+	(void)target;
+	return drv[0] == '\0';
+}
+
+static bool not_vfio(const char *drv, const char *target)
+{
+	(void)target;
+	return !driver_is_vfio(drv);
+}
+
+static bool target_or_none(const char *drv, const char *target)
+{
+	return drv[0] == '\0' || streq(drv, target);
+}
+
+static void do_bind(struct step_ctx *c, const char *target)
+{
+	char drv[DRIVER_LEN];
+
+	strscpy(drv, c->drv, sizeof(drv));
+	if (write_override(c, target) < 0)
+		return;
+	if (!streq(drv, target)) {
+		if (drv[0] && unbind(c, drv) < 0)
+			return;
+		if (probe(c) < 0)
+			return;
+	}
+	verify(c, is_target, target, RES_OK);
+}
+
+static void do_hold(struct step_ctx *c, const char *target)
+{
+	char drv[DRIVER_LEN];
+
+	strscpy(drv, c->drv, sizeof(drv));
+	if (write_override(c, target) < 0)
+		return;
+	/* Held means claimed by no driver, not even the target: a failed group stays whole. */
+	if (drv[0] && unbind(c, drv) < 0)
+		return;
+	verify(c, is_none, target, RES_HELD);
+}
+
+static void do_release(struct step_ctx *c)
+{
+	char drv[DRIVER_LEN];
+
+	strscpy(drv, c->drv, sizeof(drv));
+	if (write_override(c, "") < 0)
+		return;
+	if (drv[0] && driver_is_vfio(drv) && unbind(c, drv) < 0)
+		return;
+	if (probe(c) < 0)
+		return;
+	verify(c, not_vfio, "", RES_OK);
+}
+
+static void do_reserve(struct step_ctx *c, const char *target)
+{
+	char drv[DRIVER_LEN];
+
+	strscpy(drv, c->drv, sizeof(drv));
+	if (write_override(c, target) < 0)
+		return;
+	if (!streq(drv, target)) {
+		if (drv[0] && unbind(c, drv) < 0)
+			return;
+		if (probe(c) < 0)
+			return;
+	}
+	/* The host driver may not be loaded yet in the initramfs: none is fine. */
+	verify(c, target_or_none, target, RES_OK);
+}
+
+static void run_one(const struct plan *p, const struct inventory *inv, const struct exec_opts *o,
+		    struct exec_result *res, size_t i, bool modules_ok)
+{
+	const struct plan_dev *pd = &p->dev[i];
+	struct step_ctx c;
+
+	step_init(&c, o, &inv->dev[i], &res->dev[i]);
+	switch (pd->action) {
+	case ACT_SKIP:
+		return;
+	case ACT_KEEP:
+		if (pd->failed)
+			c.ed->result = RES_RELEASED;	/* on_error=release: it stays on the host */
+		return;
+	case ACT_BIND:
+		if (!modules_ok) {
+			snprintf(c.ed->error, sizeof(c.ed->error), "%s could not be loaded", pd->target);
+			c.ed->result = RES_FAILED;
+			return;
+		}
+		do_bind(&c, pd->target);
+		break;
+	case ACT_HOLD:
+		do_hold(&c, pd->target);
+		break;
+	case ACT_UNBIND:
+		do_release(&c);
+		if (pd->failed && c.ed->result != RES_FAILED)
+			c.ed->result = RES_RELEASED;
+		break;
+	case ACT_RESERVE:
+		do_reserve(&c, pd->target);
+		break;
+	}
+	res->n_changed++;
+}
+
+/* A group that did not bind whole: on_error decides what its members become. */
+static void group_failed(const struct plan_group *g, const struct plan *p,
+			 const struct settings *s, const struct inventory *inv,
+			 const struct exec_opts *o, struct exec_result *res)
+{
+	size_t k;
+
+	for (k = 0; k < g->n_members; k++) {
+		size_t m = g->members[k];
+		const struct plan_dev *pd = &p->dev[m];
+		struct exec_dev *ed = &res->dev[m];
+		struct step_ctx c;
+		char err[sizeof(ed->error)];
+
+		if (pd->action != ACT_BIND)
+			continue;
+		if (ed->result == RES_NOOP && s->on_error == ON_ERROR_RELEASE) {
+			ed->result = RES_RELEASED;	/* never touched: it stays on the host */
+			continue;
+		}
+		strscpy(err, ed->error[0] ? ed->error : "another function of its IOMMU group failed",
+			sizeof(err));
+		step_init(&c, o, &inv->dev[m], ed);
+		c.ovr_known = false;	/* we may have written it: write again */
+		if (!o->verify)
+			c.drv[0] = '\0';	/* no kernel under --root: the bind unbound it */
+		else if (current_driver(c.d, c.drv, sizeof(c.drv)) < 0)
+			c.drv[0] = '\0';
+		ed->result = RES_NOOP;
+		ed->error[0] = '\0';
+		if (s->on_error == ON_ERROR_HOLD)
+			do_hold(&c, pd->target);
+		else
+			do_release(&c);
+		if (ed->result != RES_FAILED)
+			ed->result = s->on_error == ON_ERROR_HOLD ? RES_HELD : RES_RELEASED;
+		snprintf(ed->error, sizeof(ed->error), "group %d failed: %s; %s", g->id, err,
+			 s->on_error == ON_ERROR_HOLD ? "held (on_error=hold)" :
+							"released (on_error=release)");
+	}
+}
+
+static int load_modules(const struct plan *p, const struct exec_opts *o, struct exec_result *res)
+{
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < p->n_modules; i++) {
+		struct exec_module *m = &res->modules[res->n_modules++];
+		int loaded = 0;
+
+		strscpy(m->name, p->modules[i], sizeof(m->name));
+		if (!o->load_modules)
+			continue;
+		m->err = mod_load(m->name, &loaded, m->msg, sizeof(m->msg));
+		m->loaded = loaded;
+		if (m->err < 0)
+			ret = m->err;
+	}
+	return ret;
+}
+
+int execute(const struct plan *p, const struct settings *s, const struct inventory *inv,
+	    const struct exec_opts *o, struct exec_result *res)
+{
+	bool modules_ok, *done;
+	size_t i, g, k;
+
+	memset(res, 0, sizeof(*res));
+	res->dev = calloc(inv->n ? inv->n : 1, sizeof(*res->dev));
+	done = calloc(inv->n ? inv->n : 1, sizeof(*done));
+	if (!res->dev || !done) {
+		free(done);
+		exec_result_free(res);
+		return -ENOMEM;
+	}
+	for (i = 0; i < inv->n; i++) {
+		strscpy(res->dev[i].before, inv->dev[i].driver, DRIVER_LEN);
+		strscpy(res->dev[i].after, inv->dev[i].driver, DRIVER_LEN);
+	}
+	modules_ok = load_modules(p, o, res) == 0;
+	res->failed_modules = !modules_ok;
+
+	/* VM groups first, whole: all or nothing. */
+	for (g = 0; g < p->n_groups; g++) {
+		const struct plan_group *pg = &p->group[g];
+		bool failed = false;
+
+		if (!pg->viable)
+			continue;
+		for (k = 0; k < pg->n_members; k++) {
+			size_t m = pg->members[k];
+
+			done[m] = true;
+			if (failed)
+				continue;	/* all or nothing: stop at the first failure */
+			run_one(p, inv, o, res, m, modules_ok);
+			failed = res->dev[m].result == RES_FAILED;
+		}
+		if (failed)
+			group_failed(pg, p, s, inv, o, res);
+	}
+	for (i = 0; i < inv->n; i++)
+		if (!done[i])
+			run_one(p, inv, o, res, i, modules_ok);
+	free(done);
+
+	for (i = 0; i < inv->n; i++) {
+		enum dev_result r = res->dev[i].result;
+
+		if (!p->dev[i].selected)
+			continue;
+		if (p->dev[i].failed || r == RES_FAILED || r == RES_HELD || r == RES_RELEASED)
+			res->n_failed++;
+		else
+			res->n_ok++;
+	}
+	return 0;
+}
+
+void exec_result_free(struct exec_result *res)
+{
+	free(res->dev);
+	res->dev = NULL;
+}

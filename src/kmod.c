@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: MIT
+/* libkmod, and nothing else touches it: modprobe's behaviour for the modules gpuvm needs. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <libkmod.h>
+
+#include "kmod.h"
+#include "util.h"
+
+static struct kmod_ctx *ctx;
+
+static void silent(void *data, int priority, const char *file, int line, const char *fn,
+		   const char *format, va_list args)
+{
+	(void)data;
+	(void)priority;
+	(void)file;
+	(void)line;
+	(void)fn;
+	(void)format;
+	(void)args;
+}
+
+int mod_init(const char *dirname)
+{
+	char dir[300];
+	struct utsname u;
+
+	if (ctx)
+		return 0;
+	if (!dirname) {
+		/* Merged-/usr systems keep modules in /usr/lib/modules only. */
+		if (uname(&u) < 0)
+			return -errno;
+		snprintf(dir, sizeof(dir), "/lib/modules/%s", u.release);
+		if (access(dir, F_OK) < 0)
+			snprintf(dir, sizeof(dir), "/usr/lib/modules/%s", u.release);
+		dirname = dir;
+	}
+	ctx = kmod_new(dirname, NULL);
+	if (!ctx)
+		return -ENOMEM;
+	kmod_set_log_fn(ctx, silent, NULL);
+	if (kmod_load_resources(ctx) < 0) {
+		/* Without the indexes libkmod still reads the text files: slower, correct. */
+	}
+	return 0;
+}
+
+void mod_fini(void)
+{
+	if (ctx)
+		kmod_unref(ctx);
+	ctx = NULL;
+}
+
+static int print_action(struct kmod_module *m, bool install, const char *options)
+{
+	(void)m;
+	(void)install;
+	(void)options;
+	return 0;
+}
+
+int mod_load(const char *name, int *loaded, char *msg, size_t size)
+{
+	struct kmod_list *list = NULL, *l;
+	int r, state;
+
+	*loaded = 0;
+	msg[0] = '\0';
+	if (!ctx) {
+		snprintf(msg, size, "%s: no module directory", name);
+		return -ENOENT;
+	}
+	r = kmod_module_new_from_lookup(ctx, name, &list);
+	if (r < 0 || !list) {
+		snprintf(msg, size, "%s: not found in the module directory %s", name, kmod_get_dirname(ctx));
+		return r < 0 ? r : -ENOENT;
+	}
+	r = -ENOENT;
+	kmod_list_foreach(l, list) {
+		struct kmod_module *m = kmod_module_get_module(l);
+		const char *path = kmod_module_get_path(m);
+
+		state = kmod_module_get_initstate(m);
+		if (state == KMOD_MODULE_BUILTIN || state == KMOD_MODULE_LIVE) {
+			r = 0;
+		} else {
+			r = kmod_module_probe_insert_module(m, KMOD_PROBE_APPLY_BLACKLIST_ALIAS_ONLY,
+							    NULL, NULL, NULL, print_action);
+			if (r == 0) {
+				*loaded = 1;
+			} else if (r == KMOD_PROBE_APPLY_BLACKLIST_ALIAS_ONLY) {
+				snprintf(msg, size, "%s: blacklisted in modprobe.d", kmod_module_get_name(m));
+				r = -EPERM;
+			} else if (r < 0) {
+				snprintf(msg, size, "%s (%s): %s", kmod_module_get_name(m),
+					 path ? path : "no path", strerror(-r));
+			} else {
+				r = -EINVAL;
+			}
+		}
+		kmod_module_unref(m);
+		if (r == 0)
+			break;
+	}
+	kmod_module_unref_list(list);
+	return r;
+}
+
+int mod_vfio_variant(const char *modalias, char *name, size_t size)
+{
+	struct kmod_list *list = NULL, *l;
+	char alias[160];
+	int r = -ENOENT;
+
+	if (!ctx)
+		return -ENOENT;
+	/* The kernel names variant drivers by "vfio_" + the device's modalias. */
+	snprintf(alias, sizeof(alias), "vfio_%s", modalias);
+	if (kmod_module_new_from_lookup(ctx, alias, &list) < 0 || !list)
+		return -ENOENT;
+	kmod_list_foreach(l, list) {
+		struct kmod_module *m = kmod_module_get_module(l);
+
+		r = strscpy(name, kmod_module_get_name(m), size);
+		kmod_module_unref(m);
+		break;
+	}
+	kmod_module_unref_list(list);
+	return r;
+}

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef GPUVM_KMOD_H
+#define GPUVM_KMOD_H
+
+#include <stddef.h>
+
+/*
+ * Kernel modules, the way modprobe handles them: dependencies, softdeps, modprobe.d
+ * options, blacklists for aliases, compressed modules. The only user of libkmod.
+ * dirname: the module directory (NULL: /lib/modules/`uname -r`, or /usr/lib/modules).
+ */
+int mod_init(const char *dirname);
+void mod_fini(void);
+
+/*
+ * Load a module by name or alias with its dependencies. 0 when loaded now, already
+ * loaded or built in (*loaded tells which: 1 loaded now, 0 nothing to do). On failure,
+ * -errno and a message naming the module and the path tried in msg.
+ */
+int mod_load(const char *name, int *loaded, char *msg, size_t size);
+
+/* The vfio variant driver that modules.alias names for a device's modalias. */
+int mod_vfio_variant(const char *modalias, char *name, size_t size);
+
+#endif

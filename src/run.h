@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef GPUVM_RUN_H
+#define GPUVM_RUN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* What the command line asked for. */
+struct options {
+	const char *root;
+	const char *cmdline;
+	const char *config;
+	bool json, quiet, verbose, dry_run;
+	const char *mode;
+	const char *cpu;
+};
+
+enum command { CMD_PLAN, CMD_APPLY, CMD_STATUS, CMD_CMDLINE };
+
+/* What happened, for main() to turn into an exit status. */
+struct outcome {
+	bool error;		/* the host could not be read, or memory ran out */
+	bool usage;		/* an option's value was bad */
+	bool iommu_unusable;	/* a VM mode, devices selected, no active IOMMU */
+	size_t selected, ok, failed;
+};
+
+/* Run one command: settings, inventory, plan, and for apply execute and report. */
+void run(const struct options *o, enum command c, struct outcome *out);
+
+#endif

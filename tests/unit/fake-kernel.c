@@ -1,0 +1,458 @@
+// SPDX-License-Identifier: MIT
+/* The fake kernel: see fake-kernel.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+
+#include "fake-kernel.h"
+#include "kmod.h"
+#include "sysfs.h"
+
+#define MAXDEV 64
+#define MAXDRV 16
+
+struct fdev {
+	char name[16];
+	unsigned vendor, device, class;
+	int group;
+	char driver[64], override[64], native[64];
+	int sriov;
+};
+
+struct fault {
+	char what[64];
+	int nth, err, seen;
+};
+
+static struct {
+	bool iommu;
+	struct fdev dev[MAXDEV];
+	int n;
+	char drivers[MAXDRV][64];
+	int n_drivers;
+	char mod_name[MAXDRV][64], mod_drv[MAXDRV][64];
+	int n_mods;
+	char var_prefix[4][96], var_mod[4][64];
+	int n_var;
+	struct fault faults[8];
+	int n_faults;
+	char *state;
+	int writes, loads;
+	char probe_error[160];
+} k;
+
+void fk_reset(bool iommu)
+{
+	free(k.state);
+	memset(&k, 0, sizeof(k));
+	k.iommu = iommu;
+}
+
+static struct fdev *find(const char *name)
+{
+	int i;
+
+	for (i = 0; i < k.n; i++)
+		if (strcmp(k.dev[i].name, name) == 0)
+			return &k.dev[i];
+	return NULL;
+}
+
+void fk_add(const char *addr, unsigned vendor, unsigned device, unsigned class, int group,
+	    const char *driver, const char *native)
+{
+	struct fdev *d = &k.dev[k.n++];
+
+	snprintf(d->name, sizeof(d->name), "%s", addr);
+	d->vendor = vendor;
+	d->device = device;
+	d->class = class;
+	d->group = k.iommu ? group : -1;
+	snprintf(d->driver, sizeof(d->driver), "%s", driver ? driver : "");
+	snprintf(d->native, sizeof(d->native), "%s", native ? native : (driver ? driver : ""));
+	d->sriov = -1;
+}
+
+void fk_set_override(const char *addr, const char *drv)
+{
+	snprintf(find(addr)->override, sizeof(find(addr)->override), "%s", drv);
+}
+
+void fk_set_sriov(const char *addr, int totalvfs)
+{
+	find(addr)->sriov = totalvfs;
+}
+
+static bool registered(const char *drv)
+{
+	int i;
+
+	for (i = 0; i < k.n_drivers; i++)
+		if (strcmp(k.drivers[i], drv) == 0)
+			return true;
+	return false;
+}
+
+void fk_driver_loaded(const char *drv)
+{
+	if (!registered(drv))
+		snprintf(k.drivers[k.n_drivers++], 64, "%s", drv);
+}
+
+void fk_module(const char *name, const char *drv)
+{
+	snprintf(k.mod_name[k.n_mods], 64, "%s", name);
+	snprintf(k.mod_drv[k.n_mods++], 64, "%s", drv);
+}
+
+void fk_variant(const char *prefix, const char *module)
+{
+	snprintf(k.var_prefix[k.n_var], 96, "%s", prefix);
+	snprintf(k.var_mod[k.n_var++], 64, "%s", module);
+}
+
+static bool is_vfio(const char *drv)
+{
+	return strstr(drv, "vfio") != NULL;
+}
+
+/* The PCI core's match and the driver's probe for one device. */
+static bool try_attach(struct fdev *d, const char *drv)
+{
+	if (d->driver[0] || !registered(drv))
+		return false;
+	if (d->override[0] ? strcmp(d->override, drv) != 0 : strcmp(d->native, drv) != 0)
+		return false;
+	if (is_vfio(drv) && d->group < 0) {
+		snprintf(k.probe_error, sizeof(k.probe_error),
+			 "vfio-pci: probe of %s failed with error -22", d->name);
+		return false;
+	}
+	snprintf(d->driver, sizeof(d->driver), "%s", drv);
+	return true;
+}
+
+void fk_load_driver(const char *drv)
+{
+	int i;
+
+	fk_driver_loaded(drv);
+	for (i = 0; i < k.n; i++)
+		try_attach(&k.dev[i], drv);
+}
+
+void fk_fault(const char *what, int nth, int err)
+{
+	struct fault *f = &k.faults[k.n_faults++];
+
+	snprintf(f->what, sizeof(f->what), "%s", what);
+	f->nth = nth;
+	f->err = err;
+}
+
+/* Faults on reads are named "r:PATH"; on writes, module loads and the state file, not. */
+static int fault_at(const char *path, bool read)
+{
+	int i;
+
+	for (i = 0; i < k.n_faults; i++) {
+		struct fault *f = &k.faults[i];
+		bool is_read = strncmp(f->what, "r:", 2) == 0;
+
+		if (is_read != read || !strstr(path, f->what + (is_read ? 2 : 0)))
+			continue;
+		if (++f->seen == f->nth || f->nth == 0)
+			return f->err;
+	}
+	return 0;
+}
+
+static int faulted(const char *path)
+{
+	return fault_at(path, false);
+}
+
+static int read_faulted(const char *path)
+{
+	return fault_at(path, true);
+}
+
+const char *fk_driver(const char *addr)
+{
+	return find(addr)->driver;
+}
+
+const char *fk_override(const char *addr)
+{
+	return find(addr)->override;
+}
+
+const char *fk_state(void)
+{
+	return k.state;
+}
+
+int fk_writes(void)
+{
+	return k.writes;
+}
+
+int fk_modules_loaded(void)
+{
+	return k.loads;
+}
+
+const char *fk_kmsg_probe_error(void)
+{
+	return k.probe_error;
+}
+
+/* sysfs.h */
+
+int sysfs_init(const char *root)
+{
+	(void)root;
+	return 0;
+}
+
+void sysfs_fini(void)
+{
+}
+
+int sysfs_rootfd(void)
+{
+	return AT_FDCWD;	/* the host config is read from the working directory */
+}
+
+#define DEVP "sys/bus/pci/devices/"
+
+/* "sys/bus/pci/devices/NAME/ATTR" -> device and attribute. */
+static struct fdev *dev_attr(const char *path, const char **attr)
+{
+	char name[32];
+	const char *slash;
+
+	if (strncmp(path, DEVP, strlen(DEVP)) != 0)
+		return NULL;
+	path += strlen(DEVP);
+	slash = strchr(path, '/');
+	if (!slash || (size_t)(slash - path) >= sizeof(name))
+		return NULL;
+	memcpy(name, path, (size_t)(slash - path));
+	name[slash - path] = '\0';
+	*attr = slash + 1;
+	return find(name);
+}
+
+static ssize_t out(char *buf, size_t size, const char *text)
+{
+	snprintf(buf, size, "%s", text);
+	return (ssize_t)strlen(buf);
+}
+
+ssize_t sysfs_read(const char *path, char *buf, size_t size)
+{
+	const char *attr;
+	struct fdev *d = dev_attr(path, &attr);
+	char tmp[512];
+	int err = read_faulted(path);
+
+	if (err)
+		return err;
+	if (strcmp(path, "proc/cpuinfo") == 0)
+		return out(buf, size, "processor\t: 0\nvendor_id\t: GenuineIntel\n");
+	if (strcmp(path, "proc/sys/kernel/osrelease") == 0)
+		return out(buf, size, "6.1.0-fake\n");
+	if (strcmp(path, "run/gpuvm/state.json") == 0)
+		return k.state ? out(buf, size, k.state) : -ENOENT;
+	if (!d)
+		return -ENOENT;
+	if (strcmp(attr, "uevent") == 0) {
+		snprintf(tmp, sizeof(tmp),
+			 "%s%s%sPCI_CLASS=%X\nPCI_ID=%04X:%04X\nPCI_SUBSYS_ID=0000:0000\n"
+			 "PCI_SLOT_NAME=%s\nMODALIAS=pci:v0000%04Xd0000%04Xsv00000000sd00000000bc%02Xsc%02Xi%02X\n",
+			 d->driver[0] ? "DRIVER=" : "", d->driver, d->driver[0] ? "\n" : "",
+			 d->class, d->vendor, d->device, d->name, d->vendor, d->device,
+			 d->class >> 16, (d->class >> 8) & 0xff, d->class & 0xff);
+		return out(buf, size, tmp);
+	}
+	if (strcmp(attr, "driver_override") == 0) {
+		snprintf(tmp, sizeof(tmp), "%s\n", d->override[0] ? d->override : "(null)");
+		return out(buf, size, tmp);
+	}
+	if (strcmp(attr, "sriov_totalvfs") == 0 && d->sriov >= 0) {
+		snprintf(tmp, sizeof(tmp), "%d\n", d->sriov);
+		return out(buf, size, tmp);
+	}
+	return -ENOENT;
+}
+
+int sysfs_link_name(const char *path, char *buf, size_t size)
+{
+	const char *attr;
+	struct fdev *d = dev_attr(path, &attr);
+	int err = read_faulted(path);
+
+	if (err)
+		return err;
+	if (!d)
+		return -ENOENT;
+	if (strcmp(attr, "iommu_group") == 0 && d->group >= 0) {
+		snprintf(buf, size, "%d", d->group);
+		return 0;
+	}
+	if (strcmp(attr, "driver") == 0 && d->driver[0]) {
+		snprintf(buf, size, "%s", d->driver);
+		return 0;
+	}
+	return -ENOENT;
+}
+
+int sysfs_list(const char *dir, int (*cb)(const char *name, void *data), void *data)
+{
+	int i, r, err = read_faulted(dir);
+
+	if (err)
+		return err;
+	if (strcmp(dir, "sys/bus/pci/devices") == 0) {
+		for (i = 0; i < k.n; i++)
+			if ((r = cb(k.dev[i].name, data)))
+				return r;
+		return 0;
+	}
+	if (strcmp(dir, "sys/class/iommu") == 0)
+		return k.iommu ? cb("dmar0", data) : -ENOENT;
+	if (strcmp(dir, "sys/kernel/iommu_groups") == 0) {
+		for (i = 0; i < k.n; i++) {
+			char g[16];
+
+			if (k.dev[i].group < 0)
+				continue;
+			snprintf(g, sizeof(g), "%d", k.dev[i].group);
+			if ((r = cb(g, data)))
+				return r;
+		}
+		return 0;
+	}
+	return -ENOENT;
+}
+
+bool sysfs_exists(const char *path)
+{
+	(void)path;
+	return false;	/* no VFs in the fake */
+}
+
+int sysfs_write(const char *path, const char *value, unsigned timeout_ms)
+{
+	const char *attr;
+	struct fdev *d = dev_attr(path, &attr);
+	char v[64];
+	int err;
+
+	(void)timeout_ms;
+	k.writes++;
+	err = faulted(path);
+	if (err)
+		return err;
+	snprintf(v, sizeof(v), "%s", value);
+	v[strcspn(v, "\n")] = '\0';
+	if (d && strcmp(attr, "driver_override") == 0) {
+		snprintf(d->override, sizeof(d->override), "%s", v);
+		return 0;
+	}
+	if (strncmp(path, "sys/bus/pci/drivers/", 20) == 0) {
+		char drv[64];
+		const char *slash = strchr(path + 20, '/');
+		struct fdev *t = find(v);
+
+		if (!slash || strcmp(slash, "/unbind") != 0)
+			return -ENOENT;
+		snprintf(drv, sizeof(drv), "%.*s", (int)(slash - path - 20), path + 20);
+		if (!registered(drv))
+			return -ENOENT;
+		if (!t || strcmp(t->driver, drv) != 0)
+			return -ENODEV;
+		t->driver[0] = '\0';
+		return 0;
+	}
+	if (strcmp(path, "sys/bus/pci/drivers_probe") == 0) {
+		struct fdev *t = find(v);
+		int i;
+
+		if (!t)
+			return -ENODEV;
+		for (i = 0; i < k.n_drivers && !t->driver[0]; i++)
+			try_attach(t, k.drivers[i]);
+		return 0;	/* success whether or not anything bound, as the kernel does */
+	}
+	return -ENOENT;
+}
+
+int sysfs_write_file(const char *dir, const char *name, const char *data, size_t len)
+{
+	int err = faulted("state");
+
+	(void)dir;
+	(void)name;
+	if (err)
+		return err;
+	free(k.state);
+	k.state = strndup(data, len);
+	return k.state ? 0 : -ENOMEM;
+}
+
+/* kmod.h */
+
+int mod_init(const char *dirname)
+{
+	(void)dirname;
+	return 0;
+}
+
+void mod_fini(void)
+{
+}
+
+int mod_load(const char *name, int *loaded, char *msg, size_t size)
+{
+	char what[80];
+	int i, err;
+
+	*loaded = 0;
+	snprintf(what, sizeof(what), "mod:%s", name);
+	err = faulted(what);
+	if (err) {
+		snprintf(msg, size, "%s (/lib/modules/6.1.0-fake/%s.ko): %s", name, name, strerror(-err));
+		return err;
+	}
+	for (i = 0; i < k.n_mods; i++) {
+		if (strcmp(k.mod_name[i], name) != 0)
+			continue;
+		if (!registered(k.mod_drv[i])) {
+			fk_load_driver(k.mod_drv[i]);
+			k.loads++;
+			*loaded = 1;
+		}
+		return 0;
+	}
+	if (registered(name))
+		return 0;	/* built in */
+	snprintf(msg, size, "%s: not found in the module directory /lib/modules/6.1.0-fake", name);
+	return -ENOENT;
+}
+
+int mod_vfio_variant(const char *modalias, char *name, size_t size)
+{
+	int i;
+
+	for (i = 0; i < k.n_var; i++)
+		if (strncmp(modalias, k.var_prefix[i], strlen(k.var_prefix[i])) == 0) {
+			snprintf(name, size, "%s", k.var_mod[i]);
+			return 0;
+		}
+	return -ENOENT;
+}

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * An in-memory kernel for the unit tests, linked in place of src/sysfs.c and src/kmod.c.
+ * It behaves as the PCI core does where gpuvm depends on it: driver_override keeps every
+ * other driver off; unbind removes the driver link; a write to drivers_probe succeeds
+ * even when nothing binds; vfio-pci's probe fails for a device without an IOMMU group;
+ * loading a module registers its driver, which then binds the devices that match it.
+ */
+#ifndef GPUVM_FAKE_KERNEL_H
+#define GPUVM_FAKE_KERNEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+void fk_reset(bool iommu);
+/* native: the driver that claims the device by its ID table when no override says otherwise. */
+void fk_add(const char *addr, unsigned vendor, unsigned device, unsigned class, int group,
+	    const char *driver, const char *native);
+void fk_set_override(const char *addr, const char *drv);
+void fk_set_sriov(const char *addr, int totalvfs);
+/* A driver that is there (loaded or built in). */
+void fk_driver_loaded(const char *drv);
+/* A module that can be loaded: it registers driver drv. */
+void fk_module(const char *name, const char *drv);
+void fk_variant(const char *modalias_prefix, const char *module);
+/* Loading a module now registers its driver and binds what it matches. */
+void fk_load_driver(const char *drv);
+
+/*
+ * Fault injection: the nth (1-based; 0 = every) write whose path contains what fails
+ * with err (-ETIMEDOUT stands for a write that hangs past its bound). what may also
+ * be "mod:NAME" for a module load, "state" for the state file, or "r:PATH" for a read.
+ */
+void fk_fault(const char *what, int nth, int err);
+
+const char *fk_driver(const char *addr);	/* "" when none */
+const char *fk_override(const char *addr);
+const char *fk_state(void);			/* the last state file, or NULL */
+int fk_writes(void);				/* sysfs writes so far */
+int fk_modules_loaded(void);
+const char *fk_kmsg_probe_error(void);		/* what the kernel would have logged */
+
+#endif

@@ -1,0 +1,283 @@
+// SPDX-License-Identifier: MIT
+/*
+ * apply against the fake kernel: the whole flow (settings, inventory, plan, execute,
+ * state file) with a fault at every step that can fail, each with its outcome.
+ */
+#include <errno.h>
+
+#include "fake-kernel.h"
+#include "json.h"
+#include "log.h"
+#include "run.h"
+#include "unit.h"
+
+#define GPU "0000:01:00.0"
+#define AUD "0000:01:00.1"
+#define NIC "0000:02:00.0"
+#define PT "gpuvm.mode=vm-passthrough"
+
+static struct outcome out;
+
+static void apply(const char *cmdline)
+{
+	struct options o = { .cmdline = cmdline };
+
+	log_close();
+	log_setup(false, 0);
+	run(&o, CMD_APPLY, &out);
+}
+
+static bool logged(const char *needle)
+{
+	size_t i;
+
+	for (i = 0; i < log_count(LOG_ERR); i++)
+		if (strstr(log_get(LOG_ERR, i), needle))
+			return true;
+	printf("#   no error with '%s'; errors:\n", needle);
+	for (i = 0; i < log_count(LOG_ERR); i++)
+		printf("#     %s\n", log_get(LOG_ERR, i));
+	return false;
+}
+
+static bool state_has(const char *needle)
+{
+	const char *st = fk_state();
+	bool ok = st && strstr(st, needle);
+
+	if (!ok)
+		printf("#   state file lacks '%s'\n", needle);
+	return ok;
+}
+
+/* A consumer GPU and its audio function in one group; nouveau and vfio-pci as modules. */
+static void host(bool iommu)
+{
+	fk_reset(iommu);
+	fk_add(GPU, 0x10de, 0x2204, 0x030000, 1, "nouveau", NULL);
+	fk_add(AUD, 0x10de, 0x1aef, 0x040300, 1, "snd_hda_intel", NULL);
+	fk_driver_loaded("nouveau");
+	fk_driver_loaded("snd_hda_intel");
+	fk_module("vfio-pci", "vfio-pci");
+}
+
+static void passthrough(void)
+{
+	const char *st;
+
+	host(true);
+	apply(PT);
+	CHECK_STR(fk_driver(GPU), "vfio-pci", "GPU bound to vfio-pci");
+	CHECK_STR(fk_driver(AUD), "vfio-pci", "audio bound to vfio-pci");
+	CHECK_STR(fk_override(GPU), "vfio-pci", "override kept for after switch_root");
+	CHECK_INT(fk_modules_loaded(), 1, "vfio-pci loaded once");
+	CHECK(!out.error && out.failed == 0 && out.ok == 1, "outcome ok");
+	st = fk_state();
+	CHECK(st && json_valid(st, strlen(st)), "state file is valid JSON");
+	CHECK(state_has("\"result\": \"ok\"") && state_has("\"driver_before\": \"nouveau\"") &&
+		      state_has("\"driver_after\": \"vfio-pci\"") && state_has("\"verified\": true") &&
+		      state_has("\"elapsed_us\"") && state_has("\"kernel\": \"6.1.0-fake\"") &&
+		      state_has("\"mode_source\": \"cmdline\"") && state_has("\"loaded\": true"),
+	      "state file fields");
+
+	/* The race: nouveau comes again (udev, modprobe) and finds nothing to take. */
+	fk_load_driver("nouveau");
+	CHECK_STR(fk_driver(GPU), "vfio-pci", "a later nouveau does not take it");
+
+	/* Idempotent. */
+	{
+		int before = fk_writes();
+
+		apply(PT);
+		CHECK_INT(fk_writes() - before, 0, "second run writes nothing");
+		CHECK(state_has("\"result\": \"noop\""), "second run is a noop");
+		CHECK(out.failed == 0, "and succeeds");
+	}
+}
+
+static void no_iommu(void)
+{
+	host(false);
+	apply(PT);
+	CHECK(out.iommu_unusable, "IOMMU unusable reported");
+	CHECK_STR(fk_driver(GPU), "", "hold: GPU on no driver");
+	CHECK_STR(fk_override(GPU), "vfio-pci", "hold: override keeps other drivers off");
+	CHECK_STR(fk_driver(AUD), "", "hold: audio too");
+	CHECK_INT(fk_modules_loaded(), 0, "vfio-pci not loaded without an IOMMU");
+	fk_load_driver("nouveau");
+	CHECK_STR(fk_driver(GPU), "", "nouveau loaded later does not take a held GPU");
+	CHECK(logged("IOMMU is not active"), "the error says why");
+	CHECK(state_has("\"result\": \"held\""), "state: held");
+
+	host(false);
+	apply(PT " gpuvm.on_error=release");
+	CHECK_STR(fk_driver(GPU), "nouveau", "release: left on nouveau");
+	CHECK_STR(fk_override(GPU), "", "release: no override");
+	CHECK(state_has("\"result\": \"released\""), "state: released");
+
+	/* Stale vfio bind on a host without IOMMU (impossible in life, but the code path). */
+	host(false);
+	fk_set_override(GPU, "vfio-pci");
+	apply(PT " gpuvm.on_error=release");
+	CHECK_STR(fk_override(GPU), "", "release clears a vfio override");
+	CHECK_STR(fk_driver(GPU), "nouveau", "and nouveau is not blocked");
+}
+
+static void group_and_probe(void)
+{
+	/* A device without a group: vfio-pci's probe fails, the write succeeds. */
+	fk_reset(true);
+	fk_add(GPU, 0x10de, 0x2204, 0x030000, -1, "nouveau", NULL);
+	fk_driver_loaded("nouveau");
+	fk_module("vfio-pci", "vfio-pci");
+	apply(PT);
+	CHECK_STR(fk_driver(GPU), "", "groupless GPU held");
+	CHECK(logged("no IOMMU group"), "and the plan says why");
+
+	/* A NIC in the group: not viable, the NIC is untouched. */
+	host(true);
+	fk_add(NIC, 0x8086, 0x1533, 0x020000, 1, "igb", NULL);
+	fk_driver_loaded("igb");
+	apply(PT);
+	CHECK_STR(fk_driver(NIC), "igb", "the foreign NIC is never touched");
+	CHECK_STR(fk_override(NIC), "", "not even its override");
+	CHECK_STR(fk_driver(GPU), "", "GPU held");
+	CHECK(logged("0000:02:00.0 (8086:1533, igb)"), "the blocker is named");
+	CHECK(!out.iommu_unusable && out.failed == 1 && out.ok == 0, "outcome failed");
+}
+
+struct fault_case {
+	const char *what;
+	int nth, err;
+	const char *gpu_driver, *aud_driver, *needle;
+};
+
+static void faults(void)
+{
+	static const struct fault_case t[] = {
+		/* The GPU's override write refused: the group stops, both held. */
+		{ GPU "/driver_override", 1, -EPERM, "", "", "write 'vfio-pci' to driver_override: Operation not permitted" },
+		/* Hot-unplugged between scan and bind. */
+		{ GPU "/driver_override", 1, -ENOENT, "", "", "No such file or directory" },
+		/* nouveau will not let go, every time: it stays, with the override set. */
+		{ "drivers/nouveau/unbind", 0, -EBUSY, "nouveau", "", "unbind from nouveau: Device or resource busy" },
+		/* A driver that hangs in remove(). */
+		{ "drivers/nouveau/unbind", 0, -ETIMEDOUT, "nouveau", "", "no answer in time" },
+		/* The companion fails after the GPU bound: the GPU is taken off vfio-pci too. */
+		{ "drivers/snd_hda_intel/unbind", 0, -EIO, "", "snd_hda_intel", "unbind from snd_hda_intel: Input/output error" },
+		{ "drivers_probe", 1, -EIO, "", "", "write to drivers_probe: Input/output error" },
+		/* The probe write "succeeds" and nothing binds: only the link tells. */
+		{ "drivers_probe", 2, -EINVAL, "", "", "probe did not bind vfio-pci" },
+		{ "mod:vfio-pci", 1, -ENOENT, "", "", "vfio-pci (/lib/modules/6.1.0-fake/vfio-pci.ko): No such file" },
+		{ "mod:vfio-pci", 1, -EPERM, "", "", "Operation not permitted" },
+		{ "mod:vfio-pci", 1, -ENOEXEC, "", "", "Exec format error" },
+		{ "r:" GPU "/uevent", 1, -ENOENT, "nouveau", "snd_hda_intel", NULL },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		host(true);
+		fk_fault(t[i].what, t[i].nth, t[i].err);
+		apply(PT);
+		CHECK_STR(fk_driver(GPU), t[i].gpu_driver, "fault %zu (%s %d): GPU driver", i, t[i].what, t[i].err);
+		CHECK_STR(fk_driver(AUD), t[i].aud_driver, "fault %zu: audio driver", i);
+		if (!t[i].needle) {
+			/* Vanished before the scan: not seen, nothing selected, nothing done. */
+			CHECK(out.failed == 0 && out.selected == 0, "fault %zu: nothing selected", i);
+			continue;
+		}
+		CHECK(logged(t[i].needle), "fault %zu: error names the step", i);
+		CHECK(out.failed == 1 && out.ok == 0, "fault %zu: outcome failed", i);
+		CHECK(fk_state() && json_valid(fk_state(), strlen(fk_state())), "fault %zu: state file valid", i);
+		/* Whatever failed, nouveau coming later must not take a GPU meant for a VM... */
+		if (strcmp(t[i].gpu_driver, "nouveau") != 0) {
+			fk_load_driver("nouveau");
+			CHECK(strcmp(fk_driver(GPU), "nouveau") != 0, "fault %zu: GPU stays off nouveau (hold)", i);
+		}
+	}
+
+	/* on_error=release after a failed companion: both back on the host. */
+	host(true);
+	fk_fault("drivers/snd_hda_intel/unbind", 0, -EIO);
+	apply(PT " gpuvm.on_error=release");
+	CHECK_STR(fk_driver(GPU), "nouveau", "release: the bound GPU goes back to nouveau");
+	CHECK_STR(fk_override(GPU), "", "release: override cleared");
+	CHECK_STR(fk_driver(AUD), "snd_hda_intel", "release: audio stays");
+	CHECK(state_has("\"result\": \"released\""), "state says released");
+
+	/* The state file cannot be written: logged, the outcome stands. */
+	host(true);
+	fk_fault("state", 1, -EROFS);
+	apply(PT);
+	CHECK(logged("cannot write /run/gpuvm/state.json: Read-only file system"), "state write failure logged");
+	CHECK_STR(fk_driver(GPU), "vfio-pci", "and the bind stands");
+	CHECK(out.failed == 0, "outcome still ok");
+
+	/* The device list cannot be read at all. */
+	host(true);
+	fk_fault("r:sys/bus/pci/devices", 0, -EACCES);
+	apply(PT);
+	CHECK(out.error, "an unreadable /sys/bus/pci/devices is an error");
+	CHECK(logged("cannot read the PCI devices"), "and says so");
+}
+
+static void container_and_vgpu(void)
+{
+	/* A stale vfio bind undone. */
+	host(true);
+	fk_load_driver("vfio-pci");
+	fk_set_override(GPU, "vfio-pci");
+	fk_set_override(AUD, "vfio-pci");
+	fk_reset(true);
+	fk_add(GPU, 0x10de, 0x2204, 0x030000, 1, "vfio-pci", "nouveau");
+	fk_add(AUD, 0x10de, 0x1aef, 0x040300, 1, "vfio-pci", "snd_hda_intel");
+	fk_set_override(GPU, "vfio-pci");
+	fk_set_override(AUD, "vfio-pci");
+	fk_driver_loaded("vfio-pci");
+	fk_driver_loaded("nouveau");
+	fk_driver_loaded("snd_hda_intel");
+	apply("gpuvm.mode=container");
+	CHECK_STR(fk_driver(GPU), "nouveau", "container: GPU back on nouveau");
+	CHECK_STR(fk_driver(AUD), "snd_hda_intel", "container: audio back on snd_hda_intel");
+	CHECK_STR(fk_override(GPU), "", "container: override cleared");
+	CHECK(out.failed == 0 && out.ok == 1, "container outcome ok");
+
+	/* vm-vgpu: reserved for nvidia, which is not loaded yet in the initramfs. */
+	host(true);
+	fk_set_sriov(GPU, 0);
+	apply("gpuvm.mode=vm-vgpu");
+	CHECK_STR(fk_override(GPU), "nvidia", "vgpu: reserved for nvidia");
+	CHECK_STR(fk_driver(GPU), "", "vgpu: off nouveau");
+	CHECK_STR(fk_driver(AUD), "snd_hda_intel", "vgpu: audio untouched");
+	CHECK(state_has("\"vgpu\": \"mdev\""), "vgpu method reported");
+	fk_load_driver("nouveau");
+	CHECK_STR(fk_driver(GPU), "", "nouveau cannot take a reserved GPU");
+	fk_load_driver("nvidia");
+	CHECK_STR(fk_driver(GPU), "nvidia", "nvidia can");
+	CHECK(out.failed == 0, "vgpu outcome ok");
+}
+
+static void variant(void)
+{
+	fk_reset(true);
+	fk_add("0009:01:00.0", 0x10de, 0x2342, 0x030200, 3, NULL, NULL);
+	fk_module("vfio-pci", "vfio-pci");
+	fk_module("nvgrace_gpu_vfio_pci", "nvgrace_gpu_vfio_pci");
+	fk_variant("pci:v000010DEd00002342", "nvgrace_gpu_vfio_pci");
+	apply(PT);
+	CHECK_STR(fk_driver("0009:01:00.0"), "nvgrace_gpu_vfio_pci", "bound to the variant driver");
+	CHECK_STR(fk_override("0009:01:00.0"), "nvgrace_gpu_vfio_pci", "override names the variant");
+}
+
+int main(void)
+{
+	passthrough();
+	no_iommu();
+	group_and_probe();
+	faults();
+	container_and_vgpu();
+	variant();
+	fk_reset(false);
+	log_close();
+	return unit_done();
+}
