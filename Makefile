@@ -33,8 +33,8 @@ DEPS_LIBS := -L$(DEPS)/lib -lkmod -lzstd -llzma
 $(DEPS)/VERSIONS:
 	sh scripts/deps.sh $(DEPS)
 
-$(B)/obj/%.o: src/%.c src/*.h $(DEPS)/VERSIONS | $(B)/obj
-	$(MUSL_CC) $(CFLAGS_STATIC) -isystem $(DEPS)/include -c -o $@ $<
+$(B)/obj/%.o: src/%.c src/*.h | $(B)/obj $(DEPS)/VERSIONS
+	$(MUSL_CC) $(CFLAGS_STATIC) -I$(DEPS)/include -isystem $(DEPS)/uapi -c -o $@ $<
 
 $(B)/gpuvm: $(OBJS)
 	$(MUSL_CC) $(CFLAGS_STATIC) $(LDFLAGS_STATIC) -o $@ $(OBJS) $(DEPS_LIBS)

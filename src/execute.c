@@ -126,7 +126,7 @@ static void verify(struct step_ctx *c, bool (*ok)(const char *drv, const char *t
 
 	if (!c->o->verify) {
 		strscpy(c->ed->after, "", sizeof(c->ed->after));
-		c->ed->result = RES_UNVERIFIED;
+		c->ed->result = good == RES_HELD ? RES_HELD : RES_UNVERIFIED;
 		return;
 	}
 	r = current_driver(c->d, c->ed->after, sizeof(c->ed->after));

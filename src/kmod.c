@@ -58,14 +58,6 @@ void mod_fini(void)
 	ctx = NULL;
 }
 
-static int print_action(struct kmod_module *m, bool install, const char *options)
-{
-	(void)m;
-	(void)install;
-	(void)options;
-	return 0;
-}
-
 int mod_load(const char *name, int *loaded, char *msg, size_t size)
 {
 	struct kmod_list *list = NULL, *l;
@@ -92,7 +84,7 @@ int mod_load(const char *name, int *loaded, char *msg, size_t size)
 			r = 0;
 		} else {
 			r = kmod_module_probe_insert_module(m, KMOD_PROBE_APPLY_BLACKLIST_ALIAS_ONLY,
-							    NULL, NULL, NULL, print_action);
+							    NULL, NULL, NULL, NULL);
 			if (r == 0) {
 				*loaded = 1;
 			} else if (r == KMOD_PROBE_APPLY_BLACKLIST_ALIAS_ONLY) {

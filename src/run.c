@@ -169,27 +169,28 @@ static void log_outcome(const struct inventory *inv, const struct plan *p,
 	for (i = 0; i < inv->n; i++) {
 		const struct plan_dev *pd = &p->dev[i];
 		const struct exec_dev *ed = &x->dev[i];
+		bool bad = pd->failed || ed->result == RES_FAILED || ed->result == RES_HELD ||
+			   ed->result == RES_RELEASED;
 
-		if (ed->result == RES_FAILED || ((ed->result == RES_HELD || ed->result == RES_RELEASED) && ed->error[0]))
-			log_err("%s: %s", inv->dev[i].name, ed->error);
-		else if (ed->result == RES_HELD || ed->result == RES_RELEASED)
-			log_err("%s: %s", inv->dev[i].name, pd->reason);
-		else if (ed->result != RES_NOOP)
+		if (bad) {
+			log_err("%s: %s", inv->dev[i].name, ed->error[0] ? ed->error : pd->reason);
+			continue;
+		}
+		if (ed->result == RES_OK || ed->result == RES_UNVERIFIED)
 			log_info("%s: %s -> %s (%s%s)", inv->dev[i].name,
 				 ed->before[0] ? ed->before : "no driver",
-				 ed->result == RES_UNVERIFIED ? pd->target[0] ? pd->target : "host" :
-				 ed->after[0] ? ed->after : "no driver",
+				 ed->result == RES_OK ? (ed->after[0] ? ed->after : "no driver") :
+				 pd->target[0] ? pd->target : "the host driver",
 				 action_name(pd->action),
 				 ed->result == RES_UNVERIFIED ? ", not verified: no kernel under --root" : "");
-		if ((ed->result == RES_OK || ed->result == RES_UNVERIFIED ||
-		     (pd->action == ACT_KEEP && !pd->failed)) && pd->action != ACT_SKIP) {
-			if (pd->selected)
-				gpus++;
-			else if (pd->role == ROLE_COMPANION)
-				comp++;
-			if (pd->target[0])
-				target = pd->target;
-		}
+		if (pd->action == ACT_SKIP)
+			continue;
+		if (pd->selected)
+			gpus++;
+		else if (pd->role == ROLE_COMPANION)
+			comp++;
+		if (pd->target[0])
+			target = pd->target;
 	}
 	if (p->mode == MODE_VM_PASSTHROUGH)
 		log_info("%s: %zu GPU%s and %zu companion function%s on %s, %zu failed, in %.1f ms",

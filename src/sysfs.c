@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -110,7 +111,8 @@ static int write_once(const char *path, const char *value)
 	ssize_t n;
 	int fd, r = 0;
 
-	fd = openat(rootfd, path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+	/* O_TRUNC: as `echo >` does; sysfs ignores it, a fixture's file is replaced. */
+	fd = openat(rootfd, path, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0)
 		return -errno;
 	do

@@ -1,0 +1,584 @@
+#!/bin/sh
+# Build the static musl libraries gpuvm links against, from Debian bookworm's
+# source packages:
+#
+#   OUTDIR/lib/libkmod.a   OUTDIR/include/libkmod.h        (kmod; .ko.xz/.ko.zst)
+#   OUTDIR/lib/libblkid.a  OUTDIR/include/blkid/blkid.h    (util-linux)
+#   OUTDIR/lib/liblzma.a   OUTDIR/include/lzma.h, lzma/    (xz-utils; decoder only)
+#   OUTDIR/lib/libzstd.a   OUTDIR/include/zstd.h ...       (libzstd; decompressor only)
+#   OUTDIR/uapi/           kernel UAPI headers (symlinks) for -isystem
+#   OUTDIR/VERSIONS        "<source package> <Debian version>", one per line
+#
+# Usage: sh scripts/deps.sh OUTDIR        (e.g. build/deps)
+#
+# Sources are fetched with apt-get source through a private apt state under
+# $(dirname OUTDIR)/deps-src/apt; the system's apt configuration is not
+# touched. Downloads, build trees and logs live in $(dirname OUTDIR)/deps-src.
+# Re-running is cheap: finished libraries are skipped, and when everything is
+# there the script prints "deps: up to date" and exits.
+set -eu
+
+if [ $# -ne 1 ] || [ -z "$1" ]; then
+	echo "usage: sh scripts/deps.sh OUTDIR" >&2
+	exit 2
+fi
+
+case $1 in
+/*) OUT=$1 ;;
+*) OUT=$(pwd)/$1 ;;
+esac
+OUT=${OUT%/}
+SRC=$(dirname "$OUT")/deps-src
+
+DEPLIBS="zstd lzma kmod blkid"
+# Debian source package of each library, in the same order as DEPLIBS.
+srcpkg() {
+	case $1 in
+	zstd) echo libzstd ;;
+	lzma) echo xz-utils ;;
+	kmod) echo kmod ;;
+	blkid) echo util-linux ;;
+	esac
+}
+
+uptodate=1
+[ -f "$OUT/VERSIONS" ] || uptodate=0
+[ -d "$OUT/uapi/linux" ] || uptodate=0
+for l in $DEPLIBS; do
+	[ -f "$OUT/lib/lib$l.a" ] || uptodate=0
+done
+if [ "$uptodate" = 1 ]; then
+	echo "deps: up to date"
+	exit 0
+fi
+
+start=$(date +%s)
+
+# Settings inherited from a calling make (command-line variables travel in
+# MAKEFLAGS) or from the environment must not reach the libraries' builds.
+unset MAKEFLAGS MFLAGS MAKEOVERRIDES MAKELEVEL GNUMAKEFLAGS \
+	CC CPP CFLAGS CPPFLAGS LDFLAGS LIBS CROSS_COMPILE DESTDIR
+
+for tool in musl-gcc make ar apt-get apt-cache dpkg-source dpkg gcc; do
+	if ! command -v "$tool" >/dev/null 2>&1; then
+		echo "deps: '$tool' not found; run scripts/install-packages.sh first" >&2
+		exit 1
+	fi
+done
+
+CC=musl-gcc
+CFLAGS="-Os -ffunction-sections -fdata-sections"
+JOBS=2
+UAPI=$OUT/uapi
+LOGS=$SRC/logs
+mkdir -p "$OUT/lib" "$OUT/include" "$OUT/.done" "$SRC" "$LOGS"
+
+# say MESSAGE: one progress line.
+say() {
+	echo "deps: $*"
+}
+
+# run LOG STEP CMD...: run CMD with its output appended to LOG; on failure
+# show the end of LOG and stop.
+run() {
+	run_log=$1
+	run_step=$2
+	shift 2
+	say "$run_step"
+	if ! "$@" >>"$run_log" 2>&1; then
+		echo "deps: FAILED: $run_step; last lines of $run_log:" >&2
+		tail -n 40 "$run_log" >&2
+		exit 1
+	fi
+}
+
+# ---------------------------------------------------------------------------
+# Kernel UAPI headers. musl-gcc searches only musl's headers; adding
+# -I/usr/include would pull in glibc's and break the build, so expose just the
+# kernel's folders through a directory of symlinks.
+# ---------------------------------------------------------------------------
+multiarch=$(gcc -print-multiarch 2>/dev/null || true)
+if [ -z "$multiarch" ]; then
+	multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || true)
+fi
+asmdir=/usr/include/$multiarch/asm
+if [ -z "$multiarch" ] || [ ! -d "$asmdir" ] || [ ! -d /usr/include/linux ]; then
+	echo "deps: kernel headers not found (/usr/include/linux, $asmdir); install linux-libc-dev" >&2
+	exit 1
+fi
+mkdir -p "$UAPI"
+for d in linux asm-generic mtd; do
+	ln -sfn "/usr/include/$d" "$UAPI/$d"
+done
+ln -sfn "$asmdir" "$UAPI/asm"
+
+# ---------------------------------------------------------------------------
+# Sources: apt-get source through a private apt state.
+# ---------------------------------------------------------------------------
+APTDIR=$SRC/apt
+DL=$SRC/dl
+
+# Write deb-src lines mirroring the system's deb entries (deb822 .sources
+# files and one-line sources.list), keeping their Signed-By keyrings.
+write_sources_list() {
+	{
+		for f in /etc/apt/sources.list.d/*.sources; do
+			[ -f "$f" ] || continue
+			awk '
+				function reset() {
+					types = uris = suites = comps = signed = last = ""; enabled = 1
+				}
+				function flush() {
+					if (enabled && types ~ /(^| )deb( |$)/ && uris != "" && suites != "") {
+						opt = signed != "" ? "[signed-by=" signed "] " : ""
+						nu = split(uris, u, " "); ns = split(suites, s, " ")
+						for (i = 1; i <= nu; i++)
+							for (j = 1; j <= ns; j++)
+								print "deb-src " opt u[i] " " s[j] " " comps
+					}
+					reset()
+				}
+				BEGIN { reset() }
+				/^[ \t]*#/ { next }
+				/^[ \t]*$/ { flush(); next }
+				/^[ \t]/ {
+					# continuation line of a multi-line field
+					val = $0; gsub(/^[ \t]+|[ \t]+$/, "", val)
+					if (last == "uris") uris = uris " " val
+					else if (last == "suites") suites = suites " " val
+					else if (last == "components") comps = comps " " val
+					next
+				}
+				{
+					last = tolower($1); sub(/:$/, "", last)
+					val = $0; sub(/^[^:]*:[ \t]*/, "", val); sub(/[ \t]+$/, "", val)
+					if (last == "types") types = val
+					else if (last == "uris") uris = val
+					else if (last == "suites") suites = val
+					else if (last == "components") comps = val
+					else if (last == "signed-by" && val != "") signed = val
+					else if (last == "enabled" && tolower(val) == "no") enabled = 0
+				}
+				END { flush() }
+			' "$f"
+		done
+		for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+			[ -f "$f" ] || continue
+			sed -n 's/^[ \t]*deb[ \t]/deb-src /p' "$f"
+		done
+	} | sort -u >"$APTDIR/sources.list.new"
+	if ! grep -q '^deb-src ' "$APTDIR/sources.list.new"; then
+		# Nothing usable in /etc/apt: fall back to Debian's own archive.
+		cat >"$APTDIR/sources.list.new" <<-'EOF'
+			deb-src http://deb.debian.org/debian bookworm main
+			deb-src http://deb.debian.org/debian bookworm-updates main
+			deb-src http://deb.debian.org/debian-security bookworm-security main
+		EOF
+	fi
+	mv "$APTDIR/sources.list.new" "$APTDIR/sources.list"
+}
+
+apt_private() {
+	"$@" -q \
+		-o Dir::Etc::SourceList="$APTDIR/sources.list" \
+		-o Dir::Etc::SourceParts="$APTDIR/sources.list.d" \
+		-o Dir::State::Lists="$APTDIR/lists" \
+		-o Dir::Cache="$APTDIR/cache" \
+		-o APT::Sandbox::User=root
+}
+
+NL='
+'
+
+# versions_sort: sort the Debian versions on stdin (one a line), newest first.
+versions_sort() {
+	vn_rest=$(sort -u)
+	while [ -n "$vn_rest" ]; do
+		vn_best=
+		for v in $vn_rest; do
+			if [ -z "$vn_best" ] || dpkg --compare-versions "$v" gt "$vn_best"; then
+				vn_best=$v
+			fi
+		done
+		echo "$vn_best"
+		vn_rest=$(printf '%s\n' "$vn_rest" | grep -vxF -e "$vn_best" || true)
+	done
+}
+
+# Print the versions of source package $1 known to the private apt state,
+# newest first.
+versions_newest_first() {
+	apt_private apt-cache showsrc --only-source "$1" 2>/dev/null |
+		sed -n 's/^Version: //p' | versions_sort
+}
+
+apt_ready=0
+apt_update() {
+	[ "$apt_ready" = 1 ] && return 0
+	mkdir -p "$APTDIR/sources.list.d" "$APTDIR/lists/partial" \
+		"$APTDIR/cache/archives/partial" "$DL"
+	write_sources_list
+	run "$LOGS/apt.log" "apt-get update (private lists in $APTDIR)" \
+		apt_private apt-get update
+	apt_ready=1
+}
+
+# fetch PKG: download and unpack (with Debian's patches applied) the newest
+# available version of source package PKG; sets SRCDIR and SRCVER. A version
+# the archive lists but no longer serves is skipped for the next one.
+fetch() {
+	fetch_pkg=$1
+	# Sources unpacked by an earlier run are reused as they are (newest first);
+	# remove $SRC to fetch again.
+	fetch_have=
+	for d in "$SRC/$fetch_pkg"-*/.deps-unpacked; do
+		[ -f "$d" ] || continue
+		d=${d%/.deps-unpacked}
+		fetch_have="$fetch_have$NL${d#"$SRC/$fetch_pkg"-}"
+	done
+	if [ -n "$fetch_have" ]; then
+		SRCVER=$(printf '%s\n' "$fetch_have" | sed '/^$/d' | versions_sort)
+		SRCVER=${SRCVER%%"$NL"*}
+		SRCDIR=$SRC/$fetch_pkg-$SRCVER
+		return 0
+	fi
+	apt_update
+	fetch_vers=$(versions_newest_first "$fetch_pkg")
+	if [ -z "$fetch_vers" ]; then
+		echo "deps: no source package '$fetch_pkg' in $APTDIR/sources.list" >&2
+		exit 1
+	fi
+	for v in $fetch_vers; do
+		SRCVER=$v
+		SRCDIR=$SRC/$fetch_pkg-$v
+		if [ -f "$SRCDIR/.deps-unpacked" ]; then
+			return 0
+		fi
+		if ! (cd "$DL" && apt_private apt-get source --only-source \
+			--download-only "$fetch_pkg=$v") >>"$LOGS/apt.log" 2>&1; then
+			say "$fetch_pkg $v: not downloadable, trying an older version"
+			continue
+		fi
+		rm -rf "$SRCDIR" "$SRCDIR.tmp"
+		run "$LOGS/apt.log" "unpack $fetch_pkg $v" \
+			dpkg-source -x "$DL/${fetch_pkg}_${v#*:}.dsc" "$SRCDIR.tmp"
+		mv "$SRCDIR.tmp" "$SRCDIR"
+		# dpkg-source copies the upstream tarballs beside the target; dl/
+		# has them already.
+		rm -f "$SRC/${fetch_pkg}_"*.orig.tar.* "$SRC/${fetch_pkg}_"*.orig-*.tar.*
+		touch "$SRCDIR/.deps-unpacked"
+		return 0
+	done
+	echo "deps: could not download any version of $fetch_pkg ($(echo "$fetch_vers" | tr '\n' ' '))" >&2
+	tail -n 20 "$LOGS/apt.log" >&2
+	exit 1
+}
+
+# use_src LIB: set SRCDIR and SRCVER to the sources fetched for LIB.
+use_src() {
+	eval "SRCDIR=\$srcdir_$1 SRCVER=\$srcver_$1"
+}
+
+# done_lib LIB: record that LIB is installed in OUT, built from SRCVER.
+done_lib() {
+	echo "$(srcpkg "$1") $SRCVER" >"$OUT/.done/$1"
+}
+
+is_done() {
+	[ -f "$OUT/.done/$1" ] && [ -f "$OUT/lib/lib$1.a" ]
+}
+
+# configure_once LOG DIR ARGS...: run ./configure ARGS in DIR unless the last
+# successful run there used the same arguments.
+configure_once() {
+	co_log=$1
+	co_dir=$2
+	shift 2
+	co_args="CC=$CC CFLAGS=$CFLAGS $*"
+	if [ -f "$co_dir/.deps-configured" ] &&
+		[ "$(cat "$co_dir/.deps-configured")" = "$co_args" ]; then
+		return 0
+	fi
+	rm -f "$co_dir/.deps-configured"
+	: >"$co_log"
+	run "$co_log" "configure $(basename "$co_dir")" \
+		env -C "$co_dir" CC="$CC" CFLAGS="$CFLAGS" ./configure "$@"
+	echo "$co_args" >"$co_dir/.deps-configured"
+}
+
+# warn_if_autotools_ran LOG: the touch trick below must keep make from
+# regenerating configure/Makefile.in with the host's autotools.
+warn_if_autotools_ran() {
+	if grep -Eq '(^|[ /])(aclocal|automake|autoconf|autoheader)(-[0-9.]+)?( |$)' "$1"; then
+		say "WARNING: make re-ran autotools, see $1"
+	fi
+}
+
+# ---------------------------------------------------------------------------
+# libzstd: decompressor only, single-threaded, no legacy formats.
+# ---------------------------------------------------------------------------
+build_zstd() {
+	use_src zstd
+	log=$LOGS/zstd.log
+	: >"$log"
+	run "$log" "build libzstd $SRCVER" \
+		make -C "$SRCDIR/lib" -j"$JOBS" libzstd.a CC="$CC" CFLAGS="$CFLAGS" \
+		ZSTD_LIB_COMPRESSION=0 ZSTD_LIB_DICTBUILDER=0 ZSTD_LIB_DEPRECATED=0 \
+		ZSTD_LEGACY_SUPPORT=0
+	cp "$SRCDIR/lib/zstd.h" "$SRCDIR/lib/zstd_errors.h" "$OUT/include/"
+	cp "$SRCDIR/lib/libzstd.a" "$OUT/lib/libzstd.a.tmp"
+	mv "$OUT/lib/libzstd.a.tmp" "$OUT/lib/libzstd.a"
+	done_lib zstd
+}
+
+# ---------------------------------------------------------------------------
+# liblzma: decoders only, no threads, no tools.
+# ---------------------------------------------------------------------------
+build_lzma() {
+	use_src lzma
+	log=$LOGS/lzma-make.log
+	: >"$log"
+	configure_once "$LOGS/lzma-configure.log" "$SRCDIR" \
+		--disable-shared --enable-static --disable-encoders \
+		--disable-threads --disable-xz --disable-xzdec --disable-lzmadec \
+		--disable-lzmainfo --disable-lzma-links --disable-scripts \
+		--disable-doc --disable-nls --disable-rpath \
+		--disable-dependency-tracking
+	run "$log" "build liblzma $SRCVER" \
+		make -C "$SRCDIR/src/liblzma" -j"$JOBS" liblzma.la
+	warn_if_autotools_ran "$log"
+	rm -rf "$OUT/include/lzma"
+	cp "$SRCDIR/src/liblzma/api/lzma.h" "$OUT/include/"
+	cp -R "$SRCDIR/src/liblzma/api/lzma" "$OUT/include/lzma"
+	cp "$SRCDIR/src/liblzma/.libs/liblzma.a" "$OUT/lib/liblzma.a.tmp"
+	mv "$OUT/lib/liblzma.a.tmp" "$OUT/lib/liblzma.a"
+	done_lib lzma
+}
+
+# ---------------------------------------------------------------------------
+# libkmod: kmod's build system has no static library, so compile
+# libkmod/*.c and shared/*.c directly against a config.h written here. The
+# HAVE_* answers are probed with musl-gcc the way kmod's configure.ac would.
+# ---------------------------------------------------------------------------
+
+# probe NAME PROGRAM: 1 if PROGRAM compiles and links with musl-gcc, else 0.
+probe() {
+	printf '%s\n' "$2" >"$KB/probe-$1.c"
+	if $CC -isystem "$UAPI" -o "$KB/probe-$1" "$KB/probe-$1.c" >>"$KB/probe.log" 2>&1; then
+		echo 1
+	else
+		echo 0
+	fi
+}
+
+# define NAME 0|1: a config.h line in autoconf's style for AC_CHECK_FUNCS /
+# AC_CHECK_HEADERS results (defined or not).
+define_if() {
+	if [ "$2" = 1 ]; then
+		echo "#define $1 1"
+	else
+		echo "/* #undef $1 */"
+	fi
+}
+
+write_kmod_config() {
+	p_secure_getenv=$(probe secure_getenv '#define _GNU_SOURCE 1
+#include <stdlib.h>
+int main(void) { return secure_getenv("X") != 0; }')
+	p___secure_getenv=$(probe __secure_getenv '#define _GNU_SOURCE 1
+#include <stdlib.h>
+char *__secure_getenv(const char *);
+int main(void) { return __secure_getenv("X") != 0; }')
+	p_finit_module=$(probe finit_module '#define _GNU_SOURCE 1
+#include <unistd.h>
+int finit_module(int, const char *, int);
+int main(void) { return finit_module(-1, "", 0); }')
+	p_strndupa=$(probe strndupa '#define _GNU_SOURCE 1
+#include <string.h>
+int main(void) {
+#ifndef strndupa
+	(void)strndupa;
+#endif
+	return 0; }')
+	p_be32toh=$(probe be32toh '#define _GNU_SOURCE 1
+#include <endian.h>
+int main(void) {
+#ifndef be32toh
+	(void)be32toh;
+#endif
+	return 0; }')
+	p_module_h=$(probe module_h '#include <linux/module.h>
+int main(void) { return MODULE_INIT_IGNORE_VERMAGIC; }')
+	p_st_mtim=$(probe st_mtim '#define _GNU_SOURCE 1
+#include <sys/stat.h>
+int main(void) { struct stat st; return (int)sizeof(st.st_mtim); }')
+	p_uaddl=$(probe uaddl 'int main(void) { unsigned long r; return __builtin_uaddl_overflow(1UL, 2UL, &r); }')
+	p_uaddll=$(probe uaddll 'int main(void) { unsigned long long r; return __builtin_uaddll_overflow(1ULL, 2ULL, &r); }')
+	p_static_assert=$(probe static_assert '_Static_assert(1, "x");
+int main(void) { return 0; }')
+	p_noreturn=$(probe noreturn '#include <stdlib.h>
+_Noreturn static void f(void) { exit(0); }
+int main(void) { f(); }')
+
+	kver=${SRCVER%%+*}
+	kver=${kver#*:}
+	{
+		echo "/* config.h for libkmod, written by scripts/deps.sh for musl-gcc */"
+		echo "#define _GNU_SOURCE 1"
+		echo "#define _ALL_SOURCE 1"
+		echo "#define PACKAGE \"kmod\""
+		echo "#define VERSION \"$kver\""
+		echo "#define KMOD_FEATURES \"+ZSTD +XZ -ZLIB -LIBCRYPTO\""
+		echo "#define SYSCONFDIR \"/etc\""
+		echo "#define ENABLE_LOGGING 1"
+		echo "#define ENABLE_XZ 1"
+		echo "#define ENABLE_ZSTD 1"
+		echo "/* #undef ENABLE_ZLIB */"
+		echo "/* #undef ENABLE_OPENSSL */"
+		echo "/* #undef ENABLE_DEBUG */"
+		define_if HAVE_SECURE_GETENV "$p_secure_getenv"
+		define_if HAVE___SECURE_GETENV "$p___secure_getenv"
+		define_if HAVE_FINIT_MODULE "$p_finit_module"
+		# AC_CHECK_DECLS always defines, to 0 or 1.
+		echo "#define HAVE_DECL_STRNDUPA $p_strndupa"
+		echo "#define HAVE_DECL_BE32TOH $p_be32toh"
+		define_if HAVE_LINUX_MODULE_H "$p_module_h"
+		define_if HAVE_STRUCT_STAT_ST_MTIM "$p_st_mtim"
+		define_if HAVE___BUILTIN_UADDL_OVERFLOW "$p_uaddl"
+		define_if HAVE___BUILTIN_UADDLL_OVERFLOW "$p_uaddll"
+		define_if HAVE_STATIC_ASSERT "$p_static_assert"
+		define_if HAVE_NORETURN "$p_noreturn"
+	} >"$KB/config.h.new"
+	mv "$KB/config.h.new" "$KB/config.h"
+}
+
+build_kmod() {
+	use_src kmod
+	log=$LOGS/kmod.log
+	: >"$log"
+	KB=$SRCDIR/deps-build
+	mkdir -p "$KB"
+	: >"$KB/probe.log"
+	say "probe musl for libkmod's config.h"
+	write_kmod_config
+	cat "$KB/config.h" >>"$log"
+
+	# A small makefile so the compile runs in parallel. The object names
+	# are the sources' basenames (libkmod-*.c and shared/*.c do not clash).
+	objs=
+	for c in "$SRCDIR"/libkmod/*.c "$SRCDIR"/shared/*.c; do
+		objs="$objs $(basename "$c" .c).o"
+	done
+	{
+		echo "CC = $CC"
+		echo "CFLAGS = $CFLAGS"
+		echo "CPPFLAGS = -include config.h -I$SRCDIR -I$OUT/include -isystem $UAPI"
+		echo "OBJS =$objs"
+		echo "vpath %.c $SRCDIR/libkmod $SRCDIR/shared"
+		# (<<- strips tabs, hence the recipe prefix.)
+		cat <<-'EOF'
+			.RECIPEPREFIX = >
+			libkmod.a: $(OBJS)
+			> rm -f $@ && ar rcs $@ $(OBJS)
+			%.o: %.c config.h
+			> $(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+		EOF
+	} >"$KB/Makefile"
+	run "$log" "build libkmod $SRCVER" make -C "$KB" -j"$JOBS" libkmod.a
+	cp "$SRCDIR/libkmod/libkmod.h" "$OUT/include/"
+	cp "$KB/libkmod.a" "$OUT/lib/libkmod.a.tmp"
+	mv "$OUT/lib/libkmod.a.tmp" "$OUT/lib/libkmod.a"
+	done_lib kmod
+}
+
+# ---------------------------------------------------------------------------
+# libblkid from util-linux, with Debian's patches.
+# ---------------------------------------------------------------------------
+build_blkid() {
+	use_src blkid
+	log=$LOGS/blkid-make.log
+	: >"$log"
+	# Debian's patches touch configure.ac and some Makemodule.am files, which
+	# would make make re-run aclocal/automake/autoconf. Their content changes
+	# only concern programs we do not build, so date all autotools inputs back
+	# to the tarball's Makefile.am (older than the generated files).
+	if [ ! -f "$SRCDIR/.deps-touched" ]; then
+		find "$SRCDIR" -path "$SRCDIR/debian" -prune -o -path "$SRCDIR/.pc" -prune -o \
+			\( -name Makefile.am -o -name Makemodule.am -o -name configure.ac \
+			-o -name '*.m4' \) -newer "$SRCDIR/configure" \
+			-exec touch -r "$SRCDIR/Makefile.am" {} +
+		touch "$SRCDIR/.deps-touched"
+	fi
+	configure_once "$LOGS/blkid-configure.log" "$SRCDIR" \
+		CPPFLAGS="-isystem $UAPI" \
+		--disable-all-programs --enable-libblkid \
+		--disable-shared --enable-static \
+		--disable-nls --disable-rpath --disable-asciidoc --disable-poman \
+		--disable-bash-completion --disable-pylibmount \
+		--disable-dependency-tracking --disable-makeinstall-chown \
+		--disable-makeinstall-setuid \
+		--without-python --without-systemd --without-udev \
+		--without-ncursesw --without-ncurses --without-tinfo \
+		--without-readline --without-slang --without-cap-ng \
+		--without-selinux --without-audit --without-smack \
+		--without-utempter --without-util --without-libz --without-libmagic \
+		--without-user --without-btrfs --without-econf --without-cryptsetup
+	run "$log" "build libblkid $SRCVER" make -C "$SRCDIR" -j"$JOBS" libblkid.la
+	warn_if_autotools_ran "$log"
+	mkdir -p "$OUT/include/blkid"
+	cp "$SRCDIR/libblkid/src/blkid.h" "$OUT/include/blkid/"
+	cp "$SRCDIR/.libs/libblkid.a" "$OUT/lib/libblkid.a.tmp"
+	mv "$OUT/lib/libblkid.a.tmp" "$OUT/lib/libblkid.a"
+	done_lib blkid
+}
+
+rm -f "$OUT/VERSIONS"
+todo=
+for l in $DEPLIBS; do
+	if is_done "$l"; then
+		say "lib$l.a already built"
+	else
+		todo="$todo $l"
+	fi
+done
+
+for l in $todo; do
+	fetch "$(srcpkg "$l")"
+	eval "srcdir_$l=\$SRCDIR srcver_$l=\$SRCVER"
+done
+
+# util-linux's configure is the longest step and runs on one core: build
+# libblkid in the background while the other libraries build.
+bg_pid=
+wait_bg() {
+	if [ -n "$bg_pid" ]; then
+		bg_status=0
+		wait "$bg_pid" || bg_status=$?
+		bg_pid=
+		return "$bg_status"
+	fi
+}
+trap 'wait_bg || true' EXIT
+for l in $todo; do
+	if [ "$l" = blkid ]; then
+		build_blkid &
+		bg_pid=$!
+	fi
+done
+for l in $todo; do
+	[ "$l" = blkid ] || "build_$l"
+done
+if ! wait_bg; then
+	echo "deps: FAILED: libblkid (see above)" >&2
+	exit 1
+fi
+trap - EXIT
+
+rm -f "$OUT/VERSIONS.tmp"
+for l in $DEPLIBS; do
+	cat "$OUT/.done/$l" >>"$OUT/VERSIONS.tmp"
+done
+mv "$OUT/VERSIONS.tmp" "$OUT/VERSIONS"
+
+say "done in $(($(date +%s) - start)) s:"
+sed 's/^/deps:   /' "$OUT/VERSIONS"

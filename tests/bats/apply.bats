@@ -1,0 +1,107 @@
+#!/usr/bin/env bats
+# gpuvm apply --root: what it writes into the tree, the state file, the exit codes.
+
+load helpers
+
+@test "apply vm-passthrough writes the overrides, unbinds, probes and leaves a state file" {
+	mkfx workstation
+	gv --cmdline "gpuvm.mode=vm-passthrough" apply
+	assert_success
+	for f in 0 1 2 3; do
+		[ "$(cat "$ROOT/sys/bus/pci/devices/0000:01:00.$f/driver_override")" = vfio-pci ]
+	done
+	[ "$(cat "$ROOT/sys/bus/pci/drivers/nouveau/unbind")" = 0000:01:00.0 ]
+	[ "$(cat "$ROOT/sys/bus/pci/drivers/snd_hda_intel/unbind")" = 0000:01:00.1 ]
+	[ -n "$(cat "$ROOT/sys/bus/pci/drivers_probe")" ]
+	# Devices that are not ours are left exactly as they were.
+	[ "$(cat "$ROOT/sys/bus/pci/devices/0000:00:02.0/driver_override")" = "(null)" ]
+	assert_regex "$stderr" "gpuvm: 0000:01:00.0: nouveau -> vfio-pci \(bind, not verified: no kernel under --root\)"
+	assert_regex "$stderr" "vm-passthrough: 1 GPU and 3 companion functions on vfio-pci, 0 failed"
+}
+
+@test "the state file is valid JSON with the fields the issue asks for" {
+	mkfx workstation
+	gv --cmdline "gpuvm.mode=vm-passthrough" apply
+	output=$(cat "$ROOT/run/gpuvm/state.json")
+	printf '%s' "$output" | jq -e . >/dev/null
+	[ "$(jqr .command)" = apply ]
+	[ "$(jqr .result)" = ok ]
+	[ "$(jqr .version)" = "$("$GPUVM" --version | cut -d' ' -f2)" ]
+	[ "$(jqr .kernel)" = 6.1.0-99-amd64 ]
+	[ "$(jqr '.elapsed_us | type')" = number ]
+	[ "$(jqr '.modules[0].name')" = vfio-pci ]
+	[ "$(jqr '.modules[0].loaded')" = false ]
+	[ "$(dev_field 0000:01:00.0 driver_before)" = nouveau ]
+	[ "$(dev_field 0000:01:00.0 verified)" = false ]
+	[ "$(dev_field 0000:01:00.0 result)" = unverified ]
+	[ "$(jqr '.groups[0].viable')" = true ]
+	for k in mode mode_source iommu devices groups warnings errors settings; do
+		[ "$(jqr "has(\"$k\")")" = true ]
+	done
+	[ "$(stat -c %a "$ROOT/run/gpuvm/state.json")" = 644 ]
+	[ -z "$(find "$ROOT/run/gpuvm" -name '.*')" ]	# no temporary file left
+}
+
+@test "apply --json prints the state it wrote" {
+	mkfx workstation
+	gv --cmdline "gpuvm.mode=vm-passthrough" apply --json
+	assert_success
+	[ "$output" = "$(cat "$ROOT/run/gpuvm/state.json")" ]
+}
+
+@test "apply without an IOMMU: exit 3, GPU held, the error in the state file" {
+	mkfx noiommu
+	gv --cmdline "gpuvm.mode=vm-passthrough" apply
+	assert_failure 3
+	[ "$(cat "$ROOT/sys/bus/pci/devices/0000:01:00.0/driver_override")" = vfio-pci ]
+	[ "$(cat "$ROOT/sys/bus/pci/drivers/nouveau/unbind")" = 0000:01:00.0 ]
+	output=$(cat "$ROOT/run/gpuvm/state.json")
+	[ "$(dev_field 0000:01:00.0 action)" = hold ]
+	[ "$(jqr .result)" = failed ]
+	assert_regex "$(jqr '.errors[0]')" "IOMMU is not active"
+}
+
+@test "apply on a non-viable group: exit 1, the NIC untouched" {
+	mkfx gpu-nic
+	gv --cmdline "gpuvm.mode=vm-passthrough" apply
+	assert_failure 1
+	[ "$(cat "$ROOT/sys/bus/pci/devices/0000:02:00.0/driver_override")" = "(null)" ]
+	[ ! -s "$ROOT/sys/bus/pci/drivers/igb/unbind" ]
+	assert_regex "$stderr" "0000:02:00.0 \(8086:1533, igb\) is neither selected"
+}
+
+@test "apply container on a stale vfio bind clears the override and unbinds" {
+	mkfx vfio-stale
+	gv --cmdline "gpuvm.mode=container" apply
+	assert_success
+	[ "$(cat "$ROOT/sys/bus/pci/devices/0000:01:00.0/driver_override")" = "" ]
+	[ -n "$(cat "$ROOT/sys/bus/pci/drivers/vfio-pci/unbind")" ]
+}
+
+@test "apply vm-vgpu reserves the GPUs for nvidia, or for host_driver" {
+	mkfx workstation
+	gv --cmdline "gpuvm.mode=vm-vgpu" apply
+	assert_success
+	[ "$(cat "$ROOT/sys/bus/pci/devices/0000:01:00.0/driver_override")" = nvidia ]
+	[ "$(cat "$ROOT/sys/bus/pci/devices/0000:01:00.1/driver_override")" = "(null)" ]
+	mkfx workstation
+	gv --cmdline "gpuvm.mode=vm-vgpu gpuvm.host_driver=nvidia_vgpu_vfio" apply
+	[ "$(cat "$ROOT/sys/bus/pci/devices/0000:01:00.0/driver_override")" = nvidia_vgpu_vfio ]
+}
+
+@test "apply with nothing to do: exit 0, result noop, nothing written" {
+	mkfx workstation
+	gv --cmdline "gpuvm.mode=container" apply
+	assert_success
+	[ "$(jq -r .result "$ROOT/run/gpuvm/state.json")" = noop ]
+	[ ! -s "$ROOT/sys/bus/pci/drivers_probe" ]
+}
+
+@test "a /run that cannot be written is reported and the exit status stands" {
+	mkfx workstation
+	rm -rf "$ROOT/run"
+	printf 'not a directory' >"$ROOT/run"
+	gv --cmdline "gpuvm.mode=vm-passthrough" apply
+	assert_success
+	assert_regex "$stderr" "cannot write /run/gpuvm/state.json"
+}

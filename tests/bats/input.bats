@@ -1,0 +1,150 @@
+#!/usr/bin/env bats
+# Every bad input: a clear message naming source, line and key; never a crash; a safe outcome.
+
+load helpers
+
+setup() {
+	mkfx workstation
+}
+
+@test "no arguments: usage on stderr, exit 2" {
+	run --separate-stderr "$GPUVM"
+	assert_failure 2
+	[ -z "$output" ]
+	assert_regex "$stderr" "^Usage: gpuvm"
+}
+
+@test "--help and --version exit 0 on stdout" {
+	run "$GPUVM" --help
+	assert_success
+	assert_output --partial "Exit status:"
+	run "$GPUVM" --version
+	assert_success
+	assert_output --regexp "^gpuvm [0-9]+\.[0-9]+\.[0-9]+$"
+}
+
+@test "unknown command, unknown option, extra argument, misplaced option: exit 2" {
+	gv frobnicate
+	assert_failure 2
+	assert_regex "$stderr" "unknown command 'frobnicate'"
+	gv --frob plan
+	assert_failure 2
+	gv plan extra
+	assert_failure 2
+	assert_regex "$stderr" "unexpected argument 'extra'"
+	gv plan --dry-run
+	assert_failure 2
+	gv cmdline --mode bogus
+	assert_failure 2
+	assert_regex "$stderr" "unknown mode 'bogus'"
+	gv cmdline --cpu sparc
+	assert_failure 2
+}
+
+@test "--root that does not exist: exit 2" {
+	run --separate-stderr "$GPUVM" --root "$BATS_TEST_TMPDIR/nowhere" plan
+	assert_failure 2
+	assert_regex "$stderr" "nowhere: No such file or directory"
+}
+
+@test "garbage gpuvm.mode= on the cmdline: error names the source, config value used" {
+	fx_config "$ROOT" "mode=vm-vgpu"
+	gv --cmdline "gpuvm.mode=vm-passthru" plan --json
+	assert_success
+	[ "$(jqr .mode)" = vm-vgpu ]
+	[ "$(jqr .mode_source)" = "/etc/gpuvm/gpuvm.conf:1" ]
+	assert_regex "$(jqr '.errors[0]')" "^cmdline: mode: invalid value 'vm-passthru'"
+	assert_regex "$stderr" "cmdline: mode: invalid value 'vm-passthru'"
+}
+
+@test "the label line, rd.gpuvm., dashes and the last occurrence" {
+	fx_config "$ROOT" "# mirrored from the node label
+nvidia.com/gpu.workload.config=vm-passthrough"
+	gv --cmdline "" plan --json
+	[ "$(jqr .mode)" = vm-passthrough ]
+	[ "$(jqr .mode_source)" = "/etc/gpuvm/gpuvm.conf:2" ]
+	gv --cmdline "rd.gpuvm.mode=vm-vgpu gpuvm.on-error=release gpuvm.mode=container" plan --json
+	[ "$(jqr .mode)" = container ]
+	[ "$(jqr .settings.on_error.value)" = release ]
+	gv --cmdline 'gpuvm.ids="10de:1e87, 10de:10f8" gpuvm.mode=vm-passthrough' plan --json
+	[ "$(jqr .settings.ids.value)" = "10de:1e87,10de:10f8" ]
+}
+
+@test "the host config's bad lines are named by file and line, and the rest is read" {
+	fx_config "$ROOT" "colour=blue
+just words
+ids=10de:zzzz
+mode=vm-passthrough
+on_error="
+	gv --cmdline "" plan --json
+	[ "$(jqr .mode)" = vm-passthrough ]
+	assert_regex "$(jqr '.warnings[0]')" "gpuvm.conf:1: unknown key 'colour' ignored"
+	assert_regex "$(jqr '.errors | join("|")')" "gpuvm.conf:2: expected KEY=VALUE"
+	assert_regex "$(jqr '.errors | join("|")')" "gpuvm.conf:3: ids: invalid value '10de:zzzz'"
+	assert_regex "$(jqr '.errors | join("|")')" "gpuvm.conf:5: on_error: invalid value ''"
+}
+
+@test "NUL bytes, invalid UTF-8 and an overlong line: named, skipped, JSON stays valid" {
+	mkdir -p "$ROOT/etc/gpuvm"
+	{
+		printf 'mode=vm-\000passthrough\n'
+		printf 'host_driver=nv\377\376idia\n'
+		head -c 5000 /dev/zero | tr '\0' x
+		printf '\nnvswitch=vm\n'
+	} >"$ROOT/etc/gpuvm/gpuvm.conf"
+	gv --cmdline "" plan --json
+	assert_success
+	printf '%s' "$output" | jq -e . >/dev/null
+	[ "$(jqr .mode)" = container ]
+	[ "$(jqr .settings.nvswitch.value)" = vm ]
+	assert_regex "$(jqr '.errors | join("|")')" "gpuvm.conf:1: NUL byte in line"
+	assert_regex "$(jqr '.errors | join("|")')" "gpuvm.conf:2: host_driver: invalid value 'nv\?\?idia'"
+	assert_regex "$(jqr '.errors | join("|")')" "gpuvm.conf:3: line too long"
+}
+
+@test "a 1 MiB config, a directory, an unreadable file: named, ignored" {
+	mkdir -p "$ROOT/etc/gpuvm"
+	head -c 1048576 /dev/zero >"$ROOT/etc/gpuvm/gpuvm.conf"
+	gv --cmdline "gpuvm.mode=vm-passthrough" plan
+	assert_success
+	assert_regex "$stderr" "/etc/gpuvm/gpuvm.conf: larger than 65536 bytes; file ignored"
+	rm "$ROOT/etc/gpuvm/gpuvm.conf"
+	mkdir "$ROOT/etc/gpuvm/gpuvm.conf"
+	gv --cmdline "" plan
+	assert_success
+	assert_regex "$stderr" "gpuvm.conf: cannot read: Is a directory"
+	gv --config "$BATS_TEST_TMPDIR/absent.conf" --cmdline "" plan
+	assert_success
+	assert_regex "$stderr" "absent.conf: cannot read: No such file or directory"
+}
+
+@test "--config replaces the host config" {
+	printf 'mode=vm-vgpu\n' >"$BATS_TEST_TMPDIR/other.conf"
+	fx_config "$ROOT" "mode=vm-passthrough"
+	gv --config "$BATS_TEST_TMPDIR/other.conf" --cmdline "" plan --json
+	[ "$(jqr .mode)" = vm-vgpu ]
+	[ "$(jqr .mode_source)" = "$BATS_TEST_TMPDIR/other.conf:1" ]
+}
+
+@test "a hostile sysfs: garbage uevent, bad links, a non-address entry" {
+	printf 'garbage\n\377\n' >"$ROOT/sys/bus/pci/devices/0000:01:00.1/uevent"
+	ln -s ../../../devices/nowhere "$ROOT/sys/bus/pci/devices/not-an-address"
+	rm "$ROOT/sys/bus/pci/devices/0000:01:00.2/iommu_group"
+	ln -s ../../../kernel/iommu_groups/notanumber "$ROOT/sys/bus/pci/devices/0000:01:00.2/iommu_group"
+	gv --cmdline "gpuvm.mode=vm-passthrough" plan --json
+	printf '%s' "$output" | jq -e . >/dev/null
+	# The function that cannot be read is not seen; the one without a group is not a companion.
+	[ "$(jqr '[.devices[] | select(.address == "0000:01:00.1")] | length')" = 0 ]
+	[ "$(dev_field 0000:01:00.0 action)" = bind ]
+}
+
+@test "status and plan without any PCI device" {
+	rm -rf "$ROOT/sys/bus/pci/devices"
+	gv plan
+	assert_failure 1
+	assert_regex "$stderr" "cannot read the PCI devices"
+	mkdir "$ROOT/sys/bus/pci/devices"
+	gv --cmdline "gpuvm.mode=vm-passthrough" plan
+	assert_success
+	assert_output --partial "(none)"
+}

@@ -1,0 +1,179 @@
+#!/usr/bin/env bats
+# gpuvm plan on fixture trees laid out as the kernel does: the plans DESIGN.md describes.
+
+load helpers
+
+@test "workstation, vm-passthrough: the GPU and its audio, USB and UCSI functions bind as one group" {
+	mkfx workstation
+	gv --cmdline "gpuvm.mode=vm-passthrough" plan --json
+	assert_success
+	printf '%s' "$output" | jq -e . >/dev/null
+	[ "$(jqr .mode)" = vm-passthrough ]
+	[ "$(jqr .mode_source)" = cmdline ]
+	[ "$(jqr .iommu.active)" = true ]
+	[ "$(jqr .iommu.cpu_vendor)" = intel ]
+	for f in 0 1 2 3; do
+		[ "$(dev_field 0000:01:00.$f action)" = bind ]
+		[ "$(dev_field 0000:01:00.$f target)" = vfio-pci ]
+	done
+	[ "$(dev_field 0000:01:00.0 role)" = gpu ]
+	[ "$(dev_field 0000:01:00.3 role)" = companion ]
+	[ "$(dev_field 0000:01:00.0 driver)" = nouveau ]
+	[ "$(dev_field 0000:01:00.0 boot_vga)" = true ]
+	[ "$(jqr '.groups | length')" = 1 ]
+	[ "$(jqr '.groups[0].viable')" = true ]
+	[ "$(jqr '.groups[0].members | length')" = 4 ]
+	[ "$(jqr '.modules[0].name')" = vfio-pci ]
+	[ "$(jqr '.errors | length')" = 0 ]
+}
+
+@test "workstation, text plan names the action and the reason" {
+	mkfx workstation
+	gv --cmdline "gpuvm.mode=vm-passthrough" plan
+	assert_success
+	assert_output --partial "mode: vm-passthrough (from cmdline)"
+	assert_output --regexp "0000:01:00.1 +10de:10f8 0403 +snd_hda_intel +bind +-> vfio-pci +companion of 0000:01:00.0"
+	assert_output --partial "viable: 0000:01:00.0 0000:01:00.1 0000:01:00.2 0000:01:00.3"
+}
+
+@test "workstation, default mode container: nothing to change" {
+	mkfx workstation
+	gv --cmdline "" plan --json
+	assert_success
+	[ "$(jqr .mode)" = container ]
+	[ "$(jqr .mode_source)" = default ]
+	[ "$(dev_field 0000:01:00.0 action)" = keep ]
+}
+
+@test "hgx8: 8 GPUs bound, 4 NVSwitches stay for Fabric Manager; nvswitch=vm takes them too" {
+	mkfx hgx8
+	gv --cmdline "gpuvm.mode=vm-passthrough" plan --json
+	assert_success
+	[ "$(jqr '[.devices[] | select(.action == "bind")] | length')" = 8 ]
+	[ "$(jqr '[.devices[] | select(.role == "nvswitch" and .action == "skip")] | length')" = 4 ]
+	[ "$(jqr .iommu.cpu_vendor)" = amd ]
+	[ "$(jqr .selected)" = 8 ]
+	gv --cmdline "gpuvm.mode=vm-passthrough gpuvm.nvswitch=vm" plan --json
+	assert_success
+	[ "$(jqr '[.devices[] | select(.action == "bind")] | length')" = 12 ]
+	[ "$(jqr '[.devices[] | select(.role == "bridge" and .action != "skip")] | length')" = 0 ]
+}
+
+@test "hgx8: the BMC's VGA is never selected" {
+	mkfx hgx8
+	gv --cmdline "gpuvm.mode=vm-passthrough gpuvm.ids=10de:*" plan --json
+	assert_success
+	[ "$(jqr '[.devices[] | select(.vendor == "1a03")] | length')" = 0 ]
+}
+
+@test "gpu-nic: the group is not viable, the NIC is named and never taken, the GPU is held" {
+	mkfx gpu-nic
+	gv --cmdline "gpuvm.mode=vm-passthrough" plan --json
+	assert_failure 1
+	[ "$(jqr '.groups[0].viable')" = false ]
+	[ "$(jqr '.groups[0].blocked_by[0]')" = 0000:02:00.0 ]
+	[ "$(dev_field 0000:02:00.0 action)" = skip ]
+	[ "$(dev_field 0000:02:00.0 role)" = blocker ]
+	[ "$(dev_field 0000:01:00.0 action)" = hold ]
+	dev_field 0000:01:00.0 reason | grep -q "0000:02:00.0 (8086:1533, igb)"
+	[ "$(jqr .failed)" = 1 ]
+}
+
+@test "gpu-nic with on_error=release from the host config: the GPU stays on its driver" {
+	mkfx gpu-nic
+	fx_config "$ROOT" "mode=vm-passthrough
+on_error=release"
+	gv --cmdline "" plan --json
+	assert_failure 1
+	[ "$(dev_field 0000:01:00.0 action)" = keep ]
+	[ "$(jqr .settings.on_error.source)" = "/etc/gpuvm/gpuvm.conf:2" ]
+}
+
+@test "two-gpus: two GPUs in one group bind together; excluding one blocks the other" {
+	mkfx two-gpus
+	gv --cmdline "gpuvm.mode=vm-passthrough" plan --json
+	assert_success
+	[ "$(jqr '[.devices[] | select(.action == "bind")] | length')" = 4 ]
+	[ "$(jqr '.groups | length')" = 1 ]
+	gv --cmdline "gpuvm.mode=vm-passthrough gpuvm.exclude=0000:04:00.0" plan --json
+	assert_failure 1
+	[ "$(dev_field 0000:04:00.0 role)" = excluded ]
+	[ "$(jqr '.groups[0].viable')" = false ]
+	[ "$(dev_field 0000:03:00.0 action)" = hold ]
+}
+
+@test "sriov: VFs are skipped; vm-vgpu reports the SR-IOV method" {
+	mkfx sriov
+	gv --cmdline "gpuvm.mode=vm-vgpu" plan --json
+	assert_success
+	[ "$(dev_field 0000:41:00.0 action)" = reserve ]
+	[ "$(dev_field 0000:41:00.0 target)" = nvidia ]
+	[ "$(dev_field 0000:41:00.0 vgpu)" = sriov ]
+	[ "$(dev_field 0000:41:00.0 sriov_totalvfs)" = 16 ]
+	[ "$(dev_field 0000:41:00.4 role)" = vf ]
+	[ "$(dev_field 0000:41:00.4 action)" = skip ]
+}
+
+@test "domain2: a 5-digit PCI domain is read and planned" {
+	mkfx domain2
+	gv --cmdline "gpuvm.mode=vm-passthrough gpuvm.exclude=0000:01:00.0" plan --json
+	assert_success
+	[ "$(dev_field 10000:01:00.0 action)" = bind ]
+	[ "$(dev_field 10000:01:00.1 action)" = bind ]
+	[ "$(dev_field 0000:01:00.0 action)" = skip ]
+}
+
+@test "noiommu: vm-passthrough exits 3 and holds the GPU; container does not care" {
+	mkfx noiommu
+	gv --cmdline "gpuvm.mode=vm-passthrough" plan --json
+	assert_failure 3
+	[ "$(jqr .iommu.active)" = false ]
+	[ "$(jqr .iommu_unusable)" = true ]
+	[ "$(dev_field 0000:01:00.0 action)" = hold ]
+	gv --cmdline "gpuvm.mode=container" plan
+	assert_success
+}
+
+@test "vfio-stale: container mode undoes a stale vfio bind" {
+	mkfx vfio-stale
+	gv --cmdline "gpuvm.mode=container" plan --json
+	assert_success
+	[ "$(dev_field 0000:01:00.0 action)" = unbind ]
+	[ "$(dev_field 0000:01:00.0 driver_override)" = vfio-pci ]
+	gv --cmdline "gpuvm.mode=vm-passthrough" plan --json
+	[ "$(dev_field 0000:01:00.0 action)" = keep ]
+}
+
+@test "ids= replaces the default match" {
+	mkfx workstation
+	gv --cmdline "gpuvm.mode=vm-passthrough gpuvm.ids=8086:4680" plan --json
+	assert_success
+	[ "$(jqr '[.devices[] | select(.role == "gpu")] | length')" = 1 ]
+	[ "$(dev_field 0000:00:02.0 action)" = bind ]
+	[ "$(dev_field 0000:00:02.0 driver)" = i915 ]
+	[ "$(dev_field 0000:01:00.0 action)" = skip ]
+}
+
+@test "apply --dry-run prints exactly what plan prints" {
+	mkfx hgx8
+	gv --cmdline "gpuvm.mode=vm-passthrough" plan --json
+	local a="$output"
+	gv --cmdline "gpuvm.mode=vm-passthrough" apply --dry-run --json
+	assert_success
+	[ "$a" = "$output" ]
+	[ ! -e "$ROOT/run/gpuvm/state.json" ]
+}
+
+@test "status lists the devices and the last state file" {
+	mkfx workstation
+	gv status --json
+	assert_success
+	[ "$(jqr .command)" = status ]
+	[ "$(jqr .last_apply)" = null ]
+	gv --cmdline "gpuvm.mode=vm-passthrough" apply
+	gv status --json
+	[ "$(jqr .last_apply.result)" = ok ]
+	[ "$(jqr .last_apply.mode)" = vm-passthrough ]
+	gv status
+	assert_output --partial "last apply: /run/gpuvm/state.json"
+}
