@@ -19,7 +19,7 @@ HOST_OBJS := $(SRCS:%.c=$(B)/host/%.o)
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(B)/unit/%,$(filter-out tests/unit/unit.c,$(wildcard tests/unit/test-*.c)))
 
-.PHONY: all setup deps test unit bats clean demo check-size shellcheck
+.PHONY: all setup deps test unit bats e2e image clean demo shellcheck
 all: $(B)/gpuvm
 
 setup:
@@ -58,19 +58,37 @@ $(B)/unit/%: tests/unit/%.c tests/unit/unit.h $(UNIT_OBJS) | $(B)/unit
 $(B)/obj $(B)/host $(B)/unit:
 	mkdir -p $@
 
-# Every test program speaks TAP; prove runs them all and ends on a summary CI reads.
+# Every test speaks TAP; prove runs them all and ends on one summary that CI reads.
+PROVE := prove -e tests/tap-run
 unit: $(UNIT_TESTS)
-	prove -e '' $(UNIT_TESTS)
+	$(PROVE) $(UNIT_TESTS)
 
 bats: $(B)/gpuvm
-	prove -e 'bats --tap' tests/bats/*.bats
+	$(PROVE) tests/bats/*.bats
 
 shellcheck:
 	shellcheck -s sh init scripts/*.sh tests/fixture/lib.sh tests/fixture/mkfixture
 
 test: setup
 	$(MAKE) all $(UNIT_TESTS)
-	prove -e '' $(UNIT_TESTS) :: && prove -e 'bats --tap' tests/bats/*.bats
+	$(PROVE) $(UNIT_TESTS) tests/bats/*.bats
+
+# Until the boot suite lands: the plan gpuvm makes for a bundled workstation.
+demo: setup all
+	@rm -rf $(B)/demo && tests/fixture/mkfixture $(B)/demo workstation >/dev/null
+	@echo "== gpuvm plan, vm-passthrough, on the bundled workstation fixture"
+	$(B)/gpuvm --root $(B)/demo --cmdline "gpuvm.mode=vm-passthrough" plan
+
+# The standalone busybox initramfs: `make image KVER=… [MODULES="…"]` (KVER: a kernel under
+# /lib/modules, or the one scripts/fetch-kernel.sh unpacks into build/kernel with KDIR=build/kernel).
+KDIR ?= /
+image: all
+	sh scripts/mkimage.sh --kernel-dir $(KDIR) $(if $(KVER),--kver $(KVER)) \
+		$(if $(MODULES),--modules "$(MODULES)") --out $(B)/initrd.img
+
+# End-to-end: Debian's kernel booted in QEMU (TCG) with the image and dracut.
+e2e: all
+	tests/e2e/run.sh
 
 clean:
 	rm -rf $(B)/obj $(B)/host $(B)/unit $(B)/gpuvm

@@ -1,0 +1,136 @@
+#!/bin/sh
+# fetch-kernel.sh — get Debian's current amd64 kernel into a private tree.
+#
+#   scripts/fetch-kernel.sh [--package PKG] [OUTDIR]     (OUTDIR defaults to build)
+#
+# Resolves the real kernel package from the linux-image-amd64 metapackage (or takes
+# --package linux-image-X-amd64), downloads it with `apt-get download` into OUTDIR/debs/
+# and unpacks it with `dpkg -x` into OUTDIR/kernel/:
+#   OUTDIR/kernel/boot/vmlinuz-KVER
+#   OUTDIR/kernel/boot/vmlinux-KVER        (the ELF kernel inside, for QEMU's faster PVH boot)
+#   OUTDIR/kernel/lib/modules/KVER/        (modules.dep made with depmod -b if missing)
+#   OUTDIR/kernel/KVER                     (one line: the kernel version)
+# Prints KVER on stdout; progress goes to stderr. Idempotent: when the tree for the
+# resolved version is complete it returns at once. The host is left alone: nothing is
+# installed, apt's configuration is not changed (as root, it runs `apt-get update` when apt
+# has no package lists yet).
+set -eu
+
+prog=fetch-kernel
+die() { echo "$prog: $*" >&2; exit 1; }
+say() { echo "$prog: $*" >&2; }
+
+pkg=
+while [ $# -gt 0 ]; do
+	case $1 in
+	--package) [ $# -ge 2 ] || die "--package needs a value"; pkg=$2; shift 2 ;;
+	--package=*) pkg=${1#*=}; shift ;;
+	-h | --help) sed -n '2,/^set -eu/{/^set -eu/d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
+	--) shift; break ;;
+	-*) die "unknown option: $1" ;;
+	*) break ;;
+	esac
+done
+[ $# -le 1 ] || die "usage: $0 [--package PKG] [OUTDIR]"
+out=${1:-build}
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+kdir=$out/kernel
+
+# tree_ok TREE KVER: is TREE a finished unpack of KVER?
+tree_ok() {
+	[ -f "$1/KVER" ] && [ "$(cat "$1/KVER")" = "$2" ] &&
+		[ -f "$1/boot/vmlinuz-$2" ] && [ -f "$1/lib/modules/$2/modules.dep" ]
+}
+
+# Resolve the package: the metapackage's dependency on linux-image-<kver>.
+resolve() {
+	apt-cache show --no-all-versions linux-image-amd64 2>/dev/null |
+		sed -n 's/^Depends: .*\(linux-image-[0-9][^ ,]*-amd64\).*/\1/p' | head -n 1
+}
+if [ -z "$pkg" ]; then
+	pkg=$(resolve) || pkg=
+	if [ -z "$pkg" ] && [ "$(id -u)" -eq 0 ] && ! tree_ok "$kdir" "$(cat "$kdir/KVER" 2>/dev/null)"; then
+		say "apt-cache does not know linux-image-amd64: apt-get update"
+		apt-get update -qq >&2 || true
+		pkg=$(resolve) || pkg=
+	fi
+	if [ -z "$pkg" ]; then
+		# No apt lists (offline, or `apt-get update` never ran): use what is there.
+		if [ -f "$kdir/KVER" ] && tree_ok "$kdir" "$(cat "$kdir/KVER")"; then
+			say "cannot resolve linux-image-amd64 with apt-cache; using the kernel already in $kdir"
+			cat "$kdir/KVER"
+			exit 0
+		fi
+		die "cannot resolve linux-image-amd64 with apt-cache (run apt-get update first)"
+	fi
+fi
+case $pkg in
+linux-image-*) kver=${pkg#linux-image-} ;;
+*) die "not a kernel image package: $pkg" ;;
+esac
+
+if tree_ok "$kdir" "$kver"; then
+	echo "$kver"
+	exit 0
+fi
+
+# vmlinux BZIMAGE CONFIG OUT: extract the ELF kernel from the bzImage (compression per the
+# kernel's config). QEMU boots it through its PVH entry, without the real-mode setup and the
+# decompressor: under TCG that halves a boot. Status 1 when it cannot.
+vmlinux() {
+	case $(grep -E '^CONFIG_KERNEL_(XZ|ZSTD|GZIP)=y' "$2") in
+	*XZ=y) magic=$(printf '\3757zXZ') unz='xz -dc' ;;
+	*ZSTD=y) magic=$(printf '\050\265\057\375') unz='zstd -dcq' ;;
+	*GZIP=y) magic=$(printf '\037\213\010') unz='gzip -dc' ;;
+	*) return 1 ;;
+	esac
+	grep -q '^CONFIG_PVH=y' "$2" || return 1
+	for off in $(LC_ALL=C grep -abo "$magic" "$1" | head -n 5 | cut -d: -f1); do
+		# The payload is followed by more data: the decompressor's complaint is expected.
+		tail -c "+$((off + 1))" "$1" | $unz >"$3" 2>/dev/null
+		[ "$(head -c 4 "$3" | od -An -c | tr -d ' ')" = 177ELF ] && return 0
+	done
+	rm -f "$3"
+	return 1
+}
+
+# Download (apt checks the hash against the signed index), unless already here.
+debs=$out/debs
+mkdir -p "$debs"
+deb=$(find "$debs" -maxdepth 1 -name "${pkg}_*_amd64.deb" | sort | tail -n 1)
+if [ -z "$deb" ]; then
+	say "downloading $pkg"
+	# As root apt would warn that its sandbox user cannot write here; download as root.
+	(cd "$debs" && apt-get download -q -o APT::Sandbox::User=root "$pkg" >&2) ||
+		die "apt-get download $pkg failed"
+	deb=$(find "$debs" -maxdepth 1 -name "${pkg}_*_amd64.deb" | sort | tail -n 1)
+	[ -n "$deb" ] || die "apt-get download left no ${pkg}_*.deb in $debs"
+fi
+
+# Unpack into a fresh directory and put it in place only when it is complete.
+tmp=$out/kernel.tmp.$$
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 130' INT TERM
+rm -rf "$tmp"
+mkdir -p "$tmp"
+say "unpacking $(basename "$deb")"
+dpkg -x "$deb" "$tmp"
+# Merged-/usr packages (trixie on) put modules under usr/lib/modules.
+if [ ! -d "$tmp/lib/modules" ] && [ -d "$tmp/usr/lib/modules" ]; then
+	ln -s usr/lib "$tmp/lib"
+fi
+[ -f "$tmp/boot/vmlinuz-$kver" ] || die "$deb has no boot/vmlinuz-$kver"
+[ -d "$tmp/lib/modules/$kver" ] || die "$deb has no lib/modules/$kver"
+if [ ! -f "$tmp/lib/modules/$kver/modules.dep" ]; then
+	say "depmod -b for $kver"
+	depmod -b "$tmp" "$kver"
+fi
+vmlinux "$tmp/boot/vmlinuz-$kver" "$tmp/boot/config-$kver" "$tmp/boot/vmlinux-$kver" ||
+	say "warning: no vmlinux-$kver could be extracted (QEMU boots the vmlinuz, more slowly)"
+echo "$kver" >"$tmp/KVER"
+rm -rf "$kdir"
+mv "$tmp" "$kdir"
+trap - EXIT
+say "kernel $kver in $kdir"
+echo "$kver"

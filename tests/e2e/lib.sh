@@ -1,0 +1,231 @@
+# shellcheck shell=sh
+# tests/e2e/lib.sh — what an end-to-end scenario is written with. Sourced by run.sh, which
+# runs each tests/e2e/scenarios/NAME.sh in a subshell of its own, with E2E_NAME=NAME.
+#
+# A scenario builds an initramfs (e2e_image), maybe a root disk (e2e_rootfs, e2e_disk), boots
+# Debian's kernel with them in QEMU (e2e_boot) and asserts on what the serial console shows
+# (e2e_expect, e2e_reject, e2e_fact_is, …). Guest scripts report with lines
+#     @e2e KEY=VALUE       a fact (the last one for a KEY counts)
+#     @e2e end             the guest's checks ran to their end
+#     @dmesg LINE          kernel log lines they chose to show
+# Never assert on QEMU's exit status: it exits 0 after a kernel panic too.
+#
+# Variables: E2E_ROOT (the repo), E2E_OUT (build/e2e), E2E_KDIR, E2E_KVER, E2E_KERNEL (the
+# kernel booted: boot/vmlinux-KVER through PVH when there, else the vmlinuz; E2E_BZIMAGE=1),
+# E2E_GUEST (tests/e2e/guest), E2E_NAME; after e2e_image E2E_IMG; after e2e_disk E2E_DISK;
+# after e2e_boot E2E_LOG, E2E_BOOT_SECS and E2E_BOOT_END (poweroff | panic | timeout | exit).
+# E2E_TIMEOUT (default 150) bounds each boot in seconds; E2E_MEM (default 256) is its memory.
+
+E2E_ROOT=${E2E_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
+E2E_OUT=${E2E_OUT:-$E2E_ROOT/build/e2e}
+E2E_KDIR=${E2E_KDIR:-$E2E_ROOT/build/kernel}
+E2E_GUEST=$E2E_ROOT/tests/e2e/guest
+E2E_TIMEOUT=${E2E_TIMEOUT:-150}
+E2E_MEM=${E2E_MEM:-256}
+E2E_FAILED=''
+E2E_VERDICT=''
+if [ -f "$E2E_KDIR/KVER" ]; then
+	E2E_KVER=$(cat "$E2E_KDIR/KVER")
+	# The ELF kernel boots through QEMU's PVH entry, skipping the bzImage's real-mode setup and
+	# its decompressor under TCG: half the boot time. E2E_BZIMAGE=1 boots the vmlinuz itself.
+	E2E_KERNEL=$E2E_KDIR/boot/vmlinux-$E2E_KVER
+	if [ -n "${E2E_BZIMAGE:-}" ] || [ ! -f "$E2E_KERNEL" ]; then
+		E2E_KERNEL=$E2E_KDIR/boot/vmlinuz-$E2E_KVER
+	fi
+fi
+
+e2e_note() { echo "[$E2E_NAME] $*"; }
+
+# e2e_fail REASON: record a failed check (the first reason is the one reported); go on.
+e2e_fail() {
+	e2e_note "FAIL: $*"
+	[ -n "$E2E_FAILED" ] || E2E_FAILED=$*
+	return 1
+}
+
+# e2e_skip REASON: the scenario cannot run here (e.g. needs build/gpuvm). Ends the scenario.
+e2e_skip() {
+	E2E_VERDICT="SKIP ($*)"
+	exit 0
+}
+
+# e2e_image [--as SUFFIX] [mkimage options…]: build $E2E_OUT/$E2E_NAME[-SUFFIX].img from
+# Debian's kernel and set E2E_IMG to it; the options go to scripts/mkimage.sh (--modules,
+# --load, --add, --no-gpuvm, --gpuvm, --config, --compress-modules, …).
+e2e_image() {
+	E2E_IMG=$E2E_OUT/$E2E_NAME.img
+	if [ "${1-}" = --as ]; then
+		E2E_IMG=$E2E_OUT/$E2E_NAME-$2.img
+		shift 2
+	fi
+	"$E2E_ROOT/scripts/mkimage.sh" --kernel-dir "$E2E_KDIR" --kver "$E2E_KVER" \
+		--out "$E2E_IMG" "$@" || { e2e_fail "mkimage failed"; exit 1; }
+}
+
+# e2e_rootfs DIR [mkimage options…]: a root file system tree in DIR, made by mkimage.sh (so
+# it has busybox, its applets and, with --modules, modules with their indexes; --add puts more
+# in, e.g. --add "$E2E_GUEST/report.sh:/etc/e2e-check.sh"), without gpuvm and without /init;
+# its /sbin/init is guest/root-init.sh (replace DIR/sbin/init to change that).
+e2e_rootfs() {
+	dir=$1
+	shift
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	if ! "$E2E_ROOT/scripts/mkimage.sh" --kernel-dir "$E2E_KDIR" --kver "$E2E_KVER" \
+		--no-gpuvm --compress none --out "$dir.cpio" "$@" ||
+		! (cd "$dir" && cpio -id --quiet <"$dir.cpio"); then
+		e2e_fail "cannot make the root file system in $dir"
+		exit 1
+	fi
+	rm -f "$dir.cpio" "$dir/init" "$dir/sbin/init"
+	cp "$E2E_GUEST/root-init.sh" "$dir/sbin/init"
+	chmod 0755 "$dir/sbin/init"
+}
+
+# e2e_disk DIR [LABEL [SIZE]]: an ext4 image of DIR (mkfs.ext4 -d; no root privileges
+# needed) in $E2E_OUT/$E2E_NAME.disk; sets E2E_DISK. QEMU opens it with snapshot=on.
+e2e_disk() {
+	E2E_DISK=$E2E_OUT/$E2E_NAME.disk
+	rm -f "$E2E_DISK"
+	truncate -s "${3:-32M}" "$E2E_DISK"
+	mkfs.ext4 -q -F -L "${2:-e2e-root}" -d "$1" "$E2E_DISK" ||
+		{ e2e_fail "mkfs.ext4 -d $1 failed"; exit 1; }
+}
+
+# e2e_boot [--iommu intel|amd|none] [--gpu vga|virtio]… [--disk FILE] [--append "ARGS"]
+#          [--log SUFFIX] [--timeout S] [-- QEMU ARGS…]
+# Boot $E2E_KERNEL with $E2E_IMG under TCG; the IOMMU comes before the other devices (it must;
+# the AMD one takes 00:01.0 and moves the rest), then the stand-in GPUs in the order given,
+# then the disk on virtio-blk, then the QEMU ARGS. The kernel command line is
+# "console=ttyS0 panic=-1 ARGS".
+# The console goes to $E2E_OUT/$E2E_NAME[-SUFFIX].log (CRs removed).
+e2e_boot() {
+	iommu=intel gpus='' disk='' append='' suffix='' tmo=$E2E_TIMEOUT
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--iommu) iommu=$2; shift 2 ;;
+		--gpu) gpus="$gpus $2"; shift 2 ;;
+		--disk) disk=$2; shift 2 ;;
+		--append) append=$2; shift 2 ;;
+		--log) suffix=-$2; shift 2 ;;
+		--timeout) tmo=$2; shift 2 ;;
+		--) shift; break ;;
+		*) e2e_fail "e2e_boot: unknown option $1"; exit 1 ;;
+		esac
+	done
+	nextra=$# # the extra QEMU arguments go last: rotated to the end below
+	set -- "$@" -machine q35,kernel-irqchip=split -accel tcg -m "$E2E_MEM" -nodefaults \
+		-vga none -display none -serial stdio -monitor none -no-reboot
+	case $iommu in
+	intel) set -- "$@" -device intel-iommu,intremap=on ;;
+	amd) set -- "$@" -device amd-iommu ;;
+	none) ;;
+	*) e2e_fail "e2e_boot: --iommu $iommu"; exit 1 ;;
+	esac
+	for g in $gpus; do
+		case $g in
+		vga) set -- "$@" -device VGA ;; # 1234:1111, class 0x030000, driver bochs-drm
+		virtio) set -- "$@" -device virtio-gpu-pci ;; # 1af4:1050, driver virtio-pci
+		*) e2e_fail "e2e_boot: --gpu $g"; exit 1 ;;
+		esac
+	done
+	if [ -n "$disk" ]; then
+		set -- "$@" -drive "file=$disk,format=raw,if=none,id=root,snapshot=on" \
+			-device virtio-blk-pci,drive=root
+	fi
+	while [ "$nextra" -gt 0 ]; do
+		set -- "$@" "$1"
+		shift
+		nextra=$((nextra - 1))
+	done
+	E2E_LOG=$E2E_OUT/$E2E_NAME$suffix.log
+	e2e_note "boot: qemu-system-x86_64 $* -kernel $E2E_KERNEL -initrd $E2E_IMG" \
+		"-append 'console=ttyS0 panic=-1 $append'"
+	t0=$(date +%s.%N)
+	timeout -k 10 "$tmo" qemu-system-x86_64 "$@" -kernel "$E2E_KERNEL" -initrd "$E2E_IMG" \
+		-append "console=ttyS0 panic=-1 $append" </dev/null >"$E2E_LOG.raw" 2>&1
+	rc=$?
+	t1=$(date +%s.%N)
+	tr -d '\r' <"$E2E_LOG.raw" >"$E2E_LOG"
+	rm -f "$E2E_LOG.raw"
+	E2E_BOOT_SECS=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
+	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+		E2E_BOOT_END=timeout
+	elif grep -q 'Kernel panic' "$E2E_LOG"; then
+		E2E_BOOT_END=panic
+	elif grep -q 'reboot: Power down' "$E2E_LOG"; then
+		E2E_BOOT_END=poweroff
+	else
+		E2E_BOOT_END='exit'
+	fi
+	echo "$E2E_NAME$suffix $E2E_BOOT_SECS" >>"$E2E_OUT/$E2E_NAME.times"
+	e2e_note "boot ended ($E2E_BOOT_END) after $E2E_BOOT_SECS s; log $E2E_LOG"
+	return 0
+}
+
+# e2e_boot_end WANT: the last boot ended as WANT (poweroff | panic | timeout | exit).
+e2e_boot_end() {
+	[ "$E2E_BOOT_END" = "$1" ] && return 0
+	why=$E2E_BOOT_END
+	case $E2E_BOOT_END in
+	timeout) why="timed out" ;;
+	panic) why="kernel panic: $(grep -m1 -o 'Kernel panic.*' "$E2E_LOG")" ;;
+	esac
+	e2e_fail "boot did not end in $1 but: $why"
+}
+
+# e2e_expect ERE [WHAT] / e2e_reject ERE [WHAT]: the console log of the last boot has / has
+# no line matching ERE.
+e2e_expect() {
+	grep -Eq -- "$1" "$E2E_LOG" || e2e_fail "${2:-no line matching /$1/}"
+}
+e2e_reject() {
+	if line=$(grep -E -m1 -- "$1" "$E2E_LOG"); then
+		e2e_fail "${2:-unwanted line}: $line"
+	fi
+}
+
+# e2e_fact KEY: the value of the last "@e2e KEY=VALUE" line; status 1 when there is none.
+e2e_fact() {
+	grep -q "^@e2e $1=" "$E2E_LOG" || return 1
+	sed -n "s/^@e2e $1=//p" "$E2E_LOG" | tail -n 1
+}
+
+# e2e_fact_is KEY VALUE / e2e_fact_match KEY ERE: check a fact.
+e2e_fact_is() {
+	v=$(e2e_fact "$1") || { e2e_fail "no fact $1 (@e2e end: $(e2e_ended))"; return 1; }
+	[ "$v" = "$2" ] || e2e_fail "$1 is '$v', expected '$2'"
+}
+e2e_fact_match() {
+	v=$(e2e_fact "$1") || { e2e_fail "no fact $1 (@e2e end: $(e2e_ended))"; return 1; }
+	printf '%s\n' "$v" | grep -Eq -- "$2" || e2e_fail "$1 is '$v', expected /$2/"
+}
+e2e_ended() {
+	if grep -q '^@e2e end$' "$E2E_LOG"; then echo yes; else echo "no, boot: $E2E_BOOT_END"; fi
+}
+
+# e2e_guest_done: the guest's checks ran to "@e2e end" and the VM powered off.
+e2e_guest_done() {
+	grep -q '^@e2e end$' "$E2E_LOG" || {
+		e2e_boot_end poweroff
+		e2e_fail "the guest checks did not reach '@e2e end'"
+		return 1
+	}
+	e2e_boot_end poweroff
+}
+
+# e2e_finish: the scenario's exit trap (run.sh sets it): writes $E2E_OUT/$E2E_NAME.result,
+# one line: PASS, FAIL (reason) or SKIP (reason).
+e2e_finish() {
+	rc=$?
+	if [ -z "$E2E_VERDICT" ]; then
+		if [ -n "$E2E_FAILED" ]; then
+			E2E_VERDICT="FAIL ($E2E_FAILED)"
+		elif [ "$rc" -ne 0 ]; then
+			E2E_VERDICT="FAIL (scenario exited with status $rc)"
+		else
+			E2E_VERDICT=PASS
+		fi
+	fi
+	echo "$E2E_VERDICT" >"$E2E_OUT/$E2E_NAME.result"
+}
