@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "log.h"
@@ -27,9 +29,18 @@ static struct kept kept_err, kept_warn;
 
 void log_setup(bool use_kmsg, enum log_level stderr_max)
 {
+	struct stat st;
+
 	stderr_level = stderr_max;
 	if (use_kmsg && kmsg_fd < 0)
 		kmsg_fd = open("/dev/kmsg", O_WRONLY | O_CLOEXEC | O_NOCTTY);
+	/*
+	 * In the initramfs stderr is /dev/console, where the kernel prints kmsg lines too
+	 * (as its loglevel allows): say each thing once there.
+	 */
+	if (kmsg_fd >= 0 && fstat(STDERR_FILENO, &st) == 0 && S_ISCHR(st.st_mode) &&
+	    st.st_rdev == makedev(5, 1))
+		stderr_level = 0;
 }
 
 void log_close(void)

@@ -30,20 +30,81 @@
 #define STATE_MAX (1024 * 1024)
 
 /* Read the kernel command line as a string the caller frees. */
+#define CMDLINE_D "etc/cmdline.d"
+#define CMDLINE_MAX 4096
+
+struct names {
+	char (*name)[64];
+	size_t n, cap;
+};
+
+static int collect_conf(const char *name, void *data)
+{
+	struct names *l = data;
+	size_t len = strlen(name);
+
+	if (len < 6 || len >= 64 || !streq(name + len - 5, ".conf") || l->n == l->cap)
+		return 0;
+	strscpy(l->name[l->n++], name, 64);
+	return 0;
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(a, b);
+}
+
+/*
+ * The kernel command line, as dracut's getcmdline sees it: the initramfs's
+ * /etc/cmdline.d/NAME.conf files in name order (dracut's kernel_cmdline= lands there), then
+ * /proc/cmdline, so that the latter wins. A string the caller frees.
+ */
 static char *read_cmdline(const struct options *o)
 {
-	char buf[4096];
+	char (*names)[64] = NULL;
+	struct names l = { .cap = 32 };
+	char *all, buf[CMDLINE_MAX];
+	size_t len = 0, i;
 	ssize_t n;
 
 	if (o->cmdline)
 		return strdup(o->cmdline);
-	n = sysfs_read("proc/cmdline", buf, sizeof(buf));
-	if (n < 0) {
-		log_warn("cannot read /proc/cmdline: %s; no kernel parameters used", strerror((int)-n));
-		return strdup("");
+	all = malloc(CMDLINE_MAX * 2);
+	names = malloc(l.cap * sizeof(*names));
+	if (!all || !names) {
+		free(all);
+		free(names);
+		return NULL;
 	}
-	rstrip(buf);
-	return strdup(buf);
+	all[0] = '\0';
+	l.name = names;
+	if (sysfs_list(CMDLINE_D, collect_conf, &l) == 0 && l.n) {
+		qsort(names, l.n, sizeof(*names), name_cmp);
+		for (i = 0; i < l.n; i++) {
+			char path[96];
+
+			snprintf(path, sizeof(path), CMDLINE_D "/%s", names[i]);
+			if (sysfs_read(path, buf, sizeof(buf)) <= 0)
+				continue;
+			for (char *c = buf; *c; c++)
+				if (*c == '\n' || *c == '\r')
+					*c = ' ';
+			if (len + strlen(buf) + 2 > CMDLINE_MAX) {
+				log_warn("/%s: more than %d bytes in all; the rest ignored", CMDLINE_D,
+					 CMDLINE_MAX);
+				break;
+			}
+			len += (size_t)sprintf(all + len, "%s ", buf);
+		}
+	}
+	free(names);
+	n = sysfs_read("proc/cmdline", buf, sizeof(buf));
+	if (n < 0)
+		log_warn("cannot read /proc/cmdline: %s; no kernel parameters used", strerror((int)-n));
+	else
+		strcpy(all + len, buf);
+	rstrip(all);
+	return all;
 }
 
 static int load_settings(const struct options *o, const char *cmdline, struct settings *s)

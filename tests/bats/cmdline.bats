@@ -50,3 +50,19 @@ load helpers
 	gv --cmdline "" cmdline
 	[ "$output" = "intel_iommu=on iommu=pt gpuvm.mode=vm-vgpu" ]
 }
+
+@test "the shipped kernel-cmdline fragments are what gpuvm cmdline prints" {
+	sh "$TOP/kernel-cmdline/generate.sh" "$GPUVM" "$BATS_TEST_TMPDIR/frag"
+	run diff -r -x generate.sh -x README.md "$TOP/kernel-cmdline" "$BATS_TEST_TMPDIR/frag"
+	assert_success
+	[ "$(cat "$TOP/kernel-cmdline/vm-passthrough-intel/cmdline")" = "intel_iommu=on iommu=pt gpuvm.mode=vm-passthrough" ]
+	[ "$(cat "$TOP/kernel-cmdline/vm-passthrough-amd/cmdline")" = "iommu=pt gpuvm.mode=vm-passthrough" ]
+}
+
+@test "kernel-install.sh adds the parameters once" {
+	f="$BATS_TEST_TMPDIR/cmdline"
+	echo "root=/dev/sda1 ro quiet" >"$f"
+	sh "$TOP/kernel-cmdline/vm-passthrough-intel/kernel-install.sh" "$f"
+	sh "$TOP/kernel-cmdline/vm-passthrough-intel/kernel-install.sh" "$f"
+	[ "$(cat "$f")" = "root=/dev/sda1 ro quiet intel_iommu=on iommu=pt gpuvm.mode=vm-passthrough" ]
+}

@@ -148,3 +148,17 @@ on_error="
 	assert_success
 	assert_output --partial "(none)"
 }
+
+@test "dracut's /etc/cmdline.d/*.conf count as command line, /proc/cmdline wins" {
+	mkdir -p "$ROOT/etc/cmdline.d"
+	printf 'rd.gpuvm.mode=vm-vgpu\nrd.gpuvm.on_error=release\n' >"$ROOT/etc/cmdline.d/01-default.conf"
+	printf 'rd.gpuvm.nvswitch=vm' >"$ROOT/etc/cmdline.d/90-gpuvm.conf"
+	printf 'BOOT_IMAGE=/vmlinuz ro\n' >"$ROOT/proc/cmdline"
+	gv plan --json
+	[ "$(jqr .mode)" = vm-vgpu ]
+	[ "$(jqr .settings.on_error.value)" = release ]
+	[ "$(jqr .settings.nvswitch.value)" = vm ]
+	printf 'BOOT_IMAGE=/vmlinuz ro gpuvm.mode=container\n' >"$ROOT/proc/cmdline"
+	gv plan --json
+	[ "$(jqr .mode)" = container ]
+}

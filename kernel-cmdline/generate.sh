@@ -1,0 +1,55 @@
+#!/bin/sh
+# Write the kernel command line fragments for every mode and CPU vendor from what
+# `gpuvm cmdline` prints, so that they never disagree with the binary (a test regenerates
+# them and compares). Usage: generate.sh GPUVM OUTDIR
+set -eu
+gpuvm=$1
+out=$2
+empty=$(mktemp)
+trap 'rm -f "$empty"' EXIT
+
+for mode in container vm-passthrough vm-vgpu; do
+	for cpu in intel amd; do
+		dir="$out/$mode-$cpu"
+		mkdir -p "$dir"
+		params=$("$gpuvm" --cmdline "" --config "$empty" cmdline --mode "$mode" --cpu "$cpu" 2>/dev/null)
+		# gpuvm's own keys are all the initramfs can still use; the IOMMU ones need the kernel.
+		gpuvm_only=$(printf '%s\n' "$params" | tr ' ' '\n' | sed -n 's/^gpuvm\./rd.gpuvm./p' | tr '\n' ' ')
+		gpuvm_only=${gpuvm_only% }
+
+		printf '%s\n' "$params" >"$dir/cmdline"
+
+		cat >"$dir/grub.cfg" <<CFG
+# /etc/default/grub.d/90-gpuvm.cfg: gpuvm $mode on $cpu. Then: update-grub (Debian,
+# Ubuntu) or grub2-mkconfig -o /boot/grub2/grub.cfg (RHEL, Fedora).
+GRUB_CMDLINE_LINUX="\${GRUB_CMDLINE_LINUX} $params"
+CFG
+
+		cat >"$dir/grubby.sh" <<SH
+#!/bin/sh
+# BLS entries (RHEL, Fedora): gpuvm $mode on $cpu, for every installed kernel.
+exec grubby --update-kernel=ALL --args="$params"
+SH
+		chmod +x "$dir/grubby.sh"
+
+		cat >"$dir/kernel-install.sh" <<SH
+#!/bin/sh
+# kernel-install and UKIs read the whole command line from /etc/kernel/cmdline: add
+# gpuvm $mode on $cpu to it (once), then run kernel-install add or rebuild the UKI.
+set -eu
+f=\${1:-/etc/kernel/cmdline}
+[ -s "\$f" ] || sed 's/BOOT_IMAGE=[^ ]* *//; s/initrd=[^ ]* *//g' /proc/cmdline >"\$f"
+for p in $params; do
+	grep -qw -- "\$p" "\$f" || sed -i "1s|\\\$| \$p|" "\$f"
+done
+SH
+		chmod +x "$dir/kernel-install.sh"
+
+		cat >"$dir/dracut.conf" <<CONF
+# /etc/dracut.conf.d/90-gpuvm.conf: bakes $gpuvm_only into the initramfs
+# (/etc/cmdline.d/01-default.conf, which gpuvm reads); then dracut -f. The IOMMU parameters
+# ($params) must still reach the kernel through the boot loader.
+kernel_cmdline+=" $gpuvm_only "
+CONF
+	done
+done

@@ -1,0 +1,3 @@
+#!/bin/sh
+# BLS entries (RHEL, Fedora): gpuvm vm-passthrough on intel, for every installed kernel.
+exec grubby --update-kernel=ALL --args="intel_iommu=on iommu=pt gpuvm.mode=vm-passthrough"
