@@ -19,6 +19,7 @@ HOST_OBJS := $(SRCS:%.c=$(B)/host/%.o)
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(B)/unit/%,$(filter-out tests/unit/unit.c,$(wildcard tests/unit/test-*.c)))
 
+.SECONDARY:
 .PHONY: all setup deps test unit bats e2e image clean demo shellcheck
 all: $(B)/gpuvm
 
@@ -33,27 +34,35 @@ DEPS_LIBS := -L$(DEPS)/lib -lkmod -lzstd -llzma
 $(DEPS)/VERSIONS:
 	sh scripts/deps.sh $(DEPS)
 
+# make V=1 shows the commands.
+Q := $(if $(V),,@)
+
 $(B)/obj/%.o: src/%.c src/*.h | $(B)/obj $(DEPS)/VERSIONS
-	$(MUSL_CC) $(CFLAGS_STATIC) -I$(DEPS)/include -isystem $(DEPS)/uapi -c -o $@ $<
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(MUSL_CC) $(CFLAGS_STATIC) -I$(DEPS)/include -isystem $(DEPS)/uapi -c -o $@ $<
 
 $(B)/gpuvm: $(OBJS)
-	$(MUSL_CC) $(CFLAGS_STATIC) $(LDFLAGS_STATIC) -o $@ $(OBJS) $(DEPS_LIBS)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(MUSL_CC) $(CFLAGS_STATIC) $(LDFLAGS_STATIC) -o $@ $(OBJS) $(DEPS_LIBS)
 	@size=$$(stat -c %s $@); echo "gpuvm: $$size bytes, static"; \
 	  [ $$size -le 524288 ] || { echo "gpuvm: over the 512 KiB budget" >&2; exit 1; }
 
 # Unit tests: the same sources, built for the host with glibc, with debug info.
 CFLAGS_HOST := -O1 -g $(WARN) $(DEFS) -std=gnu11 -Isrc $(EXTRA_CFLAGS)
 $(B)/host/%.o: src/%.c src/*.h | $(B)/host
-	$(CC) $(CFLAGS_HOST) -c -o $@ $<
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) $(CFLAGS_HOST) -c -o $@ $<
 
 # Unit tests link the fake kernel in place of the two files that reach the real one.
 UNIT_OBJS := $(filter-out $(B)/host/main.o $(B)/host/sysfs.o $(B)/host/kmod.o,$(HOST_OBJS)) \
 	$(B)/host/fake-kernel.o
 $(B)/host/fake-kernel.o: tests/unit/fake-kernel.c tests/unit/fake-kernel.h src/*.h | $(B)/host
-	$(CC) $(CFLAGS_HOST) -Itests/unit -c -o $@ $<
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) $(CFLAGS_HOST) -Itests/unit -c -o $@ $<
 
 $(B)/unit/%: tests/unit/%.c tests/unit/unit.h $(UNIT_OBJS) | $(B)/unit
-	$(CC) $(CFLAGS_HOST) -Itests/unit -o $@ $< $(UNIT_OBJS) $(EXTRA_LDFLAGS)
+	@$(if $(Q),echo "  CCLD    $@")
+	$(Q)$(CC) $(CFLAGS_HOST) -Itests/unit -o $@ $< $(UNIT_OBJS) $(EXTRA_LDFLAGS)
 
 $(B)/obj $(B)/host $(B)/unit:
 	mkdir -p $@

@@ -177,6 +177,29 @@ static int int_cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* The type of each distinct group in the sorted list: one read a group. */
+static void read_group_types(struct inventory *inv, const int *groups, size_t ng)
+{
+	size_t i;
+
+	inv->types = calloc(ng, sizeof(*inv->types));
+	if (!inv->types)
+		return;	/* only for the report: not worth failing the scan */
+	for (i = 0; i < ng; i++) {
+		struct group_type *t = &inv->types[inv->n_types];
+		char path[96];
+
+		if (i > 0 && groups[i] == groups[i - 1])
+			continue;
+		snprintf(path, sizeof(path), "sys/kernel/iommu_groups/%d/type", groups[i]);
+		if (sysfs_read(path, t->type, sizeof(t->type)) <= 0)
+			continue;
+		rstrip(t->type);
+		t->group = groups[i];
+		inv->n_types++;
+	}
+}
+
 int inventory_scan(struct inventory *inv,
 		   bool (*interesting)(const struct pci_dev *d, const void *data),
 		   const void *data)
@@ -188,6 +211,8 @@ int inventory_scan(struct inventory *inv,
 
 	inv->dev = NULL;
 	inv->n = 0;
+	inv->types = NULL;
+	inv->n_types = 0;
 	r = sysfs_list("sys/bus/pci/devices", scan_one, &c);
 	if (c.err)
 		return c.err;
@@ -220,16 +245,29 @@ int inventory_scan(struct inventory *inv,
 			if (inv->dev[i].group >= 0 &&
 			    bsearch(&inv->dev[i].group, groups, ng, sizeof(*groups), int_cmp))
 				read_details(&inv->dev[i]);
+		read_group_types(inv, groups, ng);
 	}
 	free(groups);
 	return 0;
 }
 
+const char *inventory_group_type(const struct inventory *inv, int group)
+{
+	size_t i;
+
+	for (i = 0; i < inv->n_types; i++)
+		if (inv->types[i].group == group)
+			return inv->types[i].type;
+	return NULL;
+}
+
 void inventory_free(struct inventory *inv)
 {
 	free(inv->dev);
+	free(inv->types);
 	inv->dev = NULL;
-	inv->n = 0;
+	inv->types = NULL;
+	inv->n = inv->n_types = 0;
 }
 
 struct pci_dev *inventory_find(const struct inventory *inv, const struct pci_addr *a)

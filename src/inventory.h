@@ -28,11 +28,21 @@ struct pci_dev {
 	char variant[DRIVER_LEN];	/* vfio variant driver from modules.alias, "" when none */
 };
 
+struct group_type {
+	int group;
+	char type[24];			/* DMA, DMA-FQ, identity, blocked, unmanaged */
+};
+
 struct inventory {
 	struct pci_dev *dev;		/* sorted by address */
 	size_t n;
 	struct iommu_state iommu;
+	struct group_type *types;	/* of the groups that hold interesting devices */
+	size_t n_types;
 };
+
+/* The type of an IOMMU group that was read, or NULL. */
+const char *inventory_group_type(const struct inventory *inv, int group);
 
 /* Pure: parse a uevent attribute into the device. -EINVAL when PCI_ID or PCI_CLASS lacks. */
 int pci_dev_parse_uevent(struct pci_dev *d, const char *uevent);

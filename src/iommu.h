@@ -36,6 +36,13 @@ int cpu_vendor_parse(const char *s, enum cpu_vendor *v);
 enum cpu_vendor cpu_vendor_from_cpuinfo(const char *cpuinfo);
 void iommu_params_parse(const char *cmdline, struct iommu_params *p);
 
+/*
+ * What the IOMMU parameters on the command line mean, one sentence each ("iommu=pt: ...");
+ * returns how many were written (at most max).
+ */
+size_t iommu_params_explain(const struct iommu_params *p, enum cpu_vendor v, const char **out,
+			    size_t max);
+
 /* Read the runtime state: /sys/class/iommu, /sys/kernel/iommu_groups, /proc/cpuinfo. */
 int iommu_read(struct iommu_state *st, const char *cmdline);
 

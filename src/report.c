@@ -76,6 +76,7 @@ static void json_groups(struct json *j, const struct report *r)
 
 		json_object_begin(j, NULL);
 		json_int(j, "id", pg->id);
+		json_string(j, "type", inventory_group_type(r->inv, pg->id));
 		json_bool(j, "viable", pg->viable);
 		json_array_begin(j, "members");
 		for (k = 0; k < pg->n_members; k++)
@@ -135,6 +136,15 @@ void report_json(FILE *f, const struct report *r)
 	json_int(&j, "units", (long long)io->units);
 	json_string(&j, "unit", io->unit[0] ? io->unit : NULL);
 	json_int(&j, "groups", (long long)io->groups);
+	{
+		const char *why[16];
+		size_t n = iommu_params_explain(&io->params, io->cpu, why, 16);
+
+		json_array_begin(&j, "params");
+		for (i = 0; i < n; i++)
+			json_string(&j, NULL, why[i]);
+		json_array_end(&j);
+	}
 	json_object_end(&j);
 
 	if (r->plan) {
@@ -201,6 +211,13 @@ void report_text(FILE *f, const struct report *r)
 	fprintf(f, "IOMMU: %s (cpu %s, %zu unit%s%s%s, %zu groups)\n",
 		io->active ? "active" : "not active", cpu_vendor_name(io->cpu), io->units,
 		io->units == 1 ? "" : "s", io->unit[0] ? " " : "", io->unit, io->groups);
+	{
+		const char *why[16];
+		size_t n = iommu_params_explain(&io->params, io->cpu, why, 16);
+
+		for (i = 0; i < n; i++)
+			fprintf(f, "  %s\n", why[i]);
+	}
 	fprintf(f, "devices:\n");
 	for (i = 0; i < r->inv->n; i++) {
 		if (!dev_listed(r, i))
@@ -227,7 +244,10 @@ void report_text(FILE *f, const struct report *r)
 		for (i = 0; i < r->plan->n_groups; i++) {
 			const struct plan_group *g = &r->plan->group[i];
 
-			fprintf(f, "  %d %s:", g->id, g->viable ? "viable" : "NOT viable");
+			const char *type = inventory_group_type(r->inv, g->id);
+
+			fprintf(f, "  %d%s%s%s %s:", g->id, type ? " (" : "", type ? type : "",
+				type ? ")" : "", g->viable ? "viable" : "NOT viable");
 			for (k = 0; k < g->n_members; k++)
 				fprintf(f, " %s", r->inv->dev[g->members[k]].name);
 			if (g->n_blocked) {

@@ -22,6 +22,7 @@ load helpers
 	[ "$(dev_field 0000:01:00.0 boot_vga)" = true ]
 	[ "$(jqr '.groups | length')" = 1 ]
 	[ "$(jqr '.groups[0].viable')" = true ]
+	[ "$(jqr '.groups[0].type')" = DMA-FQ ]
 	[ "$(jqr '.groups[0].members | length')" = 4 ]
 	[ "$(jqr '.modules[0].name')" = vfio-pci ]
 	[ "$(jqr '.errors | length')" = 0 ]
@@ -176,4 +177,13 @@ on_error=release"
 	[ "$(jqr .last_apply.mode)" = vm-passthrough ]
 	gv status
 	assert_output --partial "last apply: /run/gpuvm/state.json"
+}
+
+@test "the IOMMU parameters are explained, amd_iommu=on called out" {
+	mkfx hgx8
+	gv --cmdline "amd_iommu=on iommu=pt intel_iommu=on gpuvm.mode=vm-passthrough" plan --json
+	assert_success
+	assert_regex "$(jqr '.iommu.params | join("|")')" "amd_iommu=on: not a value the kernel knows"
+	assert_regex "$(jqr '.iommu.params | join("|")')" "iommu=pt: host devices use identity mappings"
+	assert_regex "$(jqr '.iommu.params | join("|")')" "intel_iommu= is ignored on an AMD CPU"
 }

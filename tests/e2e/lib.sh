@@ -12,7 +12,8 @@
 #
 # Variables: E2E_ROOT (the repo), E2E_OUT (build/e2e), E2E_KDIR, E2E_KVER, E2E_KERNEL (the
 # kernel booted: boot/vmlinux-KVER through PVH when there, else the vmlinuz; E2E_BZIMAGE=1),
-# E2E_GUEST (tests/e2e/guest), E2E_NAME; after e2e_image E2E_IMG; after e2e_disk E2E_DISK;
+# E2E_GUEST (tests/e2e/guest), E2E_GPUVM (the gpuvm the gpuvm-* scenarios put in their images:
+# build/gpuvm unless set), E2E_NAME; after e2e_image E2E_IMG; after e2e_disk E2E_DISK;
 # after e2e_boot E2E_LOG, E2E_BOOT_SECS and E2E_BOOT_END (poweroff | panic | timeout | exit).
 # E2E_TIMEOUT (default 150) bounds each boot in seconds; E2E_MEM (default 256) is its memory.
 
@@ -22,6 +23,7 @@ E2E_KDIR=${E2E_KDIR:-$E2E_ROOT/build/kernel}
 E2E_GUEST=$E2E_ROOT/tests/e2e/guest
 E2E_TIMEOUT=${E2E_TIMEOUT:-150}
 E2E_MEM=${E2E_MEM:-256}
+E2E_GPUVM=${E2E_GPUVM:-$E2E_ROOT/build/gpuvm}
 E2E_FAILED=''
 E2E_VERDICT=''
 if [ -f "$E2E_KDIR/KVER" ]; then
@@ -202,6 +204,42 @@ e2e_fact_match() {
 }
 e2e_ended() {
 	if grep -q '^@e2e end$' "$E2E_LOG"; then echo yes; else echo "no, boot: $E2E_BOOT_END"; fi
+}
+
+# e2e_need_gpuvm: skip the scenario when there is no gpuvm to test ($E2E_GPUVM: build/gpuvm,
+# or another binary named in the environment); scenarios pass it as mkimage's --gpuvm.
+e2e_need_gpuvm() {
+	[ -x "$E2E_GPUVM" ] || e2e_skip "no $E2E_GPUVM (run make)"
+}
+
+# e2e_state [JQ]: the last state file the guest printed (guest/gpuvm-check.sh prints
+# /run/gpuvm/state.json as "@state LINE" lines between "@state-begin" and "@state-end"),
+# through `jq -r JQ` (default .); status 1 when the console has none or it is not JSON.
+# E2E_JQ_VGA and E2E_JQ_VIRTIO select a stand-in's entry in devices[], e.g.
+#     e2e_state_is "$E2E_JQ_VGA | .driver_after" vfio-pci
+e2e_state() {
+	awk '/^@state-begin$/ { buf = ""; on = 1; next }
+		/^@state-end$/ { on = 0; last = buf; got = 1; next }
+		on && /^@state / { buf = buf substr($0, 8) "\n" }
+		END { if (!got) exit 1; printf "%s", last }' "$E2E_LOG" >"$E2E_LOG.state" || return 1
+	jq -r "${1:-.}" "$E2E_LOG.state" 2>&1
+}
+# shellcheck disable=SC2034 # for the scenarios
+E2E_JQ_VGA='.devices[] | select(.vendor == "1234" and .device == "1111")'
+# shellcheck disable=SC2034
+E2E_JQ_VIRTIO='.devices[] | select(.vendor == "1af4" and .device == "1050")'
+
+# e2e_state_is JQ VALUE / e2e_state_match JQ ERE: check what the state file says (all the
+# lines jq prints, joined by blanks).
+e2e_state_is() {
+	v=$(e2e_state "$1") || { e2e_fail "no state file on the console, or not JSON: $v"; return 1; }
+	v=$(printf '%s\n' "$v" | tr '\n' ' ' | sed 's/ $//')
+	[ "$v" = "$2" ] || e2e_fail "state: $1 is '$v', expected '$2'"
+}
+e2e_state_match() {
+	v=$(e2e_state "$1") || { e2e_fail "no state file on the console, or not JSON: $v"; return 1; }
+	v=$(printf '%s\n' "$v" | tr '\n' ' ' | sed 's/ $//')
+	printf '%s\n' "$v" | grep -Eq -- "$2" || e2e_fail "state: $1 is '$v', expected /$2/"
 }
 
 # e2e_guest_done: the guest's checks ran to "@e2e end" and the VM powered off.

@@ -1,0 +1,81 @@
+#!/bin/sh
+# In the guest, after gpuvm: what gpuvm left behind, for the gpuvm-* scenarios. Runs as an
+# /init.d hook (--add "$E2E_GUEST/gpuvm-check.sh:/init.d/50-gpuvm-check.sh") or on the root
+# disk as /etc/e2e-check.sh (guest/root-init.sh runs it after switch_root).
+#
+# It first lowers the console log level (dmesg -n 1), so that kernel messages cannot break
+# into the lines it prints; the kernel log lines it wants come out as "@dmesg" lines.
+# Kernel command line:
+#   e2e.load=MOD[,MOD…]   modprobe these after the first report (a GPU's own driver arriving
+#                         after gpuvm: the race), then report the drivers again
+# Facts ("@e2e KEY=VALUE"), for each stand-in present (vga = 1234:1111, virtio = 1af4:1050):
+#   NAME.device NAME.driver NAME.override NAME.group NAME.vfio_node (yes|no)
+#   NAME.driver_after_load NAME.override_after_load   (with e2e.load=)
+# and: iommus, dev_vfio, modules (sorted names from /proc/modules), type1 (yes|no:
+# /sys/module/vfio_iommu_type1), vfio_files (the vfio module files in /lib/modules), state
+# (yes|no: /run/gpuvm/state.json), load_failed (a module of e2e.load= that did not load).
+# The state file itself is printed between "@state-begin" and "@state-end", each of its
+# lines as "@state LINE" (lib.sh's e2e_state reads it back). Then "@dmesg" lines from gpuvm,
+# vfio, the stand-ins' drivers and failed probes; last "@e2e end".
+
+dmesg -n 1 2>/dev/null
+fact() { echo "@e2e $1=$2"; }
+names() { for f in "$1"/*; do [ -e "$f" ] && printf '%s ' "${f##*/}"; done; }
+load=''
+read -r cmdline </proc/cmdline
+for a in $cmdline; do
+	case $a in e2e.load=*) load=$(echo "${a#*=}" | tr ',' ' ') ;; esac
+done
+
+# standin NAME: the sysfs directory of that stand-in, by ID (never by address).
+standin() {
+	case $1 in vga) want=0x1234:0x1111 ;; virtio) want=0x1af4:0x1050 ;; esac
+	for d in /sys/bus/pci/devices/*; do
+		[ "$(cat "$d/vendor"):$(cat "$d/device")" = "$want" ] && echo "$d" && return 0
+	done
+	return 1
+}
+driver() { if [ -e "$1/driver" ]; then basename "$(readlink "$1/driver")"; else echo none; fi; }
+
+report() { # report SUFFIX
+	for s in vga virtio; do
+		d=$(standin $s) || continue
+		if [ -z "$1" ]; then
+			fact "$s.device" "${d##*/}"
+			if [ -e "$d/iommu_group" ]; then
+				g=$(basename "$(readlink "$d/iommu_group")")
+				fact "$s.group" "$g"
+				if [ -c "/dev/vfio/$g" ]; then fact "$s.vfio_node" yes; else fact "$s.vfio_node" no; fi
+			else
+				fact "$s.group" none
+				fact "$s.vfio_node" no
+			fi
+		fi
+		fact "$s.override$1" "$(cat "$d/driver_override")"
+		fact "$s.driver$1" "$(driver "$d")"
+	done
+}
+
+fact iommus "$(names /sys/class/iommu)"
+report ''
+fact dev_vfio "$(names /dev/vfio)"
+if [ -d /sys/module/vfio_iommu_type1 ]; then fact type1 yes; else fact type1 no; fi
+fact vfio_files "$(find /lib/modules -name 'vfio*.ko*' 2>/dev/null | sed 's|.*/||' | sort | tr '\n' ' ')"
+if [ -f /run/gpuvm/state.json ]; then
+	fact state yes
+	echo "@state-begin"
+	sed 's/^/@state /' /run/gpuvm/state.json
+	echo # the file may not end with a newline
+	echo "@state-end"
+else
+	fact state no
+fi
+if [ -n "$load" ]; then
+	for m in $load; do
+		modprobe "$m" || fact load_failed "$m"
+	done
+	report _after_load
+fi
+fact modules "$(cut -d' ' -f1 /proc/modules | sort | tr '\n' ' ')"
+dmesg | grep -E 'gpuvm|vfio|probe of|bochs|virtio' | sed 's/^/@dmesg /'
+echo "@e2e end"
