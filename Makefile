@@ -20,7 +20,7 @@ HOST_OBJS := $(SRCS:%.c=$(B)/host/%.o)
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(B)/unit/%,$(filter-out tests/unit/unit.c,$(wildcard tests/unit/test-*.c)))
 
 .SECONDARY:
-.PHONY: all setup deps test unit bats e2e image clean demo shellcheck
+.PHONY: all setup deps test unit bats e2e image clean demo shellcheck install uninstall
 all: $(B)/gpuvm
 
 setup:
@@ -98,6 +98,35 @@ image: all
 # End-to-end: Debian's kernel booted in QEMU (TCG) with the image and dracut.
 e2e: all
 	tests/e2e/run.sh
+
+# Install: make install [DESTDIR=…] [PREFIX=/usr]. The example config never replaces one.
+PREFIX ?= /usr
+SBINDIR := $(PREFIX)/sbin
+DRACUTDIR := $(PREFIX)/lib/dracut/modules.d/90gpuvm
+MANDIR := $(PREFIX)/share/man/man8
+SHAREDIR := $(PREFIX)/share/gpuvm
+CMDLINE_SETS := $(notdir $(wildcard kernel-cmdline/*-*))
+
+install: all
+	install -D -m 0755 $(B)/gpuvm $(DESTDIR)$(SBINDIR)/gpuvm
+	install -D -m 0755 dracut/90gpuvm/module-setup.sh $(DESTDIR)$(DRACUTDIR)/module-setup.sh
+	install -D -m 0755 dracut/90gpuvm/gpuvm-pre-udev.sh $(DESTDIR)$(DRACUTDIR)/gpuvm-pre-udev.sh
+	install -D -m 0644 doc/gpuvm.8 $(DESTDIR)$(MANDIR)/gpuvm.8
+	install -D -m 0644 doc/gpuvm.conf.example $(DESTDIR)$(SHAREDIR)/gpuvm.conf.example
+	install -D -m 0644 kernel-cmdline/README.md $(DESTDIR)$(SHAREDIR)/kernel-cmdline/README.md
+	for d in $(CMDLINE_SETS); do \
+		for f in kernel-cmdline/$$d/*; do \
+			install -D -m $$([ -x $$f ] && echo 0755 || echo 0644) $$f \
+				$(DESTDIR)$(SHAREDIR)/kernel-cmdline/$$d/$$(basename $$f) || exit 1; \
+		done; \
+	done
+	[ -e $(DESTDIR)/etc/gpuvm/gpuvm.conf ] || \
+		install -D -m 0644 doc/gpuvm.conf.example $(DESTDIR)/etc/gpuvm/gpuvm.conf
+
+# Leaves /etc/gpuvm/gpuvm.conf: it is the operator's.
+uninstall:
+	rm -f $(DESTDIR)$(SBINDIR)/gpuvm $(DESTDIR)$(MANDIR)/gpuvm.8
+	rm -rf $(DESTDIR)$(DRACUTDIR) $(DESTDIR)$(SHAREDIR)
 
 clean:
 	rm -rf $(B)/obj $(B)/host $(B)/unit $(B)/gpuvm

@@ -1,0 +1,48 @@
+#!/usr/bin/env bats
+# make install into a temporary DESTDIR: what lands where; make uninstall takes it away.
+
+load helpers
+
+@test "make install lays out the binary, the dracut module, the man page, the fragments" {
+	d="$BATS_TEST_TMPDIR/dest"
+	run make -s -C "$TOP" install DESTDIR="$d"
+	assert_success
+	run sh -c "cd '$d' && find . -type f | sort"
+	assert_success
+	assert_line ./usr/sbin/gpuvm
+	assert_line ./usr/lib/dracut/modules.d/90gpuvm/module-setup.sh
+	assert_line ./usr/lib/dracut/modules.d/90gpuvm/gpuvm-pre-udev.sh
+	assert_line ./usr/share/man/man8/gpuvm.8
+	assert_line ./usr/share/gpuvm/kernel-cmdline/vm-passthrough-intel/grub.cfg
+	assert_line ./usr/share/gpuvm/gpuvm.conf.example
+	assert_line ./etc/gpuvm/gpuvm.conf
+	[ -x "$d/usr/sbin/gpuvm" ]
+	[ -x "$d/usr/lib/dracut/modules.d/90gpuvm/module-setup.sh" ]
+	[ -x "$d/usr/share/gpuvm/kernel-cmdline/vm-vgpu-amd/grubby.sh" ]
+	"$d/usr/sbin/gpuvm" --version
+}
+
+@test "make install never replaces an existing host config; uninstall leaves it" {
+	d="$BATS_TEST_TMPDIR/dest"
+	mkdir -p "$d/etc/gpuvm"
+	echo "mode=vm-passthrough" >"$d/etc/gpuvm/gpuvm.conf"
+	run make -s -C "$TOP" install DESTDIR="$d"
+	assert_success
+	[ "$(cat "$d/etc/gpuvm/gpuvm.conf")" = "mode=vm-passthrough" ]
+	run make -s -C "$TOP" uninstall DESTDIR="$d"
+	assert_success
+	[ ! -e "$d/usr/sbin/gpuvm" ]
+	[ ! -e "$d/usr/lib/dracut/modules.d/90gpuvm" ]
+	[ "$(cat "$d/etc/gpuvm/gpuvm.conf")" = "mode=vm-passthrough" ]
+}
+
+@test "the example config is all comments: installing it changes no setting" {
+	mkfx workstation
+	cp "$TOP/doc/gpuvm.conf.example" "$ROOT/etc/gpuvm/gpuvm.conf" 2>/dev/null ||
+		{ mkdir -p "$ROOT/etc/gpuvm" && cp "$TOP/doc/gpuvm.conf.example" "$ROOT/etc/gpuvm/gpuvm.conf"; }
+	gv --cmdline "" plan --json
+	assert_success
+	[ "$(jqr '.errors | length')" = 0 ]
+	[ "$(jqr '.warnings | length')" = 0 ]
+	[ "$(jqr .mode_source)" = default ]
+}
