@@ -148,7 +148,15 @@ int sysfs_write(const char *path, const char *value, unsigned timeout_ms)
 		return r;
 	}
 	if (pid == 0) {
-		int res = write_once(path, value);
+		int res, nul = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+		/* A child that may outlive us must not hold our caller's pipes open. */
+		if (nul >= 0) {
+			dup2(nul, STDIN_FILENO);
+			dup2(nul, STDOUT_FILENO);
+			dup2(nul, STDERR_FILENO);
+		}
+		res = write_once(path, value);
 
 		close(p[0]);
 		if (write(p[1], &res, sizeof(res)) != sizeof(res))

@@ -105,3 +105,21 @@ load helpers
 	assert_success
 	assert_regex "$stderr" "cannot write /run/gpuvm/state.json"
 }
+
+@test "a write that blocks is abandoned after write_timeout_ms and the boot goes on" {
+	mkfx workstation
+	# A FIFO with no reader blocks the writer's open(), as a driver stuck in remove()
+	# blocks an unbind: the real time bound in sysfs.c is what is tested here.
+	unbind="$ROOT/sys/bus/pci/drivers/nouveau/unbind"
+	rm -f "$unbind"
+	mkfifo "$unbind"
+	start=$(date +%s%N)
+	gv --cmdline "gpuvm.mode=vm-passthrough gpuvm.write_timeout_ms=300" apply
+	took=$((($(date +%s%N) - start) / 1000000))
+	# Release the abandoned writer.
+	timeout 5 cat "$unbind" >/dev/null || true
+	assert_failure 1
+	assert_regex "$stderr" "unbind from nouveau: no answer in time \(write still blocked\)"
+	[ "$took" -lt 5000 ]
+	[ "$(jq -r '.devices[] | select(.address == "0000:01:00.0") | .result' "$ROOT/run/gpuvm/state.json")" = held ]
+}

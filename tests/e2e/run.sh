@@ -75,7 +75,7 @@ shift $((OPTIND - 1))
 out=$E2E_OUT
 mkdir -p "$out"
 problem=''
-for tool in qemu-system-x86_64 timeout mkfs.ext4 cpio zstd depmod modprobe awk; do
+for tool in qemu-system-x86_64 timeout mkfs.ext4 cpio zstd xz depmod modprobe awk jq; do
 	command -v "$tool" >/dev/null || problem="$problem $tool"
 done
 [ -z "$problem" ] || problem="missing:$problem (scripts/install-packages.sh)"

@@ -1,0 +1,149 @@
+# shellcheck shell=sh
+# tests/e2e/dracut-lib.sh — dracut-built initramfs images for the dracut-* scenarios. Sourced
+# by those scenarios (after lib.sh, which run.sh has sourced already):
+#     . "$E2E_ROOT/tests/e2e/dracut-lib.sh"
+#
+# Nothing touches the host's dracut: every image is built with a private dracutbasedir,
+# $E2E_OUT/$E2E_NAME.dracut/base, a symlink farm of the host's /usr/lib/dracut whose
+# modules.d holds the host's modules, 90gpuvm (-> the repo's dracut/90gpuvm) and 99e2e (a
+# test-only module written here: the guest/dracut-*.sh hooks); the kernel and its modules are
+# Debian's from build/kernel (--kmoddir), the host config none (--conf /dev/null, an empty
+# --confdir). The binary is $E2E_GPUVM (build/gpuvm), handed to the module as GPUVM_BINARY.
+#
+# The test module 99e2e (guest side, all facts as "@e2e KEY=VALUE" on the console at the end):
+#   pre-udev 99     guest/dracut-pre-udev.sh: right after gpuvm's hook (pre-udev 00) and
+#                   before udevd: is udevd running, where is the stand-in (kmsg "e2e: pre-udev")
+#   pre-trigger 99  guest/dracut-pre-trigger.sh: udevd runs now (kmsg "e2e: pre-trigger")
+#   emergency 99    guest/dracut-emergency.sh: at an rd.break shell: what the shell sees
+#                   (kmsg "e2e: emergency"); then the shell exits at once (as if one typed
+#                   `exit`) and the boot goes on
+#   the end         guest/dracut-check.sh, after udev settled: the facts, the state file, the
+#                   kernel log lines; "@e2e end"; power off. Shell init: a pre-mount hook
+#                   (a cmdline hook accepts the missing root=); systemd: e2e-check.service.
+#
+# Functions:
+#   dracut_need                  skip the scenario without dracut, the kernel or $E2E_GPUVM
+#   dracut_image [--as SUFFIX] [DRACUT OPTIONS…]
+#                                build $E2E_OUT/$E2E_NAME[-SUFFIX].img, set E2E_IMG; dracut's
+#                                output goes to $E2E_IMG.dracut.log; the build time to
+#                                E2E_BUILD_SECS and $E2E_OUT/$E2E_NAME.build-times
+#   dracut_before FIRST THEN [WHAT]   in the console log a line matching ERE FIRST comes
+#                                before the first line matching ERE THEN (both must be there)
+
+E2E_GPUVM=${E2E_GPUVM:-$E2E_ROOT/build/gpuvm}
+E2E_DRACUT=$E2E_OUT/$E2E_NAME.dracut
+E2E_DRACUT_HOST=${E2E_DRACUT_HOST:-/usr/lib/dracut}
+
+dracut_need() {
+	command -v dracut >/dev/null || e2e_skip "no dracut (apt-get install dracut-core)"
+	[ -f "$E2E_DRACUT_HOST/dracut-functions.sh" ] || e2e_skip "no $E2E_DRACUT_HOST"
+	# shellcheck disable=SC2153 # E2E_KDIR and E2E_KVER come from lib.sh
+	if [ -z "${E2E_KVER-}" ] || [ ! -d "$E2E_KDIR/lib/modules/$E2E_KVER" ]; then
+		e2e_skip "no kernel in $E2E_KDIR (scripts/fetch-kernel.sh)"
+	fi
+	[ -x "$E2E_GPUVM" ] || e2e_skip "no $E2E_GPUVM (run make)"
+}
+
+# dracut_base: make the private dracutbasedir $E2E_DRACUT/base afresh (dracut_image does it
+# once per scenario run).
+dracut_base() {
+	E2E_DRACUT_BASE=$E2E_DRACUT/base
+	base=$E2E_DRACUT_BASE
+	rm -rf "$base" "$E2E_DRACUT/99e2e"
+	mkdir -p "$base/modules.d" "$E2E_DRACUT/99e2e" "$E2E_DRACUT/confdir" "$E2E_DRACUT/tmp"
+	for f in "$E2E_DRACUT_HOST"/*; do
+		case ${f##*/} in modules.d | dracut.conf.d) continue ;; esac
+		ln -s "$f" "$base/${f##*/}"
+	done
+	for m in "$E2E_DRACUT_HOST"/modules.d/[0-9][0-9]*; do
+		case ${m##*/} in ??gpuvm | ??e2e) continue ;; esac
+		ln -s "$m" "$base/modules.d/${m##*/}"
+	done
+	ln -s "$E2E_ROOT/dracut/90gpuvm" "$base/modules.d/90gpuvm"
+	ln -s "$E2E_DRACUT/99e2e" "$base/modules.d/99e2e"
+	for f in "$E2E_GUEST"/dracut-*.sh; do
+		cp "$f" "$E2E_DRACUT/99e2e/${f##*/}"
+	done
+	cat >"$E2E_DRACUT/99e2e/module-setup.sh" <<'EOF'
+#!/bin/bash
+# Test-only dracut module (written by tests/e2e/dracut-lib.sh): hooks that report to the
+# serial console what the gpuvm scenarios check, then power the VM off.
+# shellcheck disable=SC2154
+check() { return 255; }
+depends() { return 0; }
+install() {
+    inst_multiple cat readlink basename sed grep cut sort tr dmesg head udevadm
+    inst_simple "$moddir/dracut-check.sh" /usr/lib/e2e/dracut-check.sh
+    inst_simple "$moddir/dracut-facts.sh" /usr/lib/e2e/dracut-facts.sh
+    inst_hook pre-udev 99 "$moddir/dracut-pre-udev.sh"
+    inst_hook pre-trigger 99 "$moddir/dracut-pre-trigger.sh"
+    inst_hook emergency 99 "$moddir/dracut-emergency.sh"
+    if dracut_module_included systemd; then
+        cat >"$initdir$systemdsystemunitdir/e2e-check.service" <<'UNIT'
+[Unit]
+Description=gpuvm e2e: report and power off
+DefaultDependencies=no
+After=systemd-udev-trigger.service systemd-udevd.service dracut-pre-trigger.service
+Wants=systemd-udev-trigger.service
+# initrd.target (then initrd-cleanup and switch-root) waits for the report and its power-off.
+Before=initrd.target
+
+[Service]
+Type=oneshot
+ExecStart=/bin/sh /usr/lib/e2e/dracut-check.sh
+StandardInput=null
+StandardOutput=tty
+StandardError=tty
+TTYPath=/dev/console
+UNIT
+        mkdir -p "$initdir$systemdsystemunitdir/initrd.target.wants"
+        ln -sf ../e2e-check.service "$initdir$systemdsystemunitdir/initrd.target.wants/"
+    else
+        inst_hook cmdline 99 "$moddir/e2e-root.sh"
+        inst_hook pre-mount 99 "$moddir/e2e-pre-mount.sh"
+    fi
+}
+EOF
+	# dracut's shell init wants a root= it knows how to mount; the tests have none.
+	# shellcheck disable=SC2016 # for the guest
+	printf '%s\n' '[ -n "$root" ] || { root=e2e-none; rootok=1; }' >"$E2E_DRACUT/99e2e/e2e-root.sh"
+	printf '%s\n' '/bin/sh /usr/lib/e2e/dracut-check.sh' >"$E2E_DRACUT/99e2e/e2e-pre-mount.sh"
+}
+
+dracut_image() {
+	E2E_IMG=$E2E_OUT/$E2E_NAME.img
+	if [ "${1-}" = --as ]; then
+		E2E_IMG=$E2E_OUT/$E2E_NAME-$2.img
+		shift 2
+	fi
+	[ -n "${E2E_DRACUT_BASE-}" ] || dracut_base
+	t0=$(date +%s.%N)
+	env dracutbasedir="$E2E_DRACUT/base" GPUVM_BINARY="$E2E_GPUVM" \
+		dracut --force --no-hostonly --no-hostonly-cmdline --no-early-microcode \
+		--conf /dev/null --confdir "$E2E_DRACUT/confdir" --tmpdir "$E2E_DRACUT/tmp" \
+		--kver "$E2E_KVER" --kmoddir "$E2E_KDIR/lib/modules/$E2E_KVER" \
+		--compress zstd "$@" "$E2E_IMG" >"$E2E_IMG.dracut.log" 2>&1
+	rc=$?
+	t1=$(date +%s.%N)
+	E2E_BUILD_SECS=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
+	echo "${E2E_IMG##*/} $E2E_BUILD_SECS" >>"$E2E_OUT/$E2E_NAME.build-times"
+	e2e_note "dracut built ${E2E_IMG##*/} in $E2E_BUILD_SECS s (status $rc," \
+		"$(wc -c <"$E2E_IMG" 2>/dev/null || echo 0) bytes); log $E2E_IMG.dracut.log"
+	if [ "$rc" -ne 0 ] || [ ! -s "$E2E_IMG" ]; then
+		tail -n 20 "$E2E_IMG.dracut.log"
+		e2e_fail "dracut failed (status $rc): $(grep -m1 -E 'FATAL|ERROR' "$E2E_IMG.dracut.log")"
+		exit 1
+	fi
+}
+
+dracut_before() {
+	a=$(grep -n -m1 -E -- "$1" "$E2E_LOG" | cut -d: -f1)
+	b=$(grep -n -m1 -E -- "$2" "$E2E_LOG" | cut -d: -f1)
+	if [ -z "$a" ]; then
+		e2e_fail "${3:+$3: }no line matching /$1/"
+	elif [ -z "$b" ]; then
+		e2e_fail "${3:+$3: }no line matching /$2/"
+	elif [ "$a" -ge "$b" ]; then
+		e2e_fail "${3:+$3: }/$1/ (line $a) is not before /$2/ (line $b)"
+	fi
+}

@@ -1,0 +1,58 @@
+# shellcheck shell=sh
+# Issue 4, scenario 8: dracut's shell init (modules base and gpuvm, no systemd), Intel IOMMU,
+# the VGA stand-in (1234:1111) with its own driver, bochs, in the image; udev loads bochs
+# when the coldplug shows it the device. rd.gpuvm.mode=vm-passthrough rd.gpuvm.ids=1234:1111.
+#  - gpuvm's pre-udev hook ran before udevd started: in the kernel log gpuvm's summary comes
+#    before the test hook's "e2e: pre_udev: udevd=none" (pre-udev 99, after gpuvm's 00), and
+#    that before udevd's own "Starting systemd-udevd version …" and the pre-trigger hook's
+#    "e2e: pre_trigger: udevd=PID"; the stand-in was on vfio-pci before udevd existed.
+#  - at the end (after the coldplug, udev settled) bochs is loaded and the stand-in is still
+#    on vfio-pci, /dev/vfio/GROUP exists, the state file says ok.
+#  - rd.break=pre-udev: dracut stops *before* the pre-udev hooks (so at that shell gpuvm has
+#    not run yet: no driver, no override, no state file, no udevd either); when the shell
+#    exits the hooks run, gpuvm first, and the boot ends as above.
+# shellcheck source=tests/e2e/dracut-lib.sh
+. "$E2E_ROOT/tests/e2e/dracut-lib.sh"
+dracut_need
+dracut_image -m "base gpuvm e2e" --add-drivers bochs
+args="rd.gpuvm.mode=vm-passthrough rd.gpuvm.ids=1234:1111"
+
+# check_end: the facts of the end of a boot (both boots end the same).
+check_end() {
+	e2e_guest_done
+	e2e_fact_is init shell
+	e2e_fact_match iommus '^dmar0 $'
+	e2e_fact_match gpuvm_hook '^00-gpuvm-pre-udev\.sh '
+	e2e_fact_is pre_udev.udevd none
+	e2e_fact_is pre_udev.vga.driver vfio-pci
+	e2e_fact_is pre_udev.vga.override vfio-pci
+	e2e_fact_is pre_udev.state yes
+	e2e_fact_match pre_trigger.udevd '^[0-9]+$'
+	e2e_fact_is bochs yes
+	e2e_fact_is vga.driver vfio-pci
+	e2e_fact_is vga.override vfio-pci
+	e2e_fact_is vga.vfio_node yes
+	e2e_expect '^@state   "result": "ok",$' 'the state file does not say "result": "ok"'
+	e2e_expect '^@state   "mode_source": "cmdline",$' 'the mode did not come from rd.gpuvm.mode='
+	dracut_before '^\[ *[0-9.]+\] gpuvm: vm-passthrough: 1 GPU .* on vfio-pci, 0 failed' \
+		'^\[ *[0-9.]+\] e2e: pre_udev: udevd=none vga\.driver=vfio-pci ' 'gpuvm before the end of pre-udev'
+	dracut_before '^\[ *[0-9.]+\] e2e: pre_udev: udevd=none' '^Starting systemd-udevd version' \
+		'pre-udev before udevd'
+	dracut_before '^Starting systemd-udevd version' '^\[ *[0-9.]+\] e2e: pre_trigger: udevd=[0-9]+ ' \
+		'udevd before pre-trigger'
+	e2e_reject 'Warning: gpuvm:' 'the gpuvm hook warned'
+}
+
+e2e_boot --iommu intel --gpu vga --append "$args"
+check_end
+
+e2e_boot --log break --iommu intel --gpu vga --append "$args rd.break=pre-udev"
+check_end
+e2e_expect 'Break before pre-udev' 'dracut did not break at pre-udev'
+e2e_fact_is break.udevd none
+e2e_fact_is break.vga.driver none
+e2e_fact_is break.vga.override '(null)'
+e2e_fact_is break.state no
+dracut_before 'Break before pre-udev' '^\[ *[0-9.]+\] e2e: break: udevd=none' 'the break, then its shell'
+dracut_before '^\[ *[0-9.]+\] e2e: break: the shell exits' '^\[ *[0-9.]+\] gpuvm: ' \
+	'gpuvm after the shell exited'

@@ -1,0 +1,67 @@
+# shellcheck shell=sh
+# Issue 4, scenario 9: a systemd initramfs (dracut-systemd, which brings systemd, systemd-initrd
+# and udev-rules; base; gpuvm), Intel IOMMU, the VGA stand-in with bochs in the image,
+# rd.gpuvm.mode=vm-passthrough rd.gpuvm.ids=1234:1111, and systemd.log_target=kmsg so that
+# systemd's own unit messages land in the kernel log, in one order with gpuvm's.
+#  - dracut-pre-udev.service ran gpuvm's hook before systemd-udevd.service started: in the
+#    kernel log gpuvm's summary, then "e2e: pre_udev: udevd=none" (the test's pre-udev 99),
+#    "Finished dracut-pre-udev.service", "Starting systemd-udevd.service"; systemd's own
+#    timestamps agree (dracut-pre-udev active before systemd-udevd left inactive).
+#  - after the coldplug bochs is loaded and the stand-in is still on vfio-pci.
+#  - rd.break=pre-udev: dracut-pre-udev.service breaks before the pre-udev hooks (gpuvm has not
+#    run at that shell); when the shell exits the hooks run and the boot ends as above.
+# shellcheck source=tests/e2e/dracut-lib.sh
+. "$E2E_ROOT/tests/e2e/dracut-lib.sh"
+dracut_need
+dracut_image -m "dracut-systemd base gpuvm e2e" --add-drivers bochs
+args="rd.gpuvm.mode=vm-passthrough rd.gpuvm.ids=1234:1111 systemd.log_target=kmsg"
+
+check_end() {
+	e2e_guest_done
+	e2e_fact_is init systemd
+	e2e_fact_match iommus '^dmar0 $'
+	e2e_fact_match gpuvm_hook '^00-gpuvm-pre-udev\.sh '
+	e2e_fact_is pre_udev.udevd none
+	e2e_fact_is pre_udev.vga.driver vfio-pci
+	e2e_fact_is pre_udev.vga.override vfio-pci
+	e2e_fact_is pre_udev.state yes
+	e2e_fact_match pre_trigger.udevd '^[0-9]+$'
+	e2e_fact_is bochs yes
+	e2e_fact_is vga.driver vfio-pci
+	e2e_fact_is vga.override vfio-pci
+	e2e_fact_is vga.vfio_node yes
+	e2e_fact_is failed_units ''
+	e2e_expect '^@state   "result": "ok",$' 'the state file does not say "result": "ok"'
+	e2e_expect '^@state   "mode_source": "cmdline",$' 'the mode did not come from rd.gpuvm.mode='
+	done_us=$(e2e_fact pre_udev.done_us) start_us=$(e2e_fact udevd.start_us)
+	case "$done_us:$start_us" in
+	[1-9]*[0-9]:[1-9]*[0-9])
+		[ "$done_us" -le "$start_us" ] || e2e_fail "systemd says dracut-pre-udev.service" \
+			"was active at $done_us us, after systemd-udevd.service started at $start_us us"
+		;;
+	*) e2e_fail "no unit timestamps: pre_udev.done_us='$done_us' udevd.start_us='$start_us'" ;;
+	esac
+	dracut_before '^\[ *[0-9.]+\] gpuvm: vm-passthrough: 1 GPU .* on vfio-pci, 0 failed' \
+		'^\[ *[0-9.]+\] e2e: pre_udev: udevd=none vga\.driver=vfio-pci ' 'gpuvm before the end of pre-udev'
+	dracut_before '^\[ *[0-9.]+\] e2e: pre_udev: udevd=none' \
+		'^\[ *[0-9.]+\] systemd\[1\]: Finished dracut-pre-udev\.service' 'the hook inside dracut-pre-udev'
+	dracut_before '^\[ *[0-9.]+\] systemd\[1\]: Finished dracut-pre-udev\.service' \
+		'^\[ *[0-9.]+\] systemd\[1\]: Starting systemd-udevd\.service' 'dracut-pre-udev before udevd'
+	dracut_before '^\[ *[0-9.]+\] systemd\[1\]: Starting systemd-udevd\.service' \
+		'^\[ *[0-9.]+\] e2e: pre_trigger: udevd=[0-9]+ ' 'udevd before pre-trigger'
+	e2e_reject 'Warning: gpuvm:' 'the gpuvm hook warned'
+}
+
+e2e_boot --iommu intel --gpu vga --append "$args"
+check_end
+
+e2e_boot --log break --iommu intel --gpu vga --append "$args rd.break=pre-udev"
+check_end
+e2e_expect 'Break before pre-udev' 'dracut did not break at pre-udev'
+e2e_fact_is break.udevd none
+e2e_fact_is break.vga.driver none
+e2e_fact_is break.vga.override '(null)'
+e2e_fact_is break.state no
+dracut_before 'Break before pre-udev' '^\[ *[0-9.]+\] e2e: break: udevd=none' 'the break, then its shell'
+dracut_before '^\[ *[0-9.]+\] e2e: break: the shell exits' '^\[ *[0-9.]+\] gpuvm: ' \
+	'gpuvm after the shell exited'
