@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <stdio.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -153,5 +155,178 @@ int config_read(int dirfd, const char *path, char **buf, size_t *len)
 out:
 	free(b);
 	close(fd);
+	return r;
+}
+
+/* The key of a line, as parse_line would see it, into key; false for no KEY=VALUE line. */
+static bool line_key(const char *line, size_t n, char *key, size_t size)
+{
+	size_t i = 0, k = 0;
+
+	while (i < n && (line[i] == ' ' || line[i] == '\t'))
+		i++;
+	if (i == n || line[i] == '#')
+		return false;
+	while (i < n && line[i] != '=' && line[i] != ' ' && line[i] != '\t' && k + 1 < size)
+		key[k++] = line[i++];
+	key[k] = '\0';
+	while (i < n && (line[i] == ' ' || line[i] == '\t'))
+		i++;
+	return k > 0 && i < n && line[i] == '=';
+}
+
+static int mkdirs(int dirfd, const char *dir)
+{
+	char p[512];
+	size_t i;
+
+	if (strscpy(p, dir, sizeof(p)) < 0)
+		return -ENAMETOOLONG;
+	for (i = 1;; i++) {
+		if (p[i] == '/' || p[i] == '\0') {
+			char c = p[i];
+
+			p[i] = '\0';
+			if (p[0] && mkdirat(dirfd, p, 0755) < 0 && errno != EEXIST)
+				return -errno;
+			p[i] = c;
+			if (!c)
+				return 0;
+		}
+	}
+}
+
+static int write_all(int fd, const char *data, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, data, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		data += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* The new text: old with KEY=VALUE set. The caller frees *out. */
+static int rewrite(const char *old, size_t len, const char *key, const char *value,
+		   bool (*same_key)(const char *a, const char *b), char **out, size_t *outlen)
+{
+	size_t i = 0, last = (size_t)-1, last_end = 0, cap = len + strlen(key) + strlen(value) + 4;
+	char lkey[128], *buf, spelled[128];
+
+	strscpy(spelled, key, sizeof(spelled));
+	while (i < len) {
+		const char *nl = memchr(old + i, '\n', len - i);
+		size_t n = nl ? (size_t)(nl - old - i) : len - i;
+
+		if (line_key(old + i, n, lkey, sizeof(lkey)) && same_key(lkey, key)) {
+			last = i;
+			last_end = i + n;
+			strscpy(spelled, lkey, sizeof(spelled));
+		}
+		i += n + (nl ? 1 : 0);
+	}
+	cap += strlen(spelled);
+	buf = malloc(cap + 1);
+	if (!buf)
+		return -ENOMEM;
+	if (last != (size_t)-1) {
+		int m = snprintf(buf, cap + 1, "%.*s%s=%s%.*s", (int)last, old, spelled, value,
+				 (int)(len - last_end), old + last_end);
+
+		*outlen = (size_t)m;
+	} else {
+		bool nl = len == 0 || old[len - 1] == '\n';
+		int m = snprintf(buf, cap + 1, "%.*s%s%s=%s\n", (int)len, old, nl ? "" : "\n", key,
+				 value);
+
+		*outlen = (size_t)m;
+	}
+	*out = buf;
+	return 0;
+}
+
+int config_update(int dirfd, const char *path, const char *key, const char *value,
+		  bool (*same_key)(const char *a, const char *b), bool *changed)
+{
+	char dir[512], tmp[600];
+	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+	char *old = NULL, *text = NULL;
+	size_t oldlen = 0, len = 0;
+	struct stat st;
+	int dfd, fd = -1, r;
+	mode_t mode = 0644;
+
+	*changed = false;
+	if (slash)
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	else
+		strscpy(dir, ".", sizeof(dir));
+	if (!*dir)
+		strscpy(dir, "/", sizeof(dir));
+	r = mkdirs(dirfd, dir);
+	if (r < 0)
+		return r;
+	dfd = openat(dirfd, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return -errno;
+	/* One writer at a time: the lock is the directory's, so the rename cannot lose it. */
+	while ((r = flock(dfd, LOCK_EX)) < 0 && errno == EINTR)
+		;
+	if (r < 0) {
+		r = -errno;
+		goto out;
+	}
+	r = config_read(dfd, base, &old, &oldlen);
+	if (r == -ENOENT) {
+		old = NULL;
+		oldlen = 0;
+	} else if (r < 0) {
+		goto out;
+	} else if (fstatat(dfd, base, &st, 0) == 0) {
+		mode = st.st_mode & 07777;
+	}
+	r = rewrite(old ? old : "", oldlen, key, value, same_key, &text, &len);
+	if (r < 0)
+		goto out;
+	if (old && len == oldlen && memcmp(old, text, len) == 0)
+		goto out;	/* already so: nothing to write */
+	snprintf(tmp, sizeof(tmp), ".%s.%ld.tmp", base, (long)getpid());
+	fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
+	if (fd < 0) {
+		r = -errno;
+		goto out;
+	}
+	if (fchmod(fd, mode) < 0 || (r = write_all(fd, text, len)) < 0 || fsync(fd) < 0) {
+		r = r < 0 ? r : -errno;
+		goto fail;
+	}
+	if (close(fd) < 0) {
+		fd = -1;
+		r = -errno;
+		goto fail;
+	}
+	fd = -1;
+	if (renameat(dfd, tmp, dfd, base) < 0) {
+		r = -errno;
+		goto fail;
+	}
+	fsync(dfd);
+	*changed = true;
+	r = 0;
+	goto out;
+fail:
+	if (fd >= 0)
+		close(fd);
+	unlinkat(dfd, tmp, 0);
+out:
+	free(old);
+	free(text);
+	close(dfd);	/* drops the lock */
 	return r;
 }

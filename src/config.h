@@ -2,6 +2,7 @@
 #ifndef GPUVM_CONFIG_H
 #define GPUVM_CONFIG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #define CONFIG_PATH "/etc/gpuvm/gpuvm.conf"
@@ -34,5 +35,17 @@ int config_parse(const char *buf, size_t len, config_cb cb, void *data);
  * -ENOENT, -EACCES and the like are returned as they are; only a regular file is read.
  */
 int config_read(int dirfd, const char *path, char **buf, size_t *len);
+
+/*
+ * Set KEY=VALUE in the config at path (relative to dirfd): the last line whose key
+ * same_key() matches is rewritten in place, keeping its spelling (the label key stays
+ * the label key); otherwise the line is appended. Comments, order and other keys stay.
+ * Atomic and serialised: under an exclusive flock of the directory, a temporary file in
+ * the same directory is written, fsynced and renamed, then the directory is fsynced. The
+ * directory (0755) and the file (0644) are created when absent. *changed tells whether
+ * the file's text changed.
+ */
+int config_update(int dirfd, const char *path, const char *key, const char *value,
+		  bool (*same_key)(const char *a, const char *b), bool *changed);
 
 #endif

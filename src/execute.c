@@ -137,10 +137,14 @@ static void verify(struct step_ctx *c, bool (*ok)(const char *drv, const char *t
 	c->ed->verified = true;
 	if (ok(c->ed->after, target)) {
 		c->ed->result = good;
+	} else if (!target[0]) {
+		c->ed->result = RES_FAILED;
+		snprintf(c->ed->error, sizeof(c->ed->error),
+			 "still on %s after the reprobe", c->ed->after);
 	} else {
 		c->ed->result = RES_FAILED;
 		snprintf(c->ed->error, sizeof(c->ed->error),
-			 "probe did not bind %s: the driver is %s (see the kernel log for the probe error)",
+			 "probe did not bind %s: the driver is %s (the kernel log has the probe's error)",
 			 target, c->ed->after[0] ? c->ed->after : "none");
 	}
 }
@@ -196,11 +200,32 @@ static void do_hold(struct step_ctx *c, const char *target)
 	verify(c, is_none, target, RES_HELD);
 }
 
+/*
+ * A vfio driver given the device's ID (vfio-pci.ids=, new_id) would take it back on the
+ * reprobe: drop that dynamic ID first. -ENODEV: it had none, as usual.
+ */
+static int remove_id(struct step_ctx *c, const char *driver)
+{
+	char path[128], id[16];
+	int r;
+
+	snprintf(path, sizeof(path), "sys/bus/pci/drivers/%s/remove_id", driver);
+	if (!sysfs_exists(path))
+		return 0;
+	snprintf(id, sizeof(id), "%04x %04x", c->d->vendor, c->d->device);
+	r = sysfs_write(path, id, c->o->timeout_ms);
+	if (r < 0 && r != -ENODEV && r != -EINVAL)
+		return fail_step(c, r, "remove the ID %s from %s", id, driver);
+	return 0;
+}
+
 static void do_release(struct step_ctx *c)
 {
 	char drv[DRIVER_LEN];
 
 	strscpy(drv, c->drv, sizeof(drv));
+	if (drv[0] && driver_is_vfio(drv) && remove_id(c, drv) < 0)
+		return;
 	if (write_override(c, "") < 0)
 		return;
 	if (drv[0] && driver_is_vfio(drv) && unbind(c, drv) < 0)

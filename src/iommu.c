@@ -144,8 +144,18 @@ int iommu_read(struct iommu_state *st, const char *cmdline)
 	st->active = st->units > 0 || st->groups > 0;
 
 	/* The vendor sits in the first processor block: one read is enough. */
-	n = sysfs_read("proc/cpuinfo", cpuinfo, sizeof(cpuinfo));
-	st->cpu = n > 0 ? cpu_vendor_from_cpuinfo(cpuinfo) : CPU_UNKNOWN;
+	/*
+	 * The IOMMU unit says which parameters apply (intel_iommu= is for DMAR units), also
+	 * where /proc/cpuinfo says otherwise (a QEMU guest: AuthenticAMD with intel-iommu).
+	 */
+	if (startswith(st->unit, "dmar")) {
+		st->cpu = CPU_INTEL;
+	} else if (startswith(st->unit, "ivhd")) {
+		st->cpu = CPU_AMD;
+	} else {
+		n = sysfs_read("proc/cpuinfo", cpuinfo, sizeof(cpuinfo));
+		st->cpu = n > 0 ? cpu_vendor_from_cpuinfo(cpuinfo) : CPU_UNKNOWN;
+	}
 	iommu_params_parse(cmdline, &st->params);
 	return 0;
 }

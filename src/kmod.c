@@ -127,3 +127,35 @@ int mod_vfio_variant(const char *modalias, char *name, size_t size)
 	kmod_module_unref_list(list);
 	return r;
 }
+
+enum mod_state mod_state(const char *name, bool live)
+{
+	struct kmod_list *list = NULL, *l;
+	enum mod_state st = MOD_MISSING;
+
+	if (!ctx || kmod_module_new_from_lookup(ctx, name, &list) < 0 || !list)
+		return MOD_MISSING;
+	kmod_list_foreach(l, list) {
+		struct kmod_module *m = kmod_module_get_module(l);
+		int init = live ? kmod_module_get_initstate(m) : -ENOENT;
+
+		if (init == KMOD_MODULE_BUILTIN)
+			st = MOD_BUILTIN;
+		else if (init == KMOD_MODULE_LIVE || init == KMOD_MODULE_COMING)
+			st = MOD_LOADED;
+		else if (kmod_module_get_path(m))
+			st = MOD_AVAILABLE;
+		else
+			st = MOD_BUILTIN;	/* found by lookup without a file: modules.builtin */
+		kmod_module_unref(m);
+		if (st != MOD_MISSING)
+			break;
+	}
+	kmod_module_unref_list(list);
+	return st;
+}
+
+const char *mod_dir(void)
+{
+	return ctx ? kmod_get_dirname(ctx) : "(none)";
+}

@@ -2,6 +2,7 @@
 #ifndef GPUVM_KMOD_H
 #define GPUVM_KMOD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /*
@@ -18,6 +19,15 @@ void mod_fini(void);
  * -errno and a message naming the module and the path tried in msg.
  */
 int mod_load(const char *name, int *loaded, char *msg, size_t size);
+
+enum mod_state { MOD_MISSING, MOD_AVAILABLE, MOD_BUILTIN, MOD_LOADED };
+
+/*
+ * Is a module there for this kernel? live: also ask the running kernel whether it is
+ * loaded (never under --root, where /sys/module is not the tree's).
+ */
+enum mod_state mod_state(const char *name, bool live);
+const char *mod_dir(void);
 
 /* The vfio variant driver that modules.alias names for a device's modalias. */
 int mod_vfio_variant(const char *modalias, char *name, size_t size);

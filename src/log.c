@@ -23,7 +23,10 @@ struct kept {
 	size_t n;
 };
 
+#define KMSG_BURST 10
+
 static int kmsg_fd = -1;
+static unsigned kmsg_lines;
 static enum log_level stderr_level = LOG_INFO;
 static struct kept kept_err, kept_warn;
 
@@ -84,6 +87,19 @@ void log_msg(enum log_level level, const char *fmt, ...)
 		keep(&kept_warn, msg);
 
 	if (kmsg_fd >= 0 && level != LOG_DEBUG) {
+		/*
+		 * The kernel lets one open of /dev/kmsg write 10 lines per 5 s and drops the
+		 * rest silently (printk.devkmsg=ratelimit): a fresh open gets a fresh burst.
+		 */
+		if (++kmsg_lines > KMSG_BURST) {
+			int fd = open("/dev/kmsg", O_WRONLY | O_CLOEXEC | O_NOCTTY);
+
+			if (fd >= 0) {
+				close(kmsg_fd);
+				kmsg_fd = fd;
+			}
+			kmsg_lines = 1;
+		}
 		n = snprintf(line, sizeof(line), "<%d>gpuvm: %s\n", (int)level, msg);
 		if (n > 0 && write(kmsg_fd, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1) < 0) {
 			/* kmsg refused the line (rate limit, EINVAL): stderr still has it. */

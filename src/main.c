@@ -64,11 +64,28 @@ static void usage(FILE *f)
 		CONFIG_PATH);
 }
 
+enum { ALLOW_DRY_RUN = 1, ALLOW_MODE = 2, ALLOW_CPU = 4 };
+
+static const struct command_def {
+	const char *name;
+	enum command cmd;
+	size_t min_args, max_args;
+	const char *args;
+	unsigned opts;
+} commands[] = {
+	{ "apply", CMD_APPLY, 0, 0, "", ALLOW_DRY_RUN },
+	{ "plan", CMD_PLAN, 0, 0, "", 0 },
+	{ "status", CMD_STATUS, 0, 0, "", 0 },
+	{ "cmdline", CMD_CMDLINE, 0, 0, "", ALLOW_MODE | ALLOW_CPU },
+	{ "check", CMD_CHECK, 0, 0, "", ALLOW_MODE },
+	{ "config", CMD_CONFIG, 2, 2, "get KEY | set KEY=VALUE", 0 },
+};
+
 static int exit_status(const struct outcome *out)
 {
 	if (out->usage)
 		return EXIT_USAGE;
-	if (out->error)
+	if (out->error || out->not_ready)
 		return EXIT_FAILED;
 	if (out->iommu_unusable)
 		return EXIT_NO_IOMMU;
@@ -84,6 +101,7 @@ int main(int argc, char **argv)
 		{ "root", required_argument, NULL, OPT_ROOT },
 		{ "cmdline", required_argument, NULL, OPT_CMDLINE },
 		{ "config", required_argument, NULL, OPT_CONFIG },
+		{ "file", required_argument, NULL, OPT_CONFIG },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 		{ "mode", required_argument, NULL, OPT_MODE },
@@ -95,6 +113,7 @@ int main(int argc, char **argv)
 		{ 0 },
 	};
 	struct options o = { 0 };
+	const struct command_def *def;
 	struct outcome out;
 	const char *cmd;
 	int c, r, ret;
@@ -144,20 +163,28 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	cmd = argv[optind++];
-	if (optind < argc) {
-		fprintf(stderr, "gpuvm: %s: unexpected argument '%s'\nTry 'gpuvm --help'.\n", cmd,
-			argv[optind]);
+	for (def = commands; def < commands + ARRAY_SIZE(commands); def++)
+		if (streq(cmd, def->name))
+			break;
+	if (def == commands + ARRAY_SIZE(commands)) {
+		fprintf(stderr, "gpuvm: unknown command '%s'\nTry 'gpuvm --help'.\n", cmd);
 		return EXIT_USAGE;
 	}
-	if ((o.dry_run && !streq(cmd, "apply")) ||
-	    ((o.mode || o.cpu) && !streq(cmd, "cmdline"))) {
+	o.args = (const char *const *)argv + optind;
+	o.nargs = (size_t)(argc - optind);
+	if (o.nargs < def->min_args || o.nargs > def->max_args) {
+		if (o.nargs > def->max_args)
+			fprintf(stderr, "gpuvm: %s: unexpected argument '%s'\n", cmd,
+				argv[optind + (int)def->max_args]);
+		else
+			fprintf(stderr, "gpuvm: %s: missing argument: %s\n", cmd, def->args);
+		fprintf(stderr, "Try 'gpuvm --help'.\n");
+		return EXIT_USAGE;
+	}
+	if ((o.dry_run && !(def->opts & ALLOW_DRY_RUN)) || (o.mode && !(def->opts & ALLOW_MODE)) ||
+	    (o.cpu && !(def->opts & ALLOW_CPU))) {
 		fprintf(stderr, "gpuvm: %s: option not valid for this command\nTry 'gpuvm --help'.\n",
 			cmd);
-		return EXIT_USAGE;
-	}
-	if (!streq(cmd, "plan") && !streq(cmd, "status") && !streq(cmd, "cmdline") &&
-	    !streq(cmd, "apply")) {
-		fprintf(stderr, "gpuvm: unknown command '%s'\nTry 'gpuvm --help'.\n", cmd);
 		return EXIT_USAGE;
 	}
 
@@ -170,8 +197,7 @@ int main(int argc, char **argv)
 		return o.root ? EXIT_USAGE : EXIT_FAILED;
 	}
 
-	run(&o, streq(cmd, "cmdline") ? CMD_CMDLINE : streq(cmd, "status") ? CMD_STATUS :
-		(streq(cmd, "apply") && !o.dry_run) ? CMD_APPLY : CMD_PLAN, &out);
+	run(&o, (def->cmd == CMD_APPLY && o.dry_run) ? CMD_PLAN : def->cmd, &out);
 	ret = exit_status(&out);
 
 	sysfs_fini();

@@ -8,12 +8,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "cmdline.h"
 #include "config.h"
 #include "execute.h"
+#include "iomem.h"
 #include "inventory.h"
 #include "iommu.h"
 #include "json.h"
@@ -490,6 +493,235 @@ static void cmd_cmdline(const struct options *o, struct outcome *out)
 	free(running);
 }
 
+/* gpuvm check: the plan for the mode asked, and what stands between it and the host. */
+struct res_ctx {
+	const struct inventory *inv;
+	char buf[2048];
+};
+
+static const char *read_resource(size_t i, void *data)
+{
+	struct res_ctx *c = data;
+	char path[96];
+
+	snprintf(path, sizeof(path), "sys/bus/pci/devices/%s/resource", c->inv->dev[i].name);
+	return sysfs_read(path, c->buf, sizeof(c->buf)) > 0 ? c->buf : NULL;
+}
+
+static void cmd_check(const struct options *o, struct outcome *out)
+{
+	struct inventory inv = { 0 };
+	struct settings s;
+	struct plan p = { 0 };
+	struct finding f[48];
+	struct mem_range fb[8];
+	struct res_ctx rc = { .inv = &inv };
+	struct check_input in = { .s = &s, .inv = &inv, .plan = &p, .fb = fb, .resource = read_resource,
+				  .data = &rc };
+	char *cmdline = read_cmdline(o), kver[128], *iomem = NULL;
+	size_t n, i, errors = 0, warnings = 0;
+
+	if (!cmdline) {
+		out->error = true;
+		return;
+	}
+	load_settings(o, cmdline, &s);
+	if (o->mode && mode_parse(o->mode, &s.mode) < 0) {
+		log_err("--mode: unknown mode '%s' (expected container, vm-passthrough or vm-vgpu)", o->mode);
+		out->usage = true;
+		goto out;
+	}
+	if (o->mode)
+		strscpy(s.source[KEY_MODE], "--mode", SOURCE_LEN);
+	if (scan(&s, cmdline, &inv) < 0) {
+		out->error = true;
+		goto out;
+	}
+	modules_setup(o, kver, sizeof(kver));
+	find_variants(&s, &inv);
+	if (plan_build(&p, &s, &inv) < 0) {
+		log_err("cannot build the plan: out of memory");
+		out->error = true;
+		goto out;
+	}
+	in.kver = kver;
+	in.vfio = mod_state("vfio-pci", !o->root);
+	iomem = malloc(256 * 1024);
+	if (iomem && sysfs_read("proc/iomem", iomem, 256 * 1024) > 0)
+		in.n_fb = iomem_framebuffers(iomem, fb, ARRAY_SIZE(fb));
+	n = check_findings(&in, f, ARRAY_SIZE(f));
+	for (i = 0; i < n; i++) {
+		errors += f[i].sev == SEV_ERROR;
+		warnings += f[i].sev == SEV_WARNING;
+	}
+	out->not_ready = errors > 0;
+	if (o->json) {
+		struct json j;
+
+		json_init(&j, stdout);
+		json_object_begin(&j, NULL);
+		json_string(&j, "mode", mode_name(s.mode));
+		json_string(&j, "mode_source", s.source[KEY_MODE]);
+		json_string(&j, "cpu_vendor", cpu_vendor_name(inv.iommu.cpu));
+		json_string(&j, "kernel", kver);
+		json_bool(&j, "ready", errors == 0);
+		json_int(&j, "errors", (long long)errors);
+		json_int(&j, "warnings", (long long)warnings);
+		json_array_begin(&j, "findings");
+		for (i = 0; i < n; i++) {
+			json_object_begin(&j, NULL);
+			json_string(&j, "severity", severity_name(f[i].sev));
+			json_string(&j, "what", f[i].what);
+			json_string(&j, "fix", f[i].fix);
+			json_object_end(&j);
+		}
+		json_array_end(&j);
+		json_object_end(&j);
+		json_finish(&j);
+	} else {
+		printf("gpuvm check: %s (from %s) on %s, kernel %s\n", mode_name(s.mode),
+		       s.source[KEY_MODE], cpu_vendor_name(inv.iommu.cpu), kver);
+		for (i = 0; i < n; i++)
+			printf("%-8s %s\n         fix: %s\n", f[i].sev == SEV_ERROR ? "ERROR" :
+			       f[i].sev == SEV_WARNING ? "WARNING" : "INFO", f[i].what, f[i].fix);
+		if (errors)
+			printf("not ready for %s: %zu error%s, %zu warning%s\n", mode_name(s.mode),
+			       errors, errors == 1 ? "" : "s", warnings, warnings == 1 ? "" : "s");
+		else
+			printf("ready for %s (%zu warning%s)\n", mode_name(s.mode), warnings,
+			       warnings == 1 ? "" : "s");
+	}
+out:
+	plan_free(&p);
+	inventory_free(&inv);
+	mod_fini();
+	free(iomem);
+	free(cmdline);
+}
+
+/* The mode the last apply left, from the state file's top-level "mode". */
+static bool running_mode(char *buf, size_t size)
+{
+	char *state = read_state(), *p, *e;
+	bool ok = false;
+
+	if (!state)
+		return false;
+	p = strstr(state, "\n  \"mode\": \"");
+	if (p) {
+		p += strlen("\n  \"mode\": \"");
+		e = strchr(p, '"');
+		if (e && (size_t)(e - p) < size) {
+			memcpy(buf, p, (size_t)(e - p));
+			buf[e - p] = '\0';
+			ok = true;
+		}
+	}
+	free(state);
+	return ok;
+}
+
+/* gpuvm config get KEY | set KEY=VALUE: the host config, edited atomically. */
+static void cmd_config(const struct options *o, struct outcome *out)
+{
+	const char *verb = o->args[0], *arg = o->args[1], *expect, *path;
+	int dirfd = o->config ? AT_FDCWD : sysfs_rootfd();
+	char key[64], *value, *cmdline = NULL, running[32], *buf = NULL;
+	struct settings s;
+	bool changed;
+	size_t len;
+	int k, r;
+
+	path = o->config ? o->config : CONFIG_PATH + 1;
+	if (streq(verb, "get")) {
+		struct settings_input in = { .config_path = o->config ? o->config : CONFIG_PATH };
+
+		if (settings_check(arg, "x", &expect) == -ENOENT) {
+			log_err("config get: unknown key '%s'", arg);
+			out->usage = true;
+			return;
+		}
+		r = config_read(dirfd, path, &buf, &len);
+		if (r < 0 && r != -ENOENT) {
+			log_err("%s: cannot read: %s", in.config_path, strerror(-r));
+			out->error = true;
+			return;
+		}
+		in.config = buf;
+		in.config_len = buf ? len : 0;
+		settings_load(&s, &in);
+		k = settings_check(arg, "x", &expect);
+		k = k >= 0 ? k : -k;	/* the key's index either way */
+		for (k = 0; k < KEY__MAX && !settings_same_key(key_name((enum setting_key)k), arg); k++)
+			;
+		if (k == KEY__MAX || streq(s.source[k], "default")) {
+			log_err("%s: %s is not set", in.config_path, arg);
+			out->error = true;
+		} else {
+			char v[512];
+
+			settings_value(&s, (enum setting_key)k, v, sizeof(v));
+			printf("%s\n", v);
+		}
+		free(buf);
+		return;
+	}
+	if (!streq(verb, "set")) {
+		log_err("config: unknown verb '%s' (expected get or set)", verb);
+		out->usage = true;
+		return;
+	}
+	value = strchr(arg, '=');
+	if (!value || value == arg || (size_t)(value - arg) >= sizeof(key)) {
+		log_err("config set: expected KEY=VALUE, got '%s'", arg);
+		out->usage = true;
+		return;
+	}
+	snprintf(key, sizeof(key), "%.*s", (int)(value - arg), arg);
+	value++;
+	k = settings_check(key, value, &expect);
+	if (k == -ENOENT) {
+		log_err("config set: unknown key '%s'", key);
+		out->usage = true;
+		return;
+	}
+	if (k < 0) {
+		log_err("config set: %s: invalid value '%s' (expected %s)", key, value, expect);
+		out->usage = true;
+		return;
+	}
+	r = config_update(dirfd, path, key, value, settings_same_key, &changed);
+	if (r < 0) {
+		log_err("%s: cannot write: %s", o->config ? o->config : CONFIG_PATH, strerror(-r));
+		out->error = true;
+		return;
+	}
+	printf("%s: %s=%s%s\n", o->config ? o->config : CONFIG_PATH, key, value,
+	       changed ? "" : " (unchanged)");
+
+	/* When does it take effect? The command line may override it; a reboot applies it. */
+	cmdline = read_cmdline(o);
+	if (!cmdline) {
+		out->error = true;
+		return;
+	}
+	load_settings(o, cmdline, &s);
+	if (streq(s.source[k], "cmdline"))
+		printf("note: the kernel command line sets %s, which overrides the file\n", key_name((enum setting_key)k));
+	if (k == KEY_MODE && running_mode(running, sizeof(running))) {
+		if (streq(running, mode_name(s.mode)))
+			printf("the running boot is already in %s\n", running);
+		else
+			printf("reboot needed: this boot runs %s, the next one %s\n", running,
+			       mode_name(s.mode));
+	} else {
+		printf("takes effect at the next boot\n");
+	}
+	if (!o->config && sysfs_exists("usr/lib/dracut/modules.d/90gpuvm"))
+		printf("the initramfs carries a copy of %s: run dracut -f before rebooting\n", CONFIG_PATH);
+	free(cmdline);
+}
+
 void run(const struct options *o, enum command c, struct outcome *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -505,6 +737,12 @@ void run(const struct options *o, enum command c, struct outcome *out)
 		break;
 	case CMD_PLAN:
 		cmd_plan(o, "plan", false, false, out);
+		break;
+	case CMD_CHECK:
+		cmd_check(o, out);
+		break;
+	case CMD_CONFIG:
+		cmd_config(o, out);
 		break;
 	}
 }

@@ -13,14 +13,17 @@ struct options {
 	bool json, quiet, verbose, dry_run;
 	const char *mode;
 	const char *cpu;
+	const char *const *args;	/* the command's own arguments */
+	size_t nargs;
 };
 
-enum command { CMD_PLAN, CMD_APPLY, CMD_STATUS, CMD_CMDLINE };
+enum command { CMD_PLAN, CMD_APPLY, CMD_STATUS, CMD_CMDLINE, CMD_CHECK, CMD_CONFIG };
 
 /* What happened, for main() to turn into an exit status. */
 struct outcome {
 	bool error;		/* the host could not be read, or memory ran out */
 	bool usage;		/* an option's value was bad */
+	bool not_ready;		/* check: the host is not ready for the mode */
 	bool iommu_unusable;	/* a VM mode, devices selected, no active IOMMU */
 	size_t selected, ok, failed;
 };

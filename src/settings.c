@@ -181,6 +181,29 @@ static int lookup_key(const char *name)
 	return -ENOENT;
 }
 
+int settings_check(const char *key, const char *value, const char **expect)
+{
+	struct settings tmp;
+	char bad[80];
+	int k = lookup_key(key);
+
+	*expect = NULL;
+	if (k < 0)
+		return -ENOENT;
+	*expect = keys[k].expect;
+	settings_default(&tmp);
+	if (*value == '\0' || keys[k].parse(&tmp, value, bad, sizeof(bad)) < 0)
+		return -EINVAL;
+	return k;
+}
+
+bool settings_same_key(const char *a, const char *b)
+{
+	int ka = lookup_key(a);
+
+	return ka >= 0 && ka == lookup_key(b);
+}
+
 static void raw_set(struct raw *r, int k, const char *value, const char *where)
 {
 	char *copy = strdup(value);
@@ -263,6 +286,9 @@ static int resolve(struct settings *s, int k, const char *value, const char *whe
 	if (r < 0) {
 		char shown[48];
 		size_t i;
+
+		if (streq(bad, value))
+			bad[0] = '\0';	/* the whole value is the bad entry: say it once */
 
 		/* Show the value safely: control and non-ASCII bytes as '?', long ones cut. */
 		for (i = 0; value[i] && i + 1 < sizeof(shown); i++) {

@@ -56,6 +56,14 @@ void settings_default(struct settings *s);
  */
 int settings_load(struct settings *s, const struct settings_input *in);
 
+/*
+ * Check one KEY=VALUE as the host config takes it (the label key counts as mode): the
+ * key, -ENOENT for an unknown key, -EINVAL for a bad value; *expect says what it takes.
+ */
+int settings_check(const char *key, const char *value, const char **expect);
+/* Do two spellings name the same key (dashes, the label key)? */
+bool settings_same_key(const char *a, const char *b);
+
 const char *key_name(enum setting_key k);
 const char *mode_name(enum mode m);
 int mode_parse(const char *s, enum mode *m);

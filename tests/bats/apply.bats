@@ -120,6 +120,6 @@ load helpers
 	timeout 5 cat "$unbind" >/dev/null || true
 	assert_failure 1
 	assert_regex "$stderr" "unbind from nouveau: no answer in time \(write still blocked\)"
-	[ "$took" -lt 5000 ]
+	[ "$took" -lt 20000 ]	# not a performance test: only that it did not wait for the writer
 	[ "$(jq -r '.devices[] | select(.address == "0000:01:00.0") | .result' "$ROOT/run/gpuvm/state.json")" = held ]
 }

@@ -38,6 +38,9 @@ static struct {
 	char var_prefix[4][96], var_mod[4][64];
 	int n_var;
 	struct fault faults[8];
+	char dyn_drv[4][64];
+	unsigned dyn_vendor[4], dyn_device[4];
+	int n_dyn;
 	int n_faults;
 	char *state;
 	int writes, loads;
@@ -114,6 +117,24 @@ void fk_variant(const char *prefix, const char *module)
 	snprintf(k.var_mod[k.n_var++], 64, "%s", module);
 }
 
+void fk_dynid(const char *drv, unsigned vendor, unsigned device)
+{
+	snprintf(k.dyn_drv[k.n_dyn], 64, "%s", drv);
+	k.dyn_vendor[k.n_dyn] = vendor;
+	k.dyn_device[k.n_dyn++] = device;
+}
+
+static bool dyn_match(const struct fdev *d, const char *drv)
+{
+	int i;
+
+	for (i = 0; i < k.n_dyn; i++)
+		if (strcmp(k.dyn_drv[i], drv) == 0 && k.dyn_vendor[i] == d->vendor &&
+		    k.dyn_device[i] == d->device)
+			return true;
+	return false;
+}
+
 static bool is_vfio(const char *drv)
 {
 	return strstr(drv, "vfio") != NULL;
@@ -124,7 +145,8 @@ static bool try_attach(struct fdev *d, const char *drv)
 {
 	if (d->driver[0] || !registered(drv))
 		return false;
-	if (d->override[0] ? strcmp(d->override, drv) != 0 : strcmp(d->native, drv) != 0)
+	if (d->override[0] ? strcmp(d->override, drv) != 0 :
+			     strcmp(d->native, drv) != 0 && !dyn_match(d, drv))
 		return false;
 	if (is_vfio(drv) && d->group < 0) {
 		snprintf(k.probe_error, sizeof(k.probe_error),
@@ -342,8 +364,12 @@ int sysfs_list(const char *dir, int (*cb)(const char *name, void *data), void *d
 
 bool sysfs_exists(const char *path)
 {
-	(void)path;
-	return false;	/* no VFs in the fake */
+	char drv[64];
+
+	/* No VFs in the fake; a registered driver has remove_id. */
+	if (sscanf(path, "sys/bus/pci/drivers/%63[^/]/remove_id", drv) == 1)
+		return registered(drv);
+	return false;
 }
 
 int sysfs_write(const char *path, const char *value, unsigned timeout_ms)
@@ -369,10 +395,26 @@ int sysfs_write(const char *path, const char *value, unsigned timeout_ms)
 		const char *slash = strchr(path + 20, '/');
 		struct fdev *t = find(v);
 
-		if (!slash || strcmp(slash, "/unbind") != 0)
+		if (!slash)
 			return -ENOENT;
 		snprintf(drv, sizeof(drv), "%.*s", (int)(slash - path - 20), path + 20);
 		if (!registered(drv))
+			return -ENOENT;
+		if (strcmp(slash, "/remove_id") == 0) {
+			unsigned ven, dev;
+			int i;
+
+			if (sscanf(value, "%x %x", &ven, &dev) != 2)
+				return -EINVAL;
+			for (i = 0; i < k.n_dyn; i++)
+				if (strcmp(k.dyn_drv[i], drv) == 0 && k.dyn_vendor[i] == ven &&
+				    k.dyn_device[i] == dev) {
+					k.dyn_drv[i][0] = '\0';
+					return 0;
+				}
+			return -ENODEV;
+		}
+		if (strcmp(slash, "/unbind") != 0)
 			return -ENOENT;
 		if (!t || strcmp(t->driver, drv) != 0)
 			return -ENODEV;
@@ -455,4 +497,22 @@ int mod_vfio_variant(const char *modalias, char *name, size_t size)
 			return 0;
 		}
 	return -ENOENT;
+}
+
+enum mod_state mod_state(const char *name, bool live)
+{
+	int i;
+
+	(void)live;
+	if (registered(name))
+		return MOD_LOADED;
+	for (i = 0; i < k.n_mods; i++)
+		if (strcmp(k.mod_name[i], name) == 0)
+			return MOD_AVAILABLE;
+	return MOD_MISSING;
+}
+
+const char *mod_dir(void)
+{
+	return "/lib/modules/6.1.0-fake";
 }

@@ -22,6 +22,8 @@ void fk_set_sriov(const char *addr, int totalvfs);
 void fk_driver_loaded(const char *drv);
 /* A module that can be loaded: it registers driver drv. */
 void fk_module(const char *name, const char *drv);
+/* A dynamic ID (vfio-pci.ids=, new_id): drv claims vendor:device without an override. */
+void fk_dynid(const char *drv, unsigned vendor, unsigned device);
 void fk_variant(const char *modalias_prefix, const char *module);
 /* Loading a module now registers its driver and binds what it matches. */
 void fk_load_driver(const char *drv);

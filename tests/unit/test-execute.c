@@ -242,6 +242,18 @@ static void container_and_vgpu(void)
 	CHECK_STR(fk_override(GPU), "", "container: override cleared");
 	CHECK(out.failed == 0 && out.ok == 1, "container outcome ok");
 
+	/* vfio-pci.ids= put the device on vfio-pci by ID: the ID must go, or it comes back. */
+	fk_reset(true);
+	fk_add(GPU, 0x10de, 0x2204, 0x030000, 1, "vfio-pci", "nouveau");
+	fk_driver_loaded("vfio-pci");
+	fk_driver_loaded("nouveau");
+	fk_dynid("vfio-pci", 0x10de, 0x2204);
+	apply("gpuvm.mode=container");
+	CHECK_STR(fk_driver(GPU), "nouveau", "container: a vfio-pci.ids= bind is undone");
+	CHECK(out.failed == 0, "and that is success");
+	fk_load_driver("vfio-pci");
+	CHECK_STR(fk_driver(GPU), "nouveau", "vfio-pci no longer claims the ID");
+
 	/* vm-vgpu: reserved for nvidia, which is not loaded yet in the initramfs. */
 	host(true);
 	fk_set_sriov(GPU, 0);

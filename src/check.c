@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: MIT
+/*
+ * gpuvm check: is this host ready for a mode, and if not, the exact fix for each problem,
+ * before anyone reboots. Pure: the caller reads sysfs, /proc/iomem and the module index.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "check.h"
+#include "util.h"
+
+struct out {
+	struct finding *f;
+	size_t n, max;
+};
+
+static void add(struct out *o, enum severity sev, const char *fix, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void add(struct out *o, enum severity sev, const char *fix, const char *fmt, ...)
+{
+	struct finding *f;
+	va_list ap;
+
+	if (o->n == o->max)
+		return;
+	f = &o->f[o->n++];
+	f->sev = sev;
+	va_start(ap, fmt);
+	vsnprintf(f->what, sizeof(f->what), fmt, ap);
+	va_end(ap);
+	strscpy(f->fix, fix, sizeof(f->fix));
+}
+
+const char *severity_name(enum severity s)
+{
+	return s == SEV_ERROR ? "error" : s == SEV_WARNING ? "warning" : "info";
+}
+
+static void iommu_findings(const struct check_input *in, struct out *o)
+{
+	const struct iommu_state *io = &in->inv->iommu;
+	const struct iommu_params *p = &io->params;
+	bool vm = in->s->mode != MODE_CONTAINER;
+	enum severity need = in->s->mode == MODE_VM_PASSTHROUGH ? SEV_ERROR : SEV_WARNING;
+
+	if (vm && !io->active) {
+		if (p->intel_iommu == 0 || p->iommu_off || p->amd_iommu_off == 1)
+			add(o, need, "remove intel_iommu=off, amd_iommu=off or iommu=off from the kernel command line",
+			    "the IOMMU is not active: the kernel command line turns it off");
+		else if (io->cpu == CPU_AMD)
+			add(o, need,
+			    "enable the IOMMU (AMD-Vi; 'IOMMU' or 'SVM' in the firmware setup); do not add amd_iommu=on: it is not a value the kernel knows",
+			    "the IOMMU is not active (no unit in /sys/class/iommu): vfio-pci's probe fails with error -22");
+		else if (io->cpu == CPU_INTEL)
+			add(o, need,
+			    "add intel_iommu=on to the kernel command line and enable VT-d in the firmware setup",
+			    "the IOMMU is not active (no unit in /sys/class/iommu): vfio-pci's probe fails with error -22");
+		else
+			add(o, need, "enable the IOMMU in the firmware setup and on the kernel command line",
+			    "the IOMMU is not active (no unit in /sys/class/iommu)");
+	}
+	if (vm && io->active && p->iommu_pt != 1 && p->passthrough != 1 && io->cpu != CPU_ARM)
+		add(o, SEV_INFO, "add iommu=pt to the kernel command line (host DMA performance)",
+		    "iommu=pt is not set: the host's own devices are translated too");
+	if (vm && io->active && (p->intel_iommu == 0 || p->iommu_off || p->amd_iommu_off == 1))
+		add(o, SEV_WARNING, "remove intel_iommu=off, amd_iommu=off or iommu=off",
+		    "the kernel command line asks for the IOMMU off although it is active now");
+	if (vm && p->vfio_blacklisted)
+		add(o, SEV_ERROR, "remove vfio modules from modprobe.blacklist= and module_blacklist=",
+		    "the kernel command line blacklists a vfio module");
+	if (!vm && p->vfio_ids)
+		add(o, SEV_WARNING, "remove vfio-pci.ids= (and vfio_pci.ids=) from the kernel command line",
+		    "vfio-pci.ids= hands devices to vfio-pci although the mode is container");
+	if (p->amd_iommu_on)
+		add(o, SEV_WARNING, "remove amd_iommu=on; AMD-Vi is on by default",
+		    "amd_iommu=on is not a value the kernel knows (\"Unknown option\")");
+}
+
+static void module_findings(const struct check_input *in, struct out *o)
+{
+	if (in->s->mode != MODE_VM_PASSTHROUGH)
+		return;
+	if (in->vfio == MOD_MISSING)
+		add(o, SEV_ERROR,
+		    "install the kernel's modules package (vfio-pci is in linux-modules-extra on Ubuntu), or build CONFIG_VFIO_PCI",
+		    "vfio-pci is not available for kernel %s", in->kver);
+	else if (in->vfio == MOD_BUILTIN)
+		add(o, SEV_INFO, "give vfio-pci options on the kernel command line (vfio-pci.disable_vga=1)",
+		    "vfio-pci is built into kernel %s: its modprobe.d options are ignored", in->kver);
+}
+
+static bool overlaps(const struct mem_range *a, const struct mem_range *b)
+{
+	return a->start <= b->end && b->start <= a->end;
+}
+
+static void device_findings(const struct check_input *in, struct out *o)
+{
+	const struct plan *p = in->plan;
+	size_t i, j, k;
+
+	for (i = 0; i < in->inv->n; i++) {
+		const struct pci_dev *d = &in->inv->dev[i];
+		const struct plan_dev *pd = &p->dev[i];
+		struct mem_range bars[6];
+		const char *res;
+		size_t nb;
+
+		if (!pd->selected || pd->role != ROLE_GPU)
+			continue;
+		if (d->boot_vga == 1 && in->s->mode != MODE_CONTAINER)
+			add(o, SEV_WARNING,
+			    "make the BMC or integrated graphics the primary display in the firmware setup",
+			    "%s is the boot VGA device: the firmware console runs on it", d->name);
+		if (in->s->mode != MODE_VM_PASSTHROUGH || !in->n_fb || !in->resource)
+			continue;
+		res = in->resource(i, in->data);
+		nb = res ? resource_mem_bars(res, bars, ARRAY_SIZE(bars)) : 0;
+		for (j = 0; j < nb; j++)
+			for (k = 0; k < in->n_fb; k++)
+				if (overlaps(&bars[j], &in->fb[k]))
+					add(o, SEV_ERROR,
+					    "add video=efifb:off (initcall_blacklist=sysfb_init where simpledrm or sysfb claim it), or make another GPU the boot display",
+					    "a firmware framebuffer (%s, %llx-%llx) sits in %s of %s: the VM will fail with \"can't reserve\"",
+					    in->fb[k].name, (unsigned long long)in->fb[k].start,
+					    (unsigned long long)in->fb[k].end, bars[j].name, d->name);
+	}
+	for (i = 0; i < p->n_groups; i++) {
+		const struct plan_group *g = &p->group[i];
+
+		for (k = 0; k < g->n_blocked; k++) {
+			const struct pci_dev *b = &in->inv->dev[g->blocked_by[k]];
+
+			if (p->dev[g->blocked_by[k]].role == ROLE_EXCLUDED)
+				add(o, SEV_ERROR, "exclude every GPU of the group, or none of them",
+				    "%s is excluded but shares IOMMU group %d with a selected GPU", b->name,
+				    g->id);
+			else
+				add(o, SEV_ERROR,
+				    "move the GPU to a slot with its own IOMMU group (ACS), or enable ACS in the firmware; gpuvm never takes a foreign device",
+				    "IOMMU group %d is not viable: %s (%04x:%04x, %s) shares it", g->id,
+				    b->name, b->vendor, b->device, b->driver[0] ? b->driver : "no driver");
+		}
+	}
+	if (p->n_selected == 0)
+		add(o, SEV_WARNING, "check ids= and exclude=, or the PCI IDs with lspci -nn",
+		    "no device is selected (NVIDIA display or 3D controllers, or ids=)");
+}
+
+size_t check_findings(const struct check_input *in, struct finding *f, size_t max)
+{
+	struct out o = { f, 0, max };
+
+	iommu_findings(in, &o);
+	module_findings(in, &o);
+	device_findings(in, &o);
+	return o.n;
+}

@@ -1,0 +1,121 @@
+#!/usr/bin/env bats
+# gpuvm check: every finding with its fix, exit 0 ready / 1 not ready / 2 usage.
+
+load helpers
+
+# The vfio modules as real module files with real indexes, so libkmod finds them.
+with_vfio() {
+	fx_kmod "$ROOT" vfio_pci "alias=pci:v*d*sv*sd*bc*sc*i*"
+	fx_kmod "$ROOT" vfio "softdep=post: vfio_iommu_type1"
+	fx_kmod "$ROOT" vfio_iommu_type1
+	fx_depmod "$ROOT"
+}
+
+@test "a ready host: exit 0, only advice" {
+	mkfx hgx8
+	with_vfio
+	gv --cmdline "iommu=pt gpuvm.mode=vm-passthrough" check
+	assert_success
+	assert_output --partial "gpuvm check: vm-passthrough (from cmdline) on amd"
+	assert_output --partial "ready for vm-passthrough"
+	refute_output --partial ERROR
+}
+
+@test "no IOMMU on Intel: the parameter and the firmware switch" {
+	mkfx noiommu
+	with_vfio
+	gv --cmdline "gpuvm.mode=vm-passthrough" check --json
+	assert_failure 1
+	[ "$(jqr .ready)" = false ]
+	[ "$(jqr '.findings[0].severity')" = error ]
+	assert_regex "$(jqr '.findings[0].what')" "IOMMU is not active"
+	assert_regex "$(jqr '.findings[0].fix')" "intel_iommu=on .* VT-d in the firmware"
+}
+
+@test "IOMMU turned off on the command line: remove it" {
+	mkfx noiommu
+	with_vfio
+	gv --cmdline "intel_iommu=off" check --mode vm-passthrough --json
+	assert_failure 1
+	assert_regex "$(jqr '.findings[0].fix')" "remove intel_iommu=off"
+	[ "$(jqr .mode_source)" = --mode ]
+}
+
+@test "vm-vgpu without IOMMU is a warning, not an error" {
+	mkfx noiommu
+	with_vfio
+	gv --cmdline "" check --mode vm-vgpu --json
+	assert_success
+	[ "$(jqr '.findings[0].severity')" = warning ]
+}
+
+@test "vfio-pci missing for the kernel" {
+	mkfx workstation
+	gv --cmdline "iommu=pt" check --mode vm-passthrough
+	assert_failure 1
+	assert_output --partial "ERROR    vfio-pci is not available for kernel 6.1.0-99-amd64"
+}
+
+@test "a firmware framebuffer in the GPU's BAR, and the boot VGA" {
+	mkfx workstation
+	with_vfio
+	fx_iomem_bars "$ROOT" 0000:01:00.0 efifb
+	gv --cmdline "iommu=pt" check --mode vm-passthrough --json
+	assert_failure 1
+	assert_regex "$(jqr '.findings | map(.what) | join("|")')" "firmware framebuffer \(efifb, [0-9a-f]+-[0-9a-f]+\) sits in BAR1 of 0000:01:00.0"
+	assert_regex "$(jqr '.findings | map(.fix) | join("|")')" "video=efifb:off"
+	assert_regex "$(jqr '.findings | map(.what) | join("|")')" "0000:01:00.0 is the boot VGA device"
+}
+
+@test "a framebuffer elsewhere is no finding" {
+	mkfx workstation
+	with_vfio
+	fx_iomem "$ROOT" "  90000000-902fffff : BOOTFB"
+	gv --cmdline "iommu=pt" check --mode vm-passthrough --json
+	refute_output --partial framebuffer
+}
+
+@test "a group that is not viable names the foreign device" {
+	mkfx gpu-nic
+	with_vfio
+	gv --cmdline "iommu=pt" check --mode vm-passthrough
+	assert_failure 1
+	assert_output --partial "IOMMU group 1 is not viable: 0000:02:00.0 (8086:1533, igb) shares it"
+}
+
+@test "an excluded GPU sharing a group with a selected one" {
+	mkfx two-gpus
+	with_vfio
+	gv --cmdline "iommu=pt gpuvm.exclude=0000:04:00.0" check --mode vm-passthrough
+	assert_failure 1
+	assert_output --partial "0000:04:00.0 is excluded but shares IOMMU group 2 with a selected GPU"
+}
+
+@test "container with a stale vfio-pci.ids=, and amd_iommu=on" {
+	mkfx workstation
+	gv --cmdline "vfio-pci.ids=10de:1e87 amd_iommu=on" check --mode container --json
+	assert_success
+	assert_regex "$(jqr '.findings | map(.what) | join("|")')" "vfio-pci.ids= hands devices to vfio-pci"
+	assert_regex "$(jqr '.findings | map(.what) | join("|")')" "amd_iommu=on is not a value the kernel knows"
+}
+
+@test "check usage errors exit 2" {
+	mkfx workstation
+	gv check --mode bogus
+	assert_failure 2
+	gv check --cpu intel
+	assert_failure 2
+}
+
+@test "a vfio variant driver from modules.alias is the target (Grace Hopper)" {
+	mkfx workstation
+	fx_pci "$ROOT" 0009:01:00.0 10de 2342 030200 --group 90 --driver nvidia
+	with_vfio
+	# The alias line nvgrace_gpu_vfio_pci carries in the kernel.
+	fx_kmod "$ROOT" nvgrace_gpu_vfio_pci "alias=vfio_pci:v000010DEd00002342sv*sd*bc*sc*i*"
+	fx_depmod "$ROOT"
+	gv --cmdline "gpuvm.mode=vm-passthrough" plan --json
+	[ "$(dev_field 0009:01:00.0 target)" = nvgrace_gpu_vfio_pci ]
+	[ "$(dev_field 0000:01:00.0 target)" = vfio-pci ]
+	[ "$(jqr '[.modules[].name] | join(",")')" = "vfio-pci,nvgrace_gpu_vfio_pci" ]
+}
