@@ -13,7 +13,7 @@ LDFLAGS_STATIC := -static -Wl,--gc-sections -s
 
 # The sources of the binary; tests link the same objects (but main.o) into test programs.
 SRCS := util.c log.c cmdline.c config.c settings.c pci.c sysfs.c iommu.c inventory.c \
-	plan.c json.c report.c execute.c kmod.c iomem.c check.c run.c main.c
+	plan.c json.c report.c execute.c kmod.c iomem.c check.c cluster.c run.c main.c
 OBJS := $(SRCS:%.c=$(B)/obj/%.o)
 HOST_OBJS := $(SRCS:%.c=$(B)/host/%.o)
 
@@ -107,6 +107,7 @@ SBINDIR := $(PREFIX)/sbin
 DRACUTDIR := $(PREFIX)/lib/dracut/modules.d/90gpuvm
 MANDIR := $(PREFIX)/share/man/man8
 SHAREDIR := $(PREFIX)/share/gpuvm
+UNITDIR := $(PREFIX)/lib/systemd/system
 CMDLINE_SETS := $(notdir $(wildcard kernel-cmdline/*-*))
 
 install: all
@@ -114,6 +115,7 @@ install: all
 	install -D -m 0755 dracut/90gpuvm/module-setup.sh $(DESTDIR)$(DRACUTDIR)/module-setup.sh
 	install -D -m 0755 dracut/90gpuvm/gpuvm-pre-udev.sh $(DESTDIR)$(DRACUTDIR)/gpuvm-pre-udev.sh
 	install -D -m 0644 doc/gpuvm.8 $(DESTDIR)$(MANDIR)/gpuvm.8
+	install -D -m 0644 systemd/gpuvm-nfd.service $(DESTDIR)$(UNITDIR)/gpuvm-nfd.service
 	install -D -m 0644 doc/gpuvm.conf.example $(DESTDIR)$(SHAREDIR)/gpuvm.conf.example
 	install -D -m 0644 kernel-cmdline/README.md $(DESTDIR)$(SHAREDIR)/kernel-cmdline/README.md
 	for d in $(CMDLINE_SETS); do \
@@ -127,7 +129,7 @@ install: all
 
 # Leaves /etc/gpuvm/gpuvm.conf: it is the operator's.
 uninstall:
-	rm -f $(DESTDIR)$(SBINDIR)/gpuvm $(DESTDIR)$(MANDIR)/gpuvm.8
+	rm -f $(DESTDIR)$(SBINDIR)/gpuvm $(DESTDIR)$(MANDIR)/gpuvm.8 $(DESTDIR)$(UNITDIR)/gpuvm-nfd.service
 	rm -rf $(DESTDIR)$(DRACUTDIR) $(DESTDIR)$(SHAREDIR)
 
 clean:

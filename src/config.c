@@ -102,6 +102,11 @@ int config_parse(const char *buf, size_t len, config_cb cb, void *data)
 
 int config_read(int dirfd, const char *path, char **buf, size_t *len)
 {
+	return config_read_max(dirfd, path, CONFIG_MAX_SIZE, buf, len);
+}
+
+int config_read_max(int dirfd, const char *path, size_t max, char **buf, size_t *len)
+{
 	struct stat st;
 	char *b = NULL;
 	size_t got = 0;
@@ -122,17 +127,17 @@ int config_read(int dirfd, const char *path, char **buf, size_t *len)
 		r = -EINVAL;
 		goto out;
 	}
-	if (st.st_size > CONFIG_MAX_SIZE) {
+	if ((size_t)st.st_size > max) {
 		r = -EFBIG;
 		goto out;
 	}
-	b = malloc(CONFIG_MAX_SIZE + 1);
+	b = malloc(max + 1);
 	if (!b) {
 		r = -ENOMEM;
 		goto out;
 	}
 	for (;;) {
-		ssize_t k = read(fd, b + got, CONFIG_MAX_SIZE + 1 - got);
+		ssize_t k = read(fd, b + got, max + 1 - got);
 
 		if (k < 0) {
 			if (errno == EINTR)
@@ -143,7 +148,7 @@ int config_read(int dirfd, const char *path, char **buf, size_t *len)
 		if (k == 0)
 			break;
 		got += (size_t)k;
-		if (got > CONFIG_MAX_SIZE) {
+		if (got > max) {
 			r = -EFBIG;	/* grew while we read it */
 			goto out;
 		}

@@ -35,6 +35,8 @@ int config_parse(const char *buf, size_t len, config_cb cb, void *data);
  * -ENOENT, -EACCES and the like are returned as they are; only a regular file is read.
  */
 int config_read(int dirfd, const char *path, char **buf, size_t *len);
+/* The same with another size limit (pci.ids is larger than any config). */
+int config_read_max(int dirfd, const char *path, size_t max, char **buf, size_t *len);
 
 /*
  * Set KEY=VALUE in the config at path (relative to dirfd): the last line whose key

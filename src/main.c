@@ -64,7 +64,7 @@ static void usage(FILE *f)
 		CONFIG_PATH);
 }
 
-enum { ALLOW_DRY_RUN = 1, ALLOW_MODE = 2, ALLOW_CPU = 4 };
+enum { ALLOW_DRY_RUN = 1, ALLOW_MODE = 2, ALLOW_CPU = 4, ALLOW_NFD = 8, ALLOW_EXTERNAL = 16 };
 
 static const struct command_def {
 	const char *name;
@@ -75,10 +75,11 @@ static const struct command_def {
 } commands[] = {
 	{ "apply", CMD_APPLY, 0, 0, "", ALLOW_DRY_RUN },
 	{ "plan", CMD_PLAN, 0, 0, "", 0 },
-	{ "status", CMD_STATUS, 0, 0, "", 0 },
+	{ "status", CMD_STATUS, 0, 0, "", ALLOW_NFD },
 	{ "cmdline", CMD_CMDLINE, 0, 0, "", ALLOW_MODE | ALLOW_CPU },
 	{ "check", CMD_CHECK, 0, 0, "", ALLOW_MODE },
 	{ "config", CMD_CONFIG, 2, 2, "get KEY | set KEY=VALUE", 0 },
+	{ "kubevirt", CMD_KUBEVIRT, 0, 0, "", ALLOW_EXTERNAL },
 };
 
 static int exit_status(const struct outcome *out)
@@ -96,7 +97,8 @@ static int exit_status(const struct outcome *out)
 
 int main(int argc, char **argv)
 {
-	enum { OPT_ROOT = 256, OPT_CMDLINE, OPT_CONFIG, OPT_JSON, OPT_DRY_RUN, OPT_MODE, OPT_CPU };
+	enum { OPT_ROOT = 256, OPT_CMDLINE, OPT_CONFIG, OPT_JSON, OPT_DRY_RUN, OPT_MODE, OPT_CPU,
+	       OPT_NFD, OPT_EXTERNAL };
 	static const struct option longopts[] = {
 		{ "root", required_argument, NULL, OPT_ROOT },
 		{ "cmdline", required_argument, NULL, OPT_CMDLINE },
@@ -106,6 +108,8 @@ int main(int argc, char **argv)
 		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 		{ "mode", required_argument, NULL, OPT_MODE },
 		{ "cpu", required_argument, NULL, OPT_CPU },
+		{ "nfd", no_argument, NULL, OPT_NFD },
+		{ "external-provider", no_argument, NULL, OPT_EXTERNAL },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -140,6 +144,12 @@ int main(int argc, char **argv)
 			break;
 		case OPT_CPU:
 			o.cpu = optarg;
+			break;
+		case OPT_NFD:
+			o.nfd = true;
+			break;
+		case OPT_EXTERNAL:
+			o.external = true;
 			break;
 		case 'q':
 			o.quiet = true;
@@ -182,7 +192,8 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if ((o.dry_run && !(def->opts & ALLOW_DRY_RUN)) || (o.mode && !(def->opts & ALLOW_MODE)) ||
-	    (o.cpu && !(def->opts & ALLOW_CPU))) {
+	    (o.cpu && !(def->opts & ALLOW_CPU)) || (o.nfd && !(def->opts & ALLOW_NFD)) ||
+	    (o.external && !(def->opts & ALLOW_EXTERNAL))) {
 		fprintf(stderr, "gpuvm: %s: option not valid for this command\nTry 'gpuvm --help'.\n",
 			cmd);
 		return EXIT_USAGE;

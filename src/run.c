@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "cluster.h"
 #include "cmdline.h"
 #include "config.h"
 #include "execute.h"
@@ -599,17 +600,21 @@ out:
 	free(cmdline);
 }
 
-/* The mode the last apply left, from the state file's top-level "mode". */
-static bool running_mode(char *buf, size_t size)
+/*
+ * A top-level string of the last state file ("mode", "result"). The file is ours: its
+ * top-level keys sit at two spaces of indentation, and nothing else does.
+ */
+static bool state_top(const char *key, char *buf, size_t size)
 {
-	char *state = read_state(), *p, *e;
+	char *state = read_state(), *p, *e, pat[48];
 	bool ok = false;
 
 	if (!state)
 		return false;
-	p = strstr(state, "\n  \"mode\": \"");
+	snprintf(pat, sizeof(pat), "\n  \"%s\": \"", key);
+	p = strstr(state, pat);
 	if (p) {
-		p += strlen("\n  \"mode\": \"");
+		p += strlen(pat);
 		e = strchr(p, '"');
 		if (e && (size_t)(e - p) < size) {
 			memcpy(buf, p, (size_t)(e - p));
@@ -619,6 +624,122 @@ static bool running_mode(char *buf, size_t size)
 	}
 	free(state);
 	return ok;
+}
+
+static bool running_mode(char *buf, size_t size)
+{
+	return state_top("mode", buf, size);
+}
+
+/* A whole file under the root, NUL-terminated, up to max bytes; NULL when absent. */
+static char *read_file(const char *path, size_t max)
+{
+	char *buf;
+	size_t len;
+
+	if (config_read_max(sysfs_rootfd(), path, max, &buf, &len) < 0)
+		return NULL;
+	return buf;
+}
+
+/* gpuvm kubevirt: permittedHostDevices for the GPUs vm-passthrough gives to VMs. */
+static void cmd_kubevirt(const struct options *o, struct outcome *out)
+{
+	static const char *const pciids[] = { "usr/share/misc/pci.ids", "usr/share/hwdata/pci.ids",
+					      "usr/share/pci.ids" };
+	struct inventory inv = { 0 };
+	struct settings s;
+	struct plan p = { 0 };
+	struct kv_device dev[32];
+	char *cmdline = read_cmdline(o), *ids = NULL, kver[128], name[128];
+	size_t i, j, n = 0;
+
+	if (!cmdline) {
+		out->error = true;
+		return;
+	}
+	load_settings(o, cmdline, &s);
+	s.mode = MODE_VM_PASSTHROUGH;
+	if (scan(&s, cmdline, &inv) < 0) {
+		out->error = true;
+		goto out;
+	}
+	modules_setup(o, kver, sizeof(kver));
+	find_variants(&s, &inv);
+	if (plan_build(&p, &s, &inv) < 0) {
+		out->error = true;
+		goto out;
+	}
+	for (i = 0; i < ARRAY_SIZE(pciids) && !ids; i++)
+		ids = read_file(pciids[i], 4 * 1024 * 1024);
+	for (i = 0; i < inv.n; i++) {
+		const struct pci_dev *d = &inv.dev[i];
+
+		if (!p.dev[i].selected || p.dev[i].failed ||
+		    (p.dev[i].action != ACT_BIND && p.dev[i].action != ACT_KEEP))
+			continue;
+		for (j = 0; j < n && (dev[j].vendor != d->vendor || dev[j].device != d->device); j++)
+			;
+		if (j < n) {
+			dev[j].count++;
+			continue;
+		}
+		if (n == ARRAY_SIZE(dev))
+			break;
+		dev[n].vendor = d->vendor;
+		dev[n].device = d->device;
+		dev[n].count = 1;
+		kv_resource_name(ids && pciids_name(ids, d->vendor, d->device, name, sizeof(name)) == 0 ?
+				 name : NULL, d->vendor, d->device, dev[n].resource, sizeof(dev[n].resource));
+		n++;
+	}
+	if (!n)
+		log_warn("no device would be in passthrough: the snippet is empty");
+	if (o->json)
+		kv_json(stdout, dev, n, o->external);
+	else
+		kv_yaml(stdout, dev, n, o->external);
+out:
+	plan_free(&p);
+	inventory_free(&inv);
+	mod_fini();
+	free(ids);
+	free(cmdline);
+}
+
+/*
+ * gpuvm status --nfd: a Node Feature Discovery local feature file, from the last state file
+ * (mode, result) and the devices as they are now (GPUs on a vfio driver).
+ */
+static void cmd_nfd(const struct options *o, struct outcome *out)
+{
+	struct inventory inv = { 0 };
+	struct settings s;
+	struct plan p = { 0 };
+	char *cmdline = read_cmdline(o), mode[32], result[32];
+	size_t i, vfio = 0;
+
+	if (!cmdline) {
+		out->error = true;
+		return;
+	}
+	load_settings(o, cmdline, &s);
+	if (scan(&s, cmdline, &inv) < 0 || plan_build(&p, &s, &inv) < 0) {
+		out->error = true;
+		goto out;
+	}
+	for (i = 0; i < inv.n; i++)
+		if (p.dev[i].selected && driver_is_vfio(inv.dev[i].driver))
+			vfio++;
+	if (!state_top("mode", mode, sizeof(mode)))
+		strscpy(mode, "none", sizeof(mode));
+	if (!state_top("result", result, sizeof(result)))
+		strscpy(result, "not-run", sizeof(result));
+	printf("gpuvm-mode=%s\ngpuvm-result=%s\ngpuvm-vfio-gpus=%zu\n", mode, result, vfio);
+out:
+	plan_free(&p);
+	inventory_free(&inv);
+	free(cmdline);
 }
 
 /* gpuvm config get KEY | set KEY=VALUE: the host config, edited atomically. */
@@ -730,7 +851,13 @@ void run(const struct options *o, enum command c, struct outcome *out)
 		cmd_cmdline(o, out);
 		break;
 	case CMD_STATUS:
-		cmd_plan(o, "status", true, false, out);
+		if (o->nfd)
+			cmd_nfd(o, out);
+		else
+			cmd_plan(o, "status", true, false, out);
+		break;
+	case CMD_KUBEVIRT:
+		cmd_kubevirt(o, out);
 		break;
 	case CMD_APPLY:
 		cmd_plan(o, "apply", false, true, out);

@@ -11,13 +11,15 @@ struct options {
 	const char *cmdline;
 	const char *config;
 	bool json, quiet, verbose, dry_run;
+	bool nfd;			/* status: a Node Feature Discovery feature file */
+	bool external;			/* kubevirt: externalResourceProvider: true */
 	const char *mode;
 	const char *cpu;
 	const char *const *args;	/* the command's own arguments */
 	size_t nargs;
 };
 
-enum command { CMD_PLAN, CMD_APPLY, CMD_STATUS, CMD_CMDLINE, CMD_CHECK, CMD_CONFIG };
+enum command { CMD_PLAN, CMD_APPLY, CMD_STATUS, CMD_CMDLINE, CMD_CHECK, CMD_CONFIG, CMD_KUBEVIRT };
 
 /* What happened, for main() to turn into an exit status. */
 struct outcome {

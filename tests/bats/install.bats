@@ -13,6 +13,7 @@ load helpers
 	assert_line ./usr/lib/dracut/modules.d/90gpuvm/module-setup.sh
 	assert_line ./usr/lib/dracut/modules.d/90gpuvm/gpuvm-pre-udev.sh
 	assert_line ./usr/share/man/man8/gpuvm.8
+	assert_line ./usr/lib/systemd/system/gpuvm-nfd.service
 	assert_line ./usr/share/gpuvm/kernel-cmdline/vm-passthrough-intel/grub.cfg
 	assert_line ./usr/share/gpuvm/gpuvm.conf.example
 	assert_line ./etc/gpuvm/gpuvm.conf

@@ -1,0 +1,66 @@
+#!/usr/bin/env bats
+# What gpuvm hands the cluster: KubeVirt's permittedHostDevices, NFD's feature file.
+
+load helpers
+
+pciids() {
+	mkdir -p "$ROOT/usr/share/misc"
+	printf '%s\n' '# pci.ids excerpt' '10de  NVIDIA Corporation' \
+		'	2330  GH100 [H100 SXM5 80GB]' '	22a3  GH100 [H100 NVSwitch]' \
+		'10df  Emulex Corporation' '	2330  not this one' >"$ROOT/usr/share/misc/pci.ids"
+}
+
+@test "kubevirt: one entry per ID, named as the sandbox device plugin names it" {
+	mkfx hgx8
+	pciids
+	gv --cmdline "" kubevirt
+	assert_success
+	[ "$output" = '# gpuvm kubevirt: merge under the KubeVirt CR'"'"'s spec.configuration
+permittedHostDevices:
+  pciHostDevices:
+  - pciVendorSelector: "10DE:2330"
+    resourceName: "nvidia.com/GH100_H100_SXM5_80GB"' ]
+	gv --cmdline "" kubevirt --external-provider --json
+	[ "$(jqr '.permittedHostDevices.pciHostDevices | length')" = 1 ]
+	[ "$(jqr '.permittedHostDevices.pciHostDevices[0].externalResourceProvider')" = true ]
+}
+
+@test "kubevirt: NVSwitches too with nvswitch=vm; an ID without a pci.ids name" {
+	mkfx hgx8
+	pciids
+	gv --cmdline "gpuvm.nvswitch=vm" kubevirt --json
+	[ "$(jqr '.permittedHostDevices.pciHostDevices[1].resourceName')" = "nvidia.com/GH100_H100_NVSWITCH" ]
+	rm "$ROOT/usr/share/misc/pci.ids"
+	gv --cmdline "" kubevirt --json
+	[ "$(jqr '.permittedHostDevices.pciHostDevices[0].resourceName')" = "nvidia.com/10DE_2330" ]
+}
+
+@test "kubevirt: a group that is not viable gives nothing, and says so" {
+	mkfx gpu-nic
+	gv --cmdline "" kubevirt
+	assert_success
+	assert_output --partial "pciHostDevices: []"
+	assert_regex "$stderr" "no device would be in passthrough"
+}
+
+@test "status --nfd: before any apply, then after" {
+	mkfx workstation
+	gv status --nfd
+	assert_success
+	[ "$output" = "$(printf 'gpuvm-mode=none\ngpuvm-result=not-run\ngpuvm-vfio-gpus=0')" ]
+	gv --cmdline "gpuvm.mode=vm-passthrough" apply
+	gv --cmdline "gpuvm.mode=vm-passthrough" status --nfd
+	assert_line gpuvm-mode=vm-passthrough
+	assert_line gpuvm-result=ok
+	mkfx vfio-stale
+	gv --cmdline "" status --nfd
+	assert_line gpuvm-vfio-gpus=1
+}
+
+@test "--nfd and --external-provider belong to their commands" {
+	mkfx workstation
+	gv plan --nfd
+	assert_failure 2
+	gv status --external-provider
+	assert_failure 2
+}
