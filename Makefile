@@ -20,7 +20,7 @@ HOST_OBJS := $(SRCS:%.c=$(B)/host/%.o)
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(B)/unit/%,$(filter-out tests/unit/unit.c,$(wildcard tests/unit/test-*.c)))
 
 .SECONDARY:
-.PHONY: all setup deps test unit bats e2e image clean demo shellcheck install uninstall
+.PHONY: all setup deps test unit bats e2e image clean demo lint sanitize install uninstall
 all: $(B)/gpuvm
 
 setup:
@@ -64,6 +64,19 @@ $(B)/unit/%: tests/unit/%.c tests/unit/unit.h $(UNIT_OBJS) | $(B)/unit
 	@$(if $(Q),echo "  CCLD    $@")
 	$(Q)$(CC) $(CFLAGS_HOST) -Itests/unit -o $@ $< $(UNIT_OBJS) $(EXTRA_LDFLAGS)
 
+# A glibc build of the binary (system libkmod), for the sanitizers.
+$(B)/host/gpuvm: $(HOST_OBJS)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(CFLAGS_HOST) -o $@ $(HOST_OBJS) $(EXTRA_LDFLAGS) -lkmod
+
+# ASan + UBSan over the same sources: every unit test and every bats suite.
+SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+sanitize:
+	$(MAKE) B=$(B)/san EXTRA_CFLAGS="$(SAN)" EXTRA_LDFLAGS="$(SAN)" \
+		$(B)/san/host/gpuvm $(UNIT_TESTS:$(B)/%=$(B)/san/%)
+	$(PROVE) $(UNIT_TESTS:$(B)/%=$(B)/san/%)
+	GPUVM=$(CURDIR)/$(B)/san/host/gpuvm $(PROVE) tests/bats/*.bats
+
 $(B)/obj $(B)/host $(B)/unit:
 	mkdir -p $@
 
@@ -75,14 +88,31 @@ unit: $(UNIT_TESTS)
 bats: $(B)/gpuvm
 	$(PROVE) tests/bats/*.bats
 
-shellcheck:
-	shellcheck -s sh init scripts/*.sh tests/fixture/lib.sh tests/fixture/mkfixture
+# Static analysis, gating CI: zero findings, or a justified suppression at the line.
+ANALYZE_FLAGS := -std=gnu11 -D_GNU_SOURCE -DGPUVM_VERSION='"$(VERSION)"' -I$(DEPS)/include \
+	-isystem $(DEPS)/uapi
+SHELL_FILES = init tests/tap-run tests/fixture/mkfixture \
+	$(shell git ls-files '*.sh' '*.bash' '*.bats' 'mirror/gpuvm-label-mirror' 2>/dev/null)
+lint: $(DEPS)/VERSIONS
+	@echo "  ANALYZE gcc -fanalyzer"
+	$(Q)for f in $(SRCS:%=src/%); do \
+		gcc -fanalyzer -Werror $(WARN) $(ANALYZE_FLAGS) -c -o /dev/null $$f || exit 1; done
+	@echo "  CPPCHECK"
+	$(Q)cppcheck --enable=warning,portability --std=c11 --quiet --error-exitcode=1 \
+		--inline-suppr --suppress=missingIncludeSystem -D_GNU_SOURCE -DGPUVM_VERSION='"x"' -Isrc src/
+	@echo "  CLANG-TIDY (.clang-tidy)"
+	$(Q)clang-tidy --quiet $(SRCS:%=src/%) -- $(ANALYZE_FLAGS) >$(B)/clang-tidy.log 2>&1 || \
+		{ grep -E 'warning:|error:' $(B)/clang-tidy.log; exit 1; }
+	@echo "  SHELLCHECK $(words $(SHELL_FILES)) files"
+	$(Q)shellcheck -x -P SCRIPTDIR $(SHELL_FILES)
 
-# Everything CI runs: unit and bats suites under prove (TAP), then the QEMU boots, which end
-# on the line "N passed, N failed".
+# Everything CI runs: static analysis; unit and bats suites under prove (TAP), again under
+# ASan+UBSan; then the QEMU boots, which end on the line "N passed, N failed".
 test: setup
 	$(MAKE) all $(UNIT_TESTS)
+	$(MAKE) lint
 	$(PROVE) $(UNIT_TESTS) tests/bats/*.bats
+	$(MAKE) sanitize
 	tests/e2e/run.sh
 
 # The main job: Debian's kernel boots the image in QEMU with an Intel IOMMU and a stand-in

@@ -38,8 +38,10 @@ SH
 # gpuvm $mode on $cpu to it (once), then run kernel-install add or rebuild the UKI.
 set -eu
 f=\${1:-/etc/kernel/cmdline}
+params='$params'
 [ -s "\$f" ] || sed 's/BOOT_IMAGE=[^ ]* *//; s/initrd=[^ ]* *//g' /proc/cmdline >"\$f"
-for p in $params; do
+# shellcheck disable=SC2086 # one word per parameter
+for p in \$params; do
 	grep -qw -- "\$p" "\$f" || sed -i "1s|\\\$| \$p|" "\$f"
 done
 SH

@@ -7,7 +7,7 @@ PKGS="
 build-essential musl-tools musl-dev linux-libc-dev dpkg-dev file pkg-config
 autoconf automake libtool autopoint gettext bison
 bats bats-assert bats-support jq shellcheck strace valgrind
-clang libclang-rt-14-dev cppcheck
+clang libclang-rt-14-dev cppcheck clang-tidy libkmod-dev
 cpio xz-utils zstd kmod busybox-static
 qemu-system-x86 qemu-utils e2fsprogs dosfstools
 dracut-core

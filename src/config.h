@@ -6,7 +6,7 @@
 #include <stddef.h>
 
 #define CONFIG_PATH "/etc/gpuvm/gpuvm.conf"
-#define CONFIG_MAX_SIZE (64 * 1024)
+#define CONFIG_MAX_SIZE ((size_t)64 * 1024)
 #define CONFIG_LINE_MAX 1024
 
 /* The node label's key: a line "LABEL_KEY=VALUE" is read as "mode=VALUE". */

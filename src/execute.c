@@ -313,9 +313,8 @@ static void group_failed(const struct plan_group *g, const struct plan *p,
 			sizeof(err));
 		step_init(&c, o, &inv->dev[m], ed);
 		c.ovr_known = false;	/* we may have written it: write again */
-		if (!o->verify)
-			c.drv[0] = '\0';	/* no kernel under --root: the bind unbound it */
-		else if (current_driver(c.d, c.drv, sizeof(c.drv)) < 0)
+		/* No kernel under --root: take it that the bind unbound it. */
+		if (!o->verify || current_driver(c.d, c.drv, sizeof(c.drv)) < 0)
 			c.drv[0] = '\0';
 		ed->result = RES_NOOP;
 		ed->error[0] = '\0';

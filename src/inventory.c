@@ -272,7 +272,7 @@ void inventory_free(struct inventory *inv)
 
 struct pci_dev *inventory_find(const struct inventory *inv, const struct pci_addr *a)
 {
-	struct pci_dev key;
+	struct pci_dev key = { 0 };
 
 	key.addr = *a;
 	return bsearch(&key, inv->dev, inv->n, sizeof(*inv->dev), dev_cmp);

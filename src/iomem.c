@@ -69,8 +69,12 @@ size_t resource_mem_bars(const char *resource, struct mem_range *out, size_t max
 		unsigned long long a, b, flags;
 		const char *nl = strchr(p, '\n');
 
-		if (sscanf(p, "%llx %llx %llx", &a, &b, &flags) == 3 && (flags & IORESOURCE_MEM) &&
-		    b > a) {
+		char *e1, *e2, *e3;
+
+		a = strtoull(p, &e1, 16);
+		b = strtoull(e1, &e2, 16);
+		flags = strtoull(e2, &e3, 16);
+		if (e1 != p && e2 != e1 && e3 != e2 && (flags & IORESOURCE_MEM) && b > a) {
 			out[n].start = a;
 			out[n].end = b;
 			snprintf(out[n].name, sizeof(out[n].name), "BAR%d", bar);

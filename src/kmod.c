@@ -139,14 +139,12 @@ enum mod_state mod_state(const char *name, bool live)
 		struct kmod_module *m = kmod_module_get_module(l);
 		int init = live ? kmod_module_get_initstate(m) : -ENOENT;
 
-		if (init == KMOD_MODULE_BUILTIN)
-			st = MOD_BUILTIN;
-		else if (init == KMOD_MODULE_LIVE || init == KMOD_MODULE_COMING)
+		if (init == KMOD_MODULE_LIVE || init == KMOD_MODULE_COMING)
 			st = MOD_LOADED;
-		else if (kmod_module_get_path(m))
+		else if (init != KMOD_MODULE_BUILTIN && kmod_module_get_path(m))
 			st = MOD_AVAILABLE;
-		else
-			st = MOD_BUILTIN;	/* found by lookup without a file: modules.builtin */
+		else	/* built in, or found by lookup without a file: modules.builtin */
+			st = MOD_BUILTIN;
 		kmod_module_unref(m);
 		if (st != MOD_MISSING)
 			break;

@@ -30,6 +30,27 @@ static unsigned kmsg_lines;
 static enum log_level stderr_level = LOG_INFO;
 static struct kept kept_err, kept_warn;
 
+/*
+ * Under systemd (a systemd initramfs' dracut-pre-udev.service), stderr is a journal stream,
+ * which says so in $JOURNAL_STREAM ("DEV:INODE"); journald reads kmsg too.
+ */
+static bool stderr_is_journal(const struct stat *st)
+{
+	const char *js = getenv("JOURNAL_STREAM");
+	unsigned long long dev, ino;
+	char *end;
+
+	if (!js)
+		return false;
+	dev = strtoull(js, &end, 10);
+	if (end == js || *end != ':')
+		return false;
+	js = end + 1;
+	ino = strtoull(js, &end, 10);
+	return end != js && *end == '\0' && dev == (unsigned long long)st->st_dev &&
+	       ino == (unsigned long long)st->st_ino;
+}
+
 void log_setup(bool use_kmsg, enum log_level stderr_max)
 {
 	struct stat st;
@@ -41,8 +62,8 @@ void log_setup(bool use_kmsg, enum log_level stderr_max)
 	 * In the initramfs stderr is /dev/console, where the kernel prints kmsg lines too
 	 * (as its loglevel allows): say each thing once there.
 	 */
-	if (kmsg_fd >= 0 && fstat(STDERR_FILENO, &st) == 0 && S_ISCHR(st.st_mode) &&
-	    st.st_rdev == makedev(5, 1))
+	if (kmsg_fd >= 0 && fstat(STDERR_FILENO, &st) == 0 &&
+	    ((S_ISCHR(st.st_mode) && st.st_rdev == makedev(5, 1)) || stderr_is_journal(&st)))
 		stderr_level = 0;
 }
 
@@ -71,6 +92,11 @@ static void keep(struct kept *k, const char *msg)
 		k->msg[k->n++] = copy;
 }
 
+/* gcc 12's -fanalyzer loses the pointer keep() stores (see settings.c's raw_set). */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wanalyzer-malloc-leak"
+#endif
 void log_msg(enum log_level level, const char *fmt, ...)
 {
 	char msg[1024], line[1100];
@@ -109,6 +135,10 @@ void log_msg(enum log_level level, const char *fmt, ...)
 		fprintf(stderr, "gpuvm: %s%s\n",
 			level == LOG_ERR ? "error: " : level == LOG_WARNING ? "warning: " : "", msg);
 }
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
 size_t log_count(enum log_level level)
 {

@@ -76,18 +76,18 @@ enum { ALLOW_DRY_RUN = 1, ALLOW_MODE = 2, ALLOW_CPU = 4, ALLOW_NFD = 8, ALLOW_EX
 
 static const struct command_def {
 	const char *name;
-	enum command cmd;
-	size_t min_args, max_args;
 	const char *args;
+	size_t min_args, max_args;
+	enum command cmd;
 	unsigned opts;
 } commands[] = {
-	{ "apply", CMD_APPLY, 0, 0, "", ALLOW_DRY_RUN },
-	{ "plan", CMD_PLAN, 0, 0, "", 0 },
-	{ "status", CMD_STATUS, 0, 0, "", ALLOW_NFD },
-	{ "cmdline", CMD_CMDLINE, 0, 0, "", ALLOW_MODE | ALLOW_CPU },
-	{ "check", CMD_CHECK, 0, 0, "", ALLOW_MODE },
-	{ "config", CMD_CONFIG, 2, 2, "get KEY | set KEY=VALUE", 0 },
-	{ "kubevirt", CMD_KUBEVIRT, 0, 0, "", ALLOW_EXTERNAL },
+	{ "apply", "", 0, 0, CMD_APPLY, ALLOW_DRY_RUN },
+	{ "plan", "", 0, 0, CMD_PLAN, 0 },
+	{ "status", "", 0, 0, CMD_STATUS, ALLOW_NFD },
+	{ "cmdline", "", 0, 0, CMD_CMDLINE, ALLOW_MODE | ALLOW_CPU },
+	{ "check", "", 0, 0, CMD_CHECK, ALLOW_MODE },
+	{ "config", "get KEY | set KEY=VALUE", 2, 2, CMD_CONFIG, 0 },
+	{ "kubevirt", "", 0, 0, CMD_KUBEVIRT, ALLOW_EXTERNAL },
 };
 
 static int exit_status(const struct outcome *out)

@@ -268,8 +268,8 @@ static int plan_groups(struct plan *p, const struct settings *s, const struct in
 		if (r < 0)
 			goto out;
 		g = &p->group[p->n_groups - 1];
-		g->members = malloc((end - i) * sizeof(size_t));
-		g->blocked_by = malloc((end - i) * sizeof(size_t));
+		g->members = calloc(end - i, sizeof(size_t));
+		g->blocked_by = calloc(end - i, sizeof(size_t));
 		if (!g->members || !g->blocked_by) {
 			r = -ENOMEM;
 			goto out;

@@ -31,7 +31,9 @@
 #include "util.h"
 
 #define STATE_PATH "run/gpuvm/state.json"
-#define STATE_MAX (1024 * 1024)
+#define STATE_MAX ((size_t)1024 * 1024)
+#define IOMEM_MAX ((size_t)256 * 1024)
+#define PCIIDS_MAX ((size_t)4 * 1024 * 1024)
 
 /* Read the kernel command line as a string the caller frees. */
 #define CMDLINE_D "etc/cmdline.d"
@@ -73,7 +75,7 @@ static char *read_cmdline(const struct options *o)
 
 	if (o->cmdline)
 		return strdup(o->cmdline);
-	all = malloc(CMDLINE_MAX * 2);
+	all = malloc((size_t)CMDLINE_MAX * 2);
 	names = malloc(l.cap * sizeof(*names));
 	if (!all || !names) {
 		free(all);
@@ -106,7 +108,7 @@ static char *read_cmdline(const struct options *o)
 	if (n < 0)
 		log_warn("cannot read /proc/cmdline: %s; no kernel parameters used", strerror((int)-n));
 	else
-		strcpy(all + len, buf);
+		strscpy(all + len, buf, (size_t)CMDLINE_MAX * 2 - len);
 	rstrip(all);
 	return all;
 }
@@ -128,7 +130,7 @@ static int load_settings(const struct options *o, const char *cmdline, struct se
 			r = 0;	/* no host config: the command line and defaults decide */
 	}
 	if (r == -EFBIG)
-		log_err("%s: larger than %d bytes; file ignored", in.config_path, CONFIG_MAX_SIZE);
+		log_err("%s: larger than %zu bytes; file ignored", in.config_path, CONFIG_MAX_SIZE);
 	else if (r < 0)
 		log_err("%s: cannot read: %s; file ignored", in.config_path, strerror(-r));
 	in.config = buf;
@@ -157,7 +159,7 @@ static char *read_state(void)
 	if (!buf)
 		return NULL;
 	n = sysfs_read(STATE_PATH, buf, STATE_MAX + 1);
-	if (n < 0 || n > STATE_MAX || !json_valid(buf, (size_t)n)) {
+	if (n < 0 || (size_t)n > STATE_MAX || !json_valid(buf, (size_t)n)) {
 		if (n >= 0)
 			log_warn("/%s: not valid JSON; ignored", STATE_PATH);
 		free(buf);
@@ -547,8 +549,8 @@ static void cmd_check(const struct options *o, struct outcome *out)
 	}
 	in.kver = kver;
 	in.vfio = mod_state("vfio-pci", !o->root);
-	iomem = malloc(256 * 1024);
-	if (iomem && sysfs_read("proc/iomem", iomem, 256 * 1024) > 0)
+	iomem = malloc(IOMEM_MAX);
+	if (iomem && sysfs_read("proc/iomem", iomem, IOMEM_MAX) > 0)
 		in.n_fb = iomem_framebuffers(iomem, fb, ARRAY_SIZE(fb));
 	n = check_findings(&in, f, ARRAY_SIZE(f));
 	for (i = 0; i < n; i++) {
@@ -671,7 +673,7 @@ static void cmd_kubevirt(const struct options *o, struct outcome *out)
 		goto out;
 	}
 	for (i = 0; i < ARRAY_SIZE(pciids) && !ids; i++)
-		ids = read_file(pciids[i], 4 * 1024 * 1024);
+		ids = read_file(pciids[i], PCIIDS_MAX);
 	for (i = 0; i < inv.n; i++) {
 		const struct pci_dev *d = &inv.dev[i];
 
@@ -771,8 +773,6 @@ static void cmd_config(const struct options *o, struct outcome *out)
 		in.config = buf;
 		in.config_len = buf ? len : 0;
 		settings_load(&s, &in);
-		k = settings_check(arg, "x", &expect);
-		k = k >= 0 ? k : -k;	/* the key's index either way */
 		for (k = 0; k < KEY__MAX && !settings_same_key(key_name((enum setting_key)k), arg); k++)
 			;
 		if (k == KEY__MAX || streq(s.source[k], "default")) {

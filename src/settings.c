@@ -204,18 +204,32 @@ bool settings_same_key(const char *a, const char *b)
 	return ka >= 0 && ka == lookup_key(b);
 }
 
+/*
+ * gcc 12's -fanalyzer loses a pointer stored into an array member at a computed index and
+ * reports it leaked (settings_load frees every r->value[k]); the same in log.c's keep().
+ */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wanalyzer-malloc-leak"
+#endif
 static void raw_set(struct raw *r, int k, const char *value, const char *where)
 {
-	char *copy = strdup(value);
+	char *copy;
 
+	if (k < 0 || k >= KEY__MAX)
+		return;
+	copy = strdup(value);
 	if (!copy) {
 		log_err("%s: %s: out of memory", where, keys[k].name);
 		return;
 	}
+	strscpy(r->where[k], where, SOURCE_LEN);
 	free(r->value[k]);
 	r->value[k] = copy;
-	strscpy(r->where[k], where, SOURCE_LEN);
 }
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
 struct config_ctx {
 	struct raw *raw;

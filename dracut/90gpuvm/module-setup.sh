@@ -1,37 +1,82 @@
 #!/bin/bash
-# shellcheck disable=SC2154 # moddir, srcmods, initdir and dracutsysrootdir come from dracut
+# shellcheck disable=SC2154 # moddir, srcmods, initdir, dracutsysrootdir, kernel_cmdline,
+#                            drivers, add_drivers and force_drivers come from dracut
 # dracut module for gpuvm: bind GPUs in the initramfs before udev can load a GPU driver.
 # Installed as /usr/lib/dracut/modules.d/90gpuvm (`make install`); see gpuvm(8).
 #
-# GPUVM_BINARY=PATH takes the binary from PATH instead of $PATH (image builds in tests).
+# dracut includes it by itself when the host asks for a VM mode: /etc/gpuvm/gpuvm.conf says
+# mode=vm-passthrough|vm-vgpu (or the label line), or dracut's kernel_cmdline= (as in
+# kernel-cmdline/*/dracut.conf) says [rd.]gpuvm.mode=vm-…; otherwise only when asked for
+# (add_dracutmodules+=" gpuvm ", or dracut -a gpuvm).
+#
+# GPUVM_BINARY=PATH takes the binary from PATH instead of dracut's search (/usr/sbin, /sbin,
+# /usr/bin, /bin, then /usr/local/sbin and /usr/local/bin); GPUVM_CONFIG=FILE judges by and
+# installs FILE instead of the host config (images for another host; tests).
 
 # The host config, if any, as it will be in the image.
 gpuvm_conf() {
-    echo "${dracutsysrootdir-}/etc/gpuvm/gpuvm.conf"
+    echo "${GPUVM_CONFIG:-${dracutsysrootdir-}/etc/gpuvm/gpuvm.conf}"
 }
 
-# Does the host config ask for a VM mode? (mode= or the label line, last one wins.)
-gpuvm_conf_vm_mode() {
-    local conf mode
+# The mode the image will boot in, as far as the build can know: the host config's mode= (or
+# the label line), then [rd.]gpuvm.mode= from dracut's kernel_cmdline= (it lands in the
+# image's /etc/cmdline.d, which beats the config, as the kernel command line does); the last
+# one wins. Empty when neither says. The kernel command line of the boot loader can still
+# change it: the build cannot see that.
+gpuvm_build_mode() {
+    local conf mode='' arg
     conf=$(gpuvm_conf)
-    [[ -f $conf ]] || return 1
-    mode=$(sed -n -E 's/^[[:space:]]*(mode|nvidia\.com\/gpu\.workload\.config)[[:space:]]*=[[:space:]]*["'\'']?([a-z-]+).*/\2/p' "$conf" | tail -n 1)
-    [[ $mode == vm-passthrough || $mode == vm-vgpu ]]
-}
-
-gpuvm_binary() {
-    if [[ -n ${GPUVM_BINARY-} ]]; then
-        echo "$GPUVM_BINARY"
-    else
-        find_binary gpuvm
+    if [[ -f $conf ]]; then
+        mode=$(sed -n -E 's/^[[:space:]]*(mode|nvidia\.com\/gpu\.workload\.config)[[:space:]]*=[[:space:]]*["'\'']?([a-z-]+).*/\2/p' "$conf" | tail -n 1)
     fi
+    for arg in ${kernel_cmdline-}; do
+        case $arg in
+        gpuvm.mode=* | rd.gpuvm.mode=*) mode=${arg#*=} ;;
+        esac
+    done
+    echo "$mode"
 }
 
-# 0: always (the host config asks for a VM mode); 255: only when asked for (-a gpuvm);
+# Where gpuvm_build_mode found the mode, for messages.
+gpuvm_where() {
+    local arg where=''
+    [[ -f $(gpuvm_conf) ]] && where=$(gpuvm_conf)
+    for arg in ${kernel_cmdline-}; do
+        case $arg in
+        gpuvm.mode=* | rd.gpuvm.mode=*) where="kernel_cmdline: $arg" ;;
+        esac
+    done
+    echo "$where"
+}
+
+gpuvm_vm_mode() {
+    [[ $(gpuvm_build_mode) == vm-passthrough || $(gpuvm_build_mode) == vm-vgpu ]]
+}
+
+# Where the binary is, as a path on the host ("" when there is none). dracut's PATH is only
+# /usr/sbin /sbin /usr/bin /bin: a `make install` into /usr/local is looked up by hand.
+gpuvm_binary() {
+    local p
+    if [[ -n ${GPUVM_BINARY-} ]]; then
+        [[ -x $GPUVM_BINARY ]] || return 1
+        echo "$GPUVM_BINARY"
+        return 0
+    fi
+    if p=$(find_binary gpuvm) && [[ -x ${dracutsysrootdir-}$p ]]; then
+        echo "$p"
+        return 0
+    fi
+    for p in /usr/local/sbin/gpuvm /usr/local/bin/gpuvm; do
+        [[ -x ${dracutsysrootdir-}$p ]] && echo "$p" && return 0
+    done
+    return 1
+}
+
+# 0: always (the host asks for a VM mode); 255: only when asked for (-a gpuvm);
 # 1: cannot be included (no gpuvm binary).
 check() {
-    [[ -x $(gpuvm_binary) ]] || return 1
-    gpuvm_conf_vm_mode && return 0
+    gpuvm_binary >/dev/null || return 1
+    gpuvm_vm_mode && return 0
     return 255
 }
 
@@ -52,8 +97,31 @@ installkernel() {
     return 0
 }
 
+# Say it plainly when the image carries a driver that would take an NVIDIA GPU while the host
+# asks for a VM mode. dracut runs the modules' install() in their order and installs the
+# drivers named by drivers=, add_drivers= and force_drivers= (--add-drivers, dracut.conf.d)
+# only after all of them: those are judged by name, the rest by what is in the image so far
+# (50drm puts nouveau there).
+gpuvm_warn_drivers() {
+    local drv named how
+    named=" ${drivers-} ${add_drivers-} ${force_drivers-} "
+    named=${named//-/_}
+    for drv in nouveau nova_core nvidia; do
+        if [[ $named == *" $drv "* ]]; then
+            how="take it out of drivers=, add_drivers= or force_drivers= (dracut.conf.d, --add-drivers)"
+        elif find "${initdir:?}/lib/modules" "$initdir/usr/lib/modules" \
+            \( -name "$drv.ko" -o -name "$drv.ko.*" -o -name "${drv//_/-}.ko" -o -name "${drv//_/-}.ko.*" \) \
+            2>/dev/null | grep -q .; then
+            how="omit_drivers+=\" $drv \" in /etc/dracut.conf.d leaves it out"
+        else
+            continue
+        fi
+        dwarning "WARNING: gpuvm: this initramfs carries $drv, a driver for NVIDIA GPUs, while the host asks for $(gpuvm_build_mode) ($(gpuvm_where)). Harmless: gpuvm's driver_override keeps $drv off the GPUs it binds. Unless a GPU that gpuvm does not select needs it, $how."
+    done
+}
+
 install() {
-    local bin f conf drv
+    local bin f conf
     bin=$(gpuvm_binary)
     inst_simple "$bin" /usr/sbin/gpuvm
     conf=$(gpuvm_conf)
@@ -66,12 +134,6 @@ install() {
     # libkmod in gpuvm reads the indexes; dracut's depmod writes them for the image's modules.
     inst_hook pre-udev 00 "$moddir/gpuvm-pre-udev.sh"
 
-    if gpuvm_conf_vm_mode; then
-        for drv in nouveau nova_core nvidia; do
-            if find "${initdir:?}/lib/modules" "$initdir/usr/lib/modules" -name "$drv.ko*" 2>/dev/null | grep -q .; then
-                dwarning "gpuvm: the image carries $drv while $(gpuvm_conf) asks for a VM mode; harmless (driver_override keeps it off the GPUs), but worth knowing"
-            fi
-        done
-    fi
+    gpuvm_vm_mode && gpuvm_warn_drivers
     return 0
 }

@@ -3,7 +3,9 @@
 # gpuvm vm-passthrough on intel to it (once), then run kernel-install add or rebuild the UKI.
 set -eu
 f=${1:-/etc/kernel/cmdline}
+params='intel_iommu=on iommu=pt gpuvm.mode=vm-passthrough'
 [ -s "$f" ] || sed 's/BOOT_IMAGE=[^ ]* *//; s/initrd=[^ ]* *//g' /proc/cmdline >"$f"
-for p in intel_iommu=on iommu=pt gpuvm.mode=vm-passthrough; do
+# shellcheck disable=SC2086 # one word per parameter
+for p in $params; do
 	grep -qw -- "$p" "$f" || sed -i "1s|\$| $p|" "$f"
 done

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# shellcheck disable=SC2154 # $stderr and $output are set by bats' run
 # gpuvm apply --root: what it writes into the tree, the state file, the exit codes.
 
 load helpers

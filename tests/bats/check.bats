@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# shellcheck disable=SC2154 # $stderr and $output are set by bats' run
 # gpuvm check: every finding with its fix, exit 0 ready / 1 not ready / 2 usage.
 
 load helpers

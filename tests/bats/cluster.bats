@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# shellcheck disable=SC2154 # $stderr and $output are set by bats' run
 # What gpuvm hands the cluster: KubeVirt's permittedHostDevices, NFD's feature file.
 
 load helpers

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# shellcheck disable=SC2154 # $stderr and $output are set by bats' run
 # gpuvm cmdline: the kernel parameters per mode and CPU vendor, and what the running line lacks.
 
 load helpers

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# shellcheck disable=SC2154 # $stderr and $output are set by bats' run
 # gpuvm config get|set: validated, atomic, keeps the file's shape, says when it takes effect.
 
 load helpers

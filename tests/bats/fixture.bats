@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# shellcheck disable=SC2154 # $stderr and $output are set by bats' run
 # The fixture builder (tests/fixture/lib.sh, tests/fixture/mkfixture) lays out
 # trees the way the kernel does. Run: bats tests/bats/fixture.bats
 

@@ -1,10 +1,11 @@
 # Shared setup for the bats suites: the static binary, fixture trees, JSON checks.
+# shellcheck disable=SC2154 # $stderr and $output are set by bats' run
 bats_require_minimum_version 1.5.0
 load '/usr/lib/bats/bats-support/load'
 load '/usr/lib/bats/bats-assert/load'
 
 TOP=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
-GPUVM="$TOP/build/gpuvm"
+GPUVM="${GPUVM:-$TOP/build/gpuvm}"
 # shellcheck source=tests/fixture/lib.sh
 . "$TOP/tests/fixture/lib.sh"
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# shellcheck disable=SC2154 # $stderr and $output are set by bats' run
 # Every bad input: a clear message naming source, line and key; never a crash; a safe outcome.
 
 load helpers

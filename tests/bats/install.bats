@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# shellcheck disable=SC2154 # $stderr and $output are set by bats' run
 # make install into a temporary DESTDIR: what lands where; make uninstall takes it away.
 
 load helpers

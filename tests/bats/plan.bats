@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# shellcheck disable=SC2154 # $stderr and $output are set by bats' run
 # gpuvm plan on fixture trees laid out as the kernel does: the plans DESIGN.md describes.
 
 load helpers

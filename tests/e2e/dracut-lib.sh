@@ -12,17 +12,24 @@
 #
 # The test module 99e2e (guest side, all facts as "@e2e KEY=VALUE" on the console at the end):
 #   pre-udev 99     guest/dracut-pre-udev.sh: right after gpuvm's hook (pre-udev 00) and
-#                   before udevd: is udevd running, where is the stand-in (kmsg "e2e: pre-udev")
-#   pre-trigger 99  guest/dracut-pre-trigger.sh: udevd runs now (kmsg "e2e: pre-trigger")
-#   emergency 99    guest/dracut-emergency.sh: at an rd.break shell: what the shell sees
-#                   (kmsg "e2e: emergency"); then the shell exits at once (as if one typed
-#                   `exit`) and the boot goes on
+#                   before udevd: is udevd running, where is the stand-in (facts pre_udev.*,
+#                   kmsg "e2e: pre_udev: …")
+#   pre-trigger 99  guest/dracut-pre-trigger.sh: udevd runs now, no coldplug yet (pre_trigger.*,
+#                   kmsg "e2e: pre_trigger: …")
+#   emergency 99    guest/dracut-emergency.sh: at an rd.break=NAME shell: what that shell sees
+#                   (break.NAME.*, kmsg "e2e: break.NAME: …"); then the shell exits at once (as
+#                   if one typed `exit`: kmsg "e2e: break.NAME: the shell exits") and the boot
+#                   goes on. Any other emergency: the report below, at once.
 #   the end         guest/dracut-check.sh, after udev settled: the facts, the state file, the
-#                   kernel log lines; "@e2e end"; power off. Shell init: a pre-mount hook
-#                   (a cmdline hook accepts the missing root=); systemd: e2e-check.service.
+#                   kernel log lines; "@e2e end"; power off (sysrq o). Shell init: a pre-mount
+#                   hook (and a cmdline hook that accepts the missing root=); systemd:
+#                   e2e-check.service, wanted by and before initrd.target.
+# guest/dracut-facts.sh (the hooks' helpers) and guest/dracut-check.sh list the facts.
 #
 # Functions:
 #   dracut_need                  skip the scenario without dracut, the kernel or $E2E_GPUVM
+#   dracut_base                  make the private dracutbasedir afresh and set E2E_DRACUT_BASE
+#                                to it (dracut_image does it once by itself)
 #   dracut_image [--as SUFFIX] [DRACUT OPTIONS…]
 #                                build $E2E_OUT/$E2E_NAME[-SUFFIX].img, set E2E_IMG; dracut's
 #                                output goes to $E2E_IMG.dracut.log; the build time to
@@ -33,6 +40,8 @@
 E2E_GPUVM=${E2E_GPUVM:-$E2E_ROOT/build/gpuvm}
 E2E_DRACUT=$E2E_OUT/$E2E_NAME.dracut
 E2E_DRACUT_HOST=${E2E_DRACUT_HOST:-/usr/lib/dracut}
+rm -f "$E2E_OUT/$E2E_NAME.build-times" "$E2E_OUT/$E2E_NAME".img.dracut.log \
+	"$E2E_OUT/$E2E_NAME"-*.img.dracut.log
 
 dracut_need() {
 	command -v dracut >/dev/null || e2e_skip "no dracut (apt-get install dracut-core)"
@@ -106,8 +115,9 @@ UNIT
 EOF
 	# dracut's shell init wants a root= it knows how to mount; the tests have none.
 	# shellcheck disable=SC2016 # for the guest
-	printf '%s\n' '[ -n "$root" ] || { root=e2e-none; rootok=1; }' >"$E2E_DRACUT/99e2e/e2e-root.sh"
-	printf '%s\n' '/bin/sh /usr/lib/e2e/dracut-check.sh' >"$E2E_DRACUT/99e2e/e2e-pre-mount.sh"
+	printf '%s\n' '# shellcheck shell=sh disable=SC2034 # for dracut, which sources it' \
+		'[ -n "$root" ] || { root=e2e-none; rootok=1; }' >"$E2E_DRACUT/99e2e/e2e-root.sh"
+	printf '%s\n' '#!/bin/sh' '/bin/sh /usr/lib/e2e/dracut-check.sh' >"$E2E_DRACUT/99e2e/e2e-pre-mount.sh"
 }
 
 dracut_image() {
@@ -122,7 +132,7 @@ dracut_image() {
 		dracut --force --no-hostonly --no-hostonly-cmdline --no-early-microcode \
 		--conf /dev/null --confdir "$E2E_DRACUT/confdir" --tmpdir "$E2E_DRACUT/tmp" \
 		--kver "$E2E_KVER" --kmoddir "$E2E_KDIR/lib/modules/$E2E_KVER" \
-		--compress zstd "$@" "$E2E_IMG" >"$E2E_IMG.dracut.log" 2>&1
+		--compress "zstd -3 -q -T0" "$@" "$E2E_IMG" >"$E2E_IMG.dracut.log" 2>&1
 	rc=$?
 	t1=$(date +%s.%N)
 	E2E_BUILD_SECS=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')

@@ -11,6 +11,8 @@
 #  - rd.break=pre-udev: dracut stops *before* the pre-udev hooks (so at that shell gpuvm has
 #    not run yet: no driver, no override, no state file, no udevd either); when the shell
 #    exits the hooks run, gpuvm first, and the boot ends as above.
+#  - rd.break=pre-trigger is the shell to look at what gpuvm did before udev's coldplug: the
+#    stand-in on vfio-pci, udevd running, bochs not loaded yet.
 # shellcheck source=tests/e2e/dracut-lib.sh
 . "$E2E_ROOT/tests/e2e/dracut-lib.sh"
 dracut_need
@@ -32,8 +34,12 @@ check_end() {
 	e2e_fact_is vga.driver vfio-pci
 	e2e_fact_is vga.override vfio-pci
 	e2e_fact_is vga.vfio_node yes
-	e2e_expect '^@state   "result": "ok",$' 'the state file does not say "result": "ok"'
-	e2e_expect '^@state   "mode_source": "cmdline",$' 'the mode did not come from rd.gpuvm.mode='
+	e2e_state_is .result ok
+	e2e_state_is .mode vm-passthrough
+	e2e_state_is .mode_source cmdline
+	e2e_state_is "$E2E_JQ_VGA | .driver_after" vfio-pci
+	e2e_state_is "$E2E_JQ_VGA | .verified" true
+	e2e_state_is '.errors | length' 0
 	dracut_before '^\[ *[0-9.]+\] gpuvm: vm-passthrough: 1 GPU .* on vfio-pci, 0 failed' \
 		'^\[ *[0-9.]+\] e2e: pre_udev: udevd=none vga\.driver=vfio-pci ' 'gpuvm before the end of pre-udev'
 	dracut_before '^\[ *[0-9.]+\] e2e: pre_udev: udevd=none' '^Starting systemd-udevd version' \
@@ -49,10 +55,22 @@ check_end
 e2e_boot --log break --iommu intel --gpu vga --append "$args rd.break=pre-udev"
 check_end
 e2e_expect 'Break before pre-udev' 'dracut did not break at pre-udev'
-e2e_fact_is break.udevd none
-e2e_fact_is break.vga.driver none
-e2e_fact_is break.vga.override '(null)'
-e2e_fact_is break.state no
-dracut_before 'Break before pre-udev' '^\[ *[0-9.]+\] e2e: break: udevd=none' 'the break, then its shell'
-dracut_before '^\[ *[0-9.]+\] e2e: break: the shell exits' '^\[ *[0-9.]+\] gpuvm: ' \
+e2e_fact_is break.pre-udev.udevd none
+e2e_fact_is break.pre-udev.vga.driver none
+e2e_fact_is break.pre-udev.vga.override '(null)'
+e2e_fact_is break.pre-udev.state no
+dracut_before 'Break before pre-udev' '^\[ *[0-9.]+\] e2e: break\.pre-udev: udevd=none' 'the break, then its shell'
+dracut_before '^\[ *[0-9.]+\] e2e: break\.pre-udev: the shell exits' '^\[ *[0-9.]+\] gpuvm: ' \
 	'gpuvm after the shell exited'
+
+# rd.break=pre-trigger is the shell that comes after gpuvm: udevd runs, the coldplug has not
+# come yet, the stand-in is on vfio-pci and bochs is not loaded.
+e2e_boot --log break-trigger --iommu intel --gpu vga --append "$args rd.break=pre-trigger"
+check_end
+e2e_expect 'Break before pre-trigger' 'dracut did not break at pre-trigger'
+e2e_fact_match break.pre-trigger.udevd '^[0-9]+$'
+e2e_fact_is break.pre-trigger.vga.driver vfio-pci
+e2e_fact_is break.pre-trigger.vga.override vfio-pci
+e2e_fact_is break.pre-trigger.state yes
+e2e_fact_is break.pre-trigger.bochs no
+dracut_before '^\[ *[0-9.]+\] gpuvm: vm-passthrough: ' 'Break before pre-trigger' 'gpuvm, then the break'
