@@ -20,7 +20,7 @@ HOST_OBJS := $(SRCS:%.c=$(B)/host/%.o)
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(B)/unit/%,$(filter-out tests/unit/unit.c,$(wildcard tests/unit/test-*.c)))
 
 .SECONDARY:
-.PHONY: all setup deps test unit bats e2e image clean demo lint sanitize install uninstall
+.PHONY: all setup deps test unit bats e2e image clean demo lint sanitize memcheck install uninstall
 all: $(B)/gpuvm
 
 setup:
@@ -69,6 +69,13 @@ $(B)/host/gpuvm: $(HOST_OBJS)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS_HOST) -o $@ $(HOST_OBJS) $(EXTRA_LDFLAGS) -lkmod
 
+# valgrind memcheck on the unit tests: no invalid access, no definite or indirect leak.
+memcheck: $(UNIT_TESTS)
+	$(Q)for t in $(UNIT_TESTS); do \
+		valgrind -q --error-exitcode=9 --leak-check=full \
+			--errors-for-leak-kinds=definite,indirect $$t >/dev/null || exit 1; \
+		echo "  MEMCHECK $$t: clean"; done
+
 # ASan + UBSan over the same sources: every unit test and every bats suite.
 SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 sanitize:
@@ -112,7 +119,7 @@ test: setup
 	$(MAKE) all $(UNIT_TESTS)
 	$(MAKE) lint
 	$(PROVE) $(UNIT_TESTS) tests/bats/*.bats
-	$(MAKE) sanitize
+	$(MAKE) sanitize memcheck
 	tests/e2e/run.sh
 
 # The main job: Debian's kernel boots the image in QEMU with an Intel IOMMU and a stand-in
