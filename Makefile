@@ -60,6 +60,7 @@ $(B)/host/fake-kernel.o: tests/unit/fake-kernel.c tests/unit/fake-kernel.h src/*
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) $(CFLAGS_HOST) -Itests/unit -c -o $@ $<
 
+$(B)/unit/test-alloc: EXTRA_LDFLAGS += -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=strdup
 $(B)/unit/%: tests/unit/%.c tests/unit/unit.h $(UNIT_OBJS) | $(B)/unit
 	@$(if $(Q),echo "  CCLD    $@")
 	$(Q)$(CC) $(CFLAGS_HOST) -Itests/unit -o $@ $< $(UNIT_OBJS) $(EXTRA_LDFLAGS)
