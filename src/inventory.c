@@ -50,7 +50,10 @@ int pci_dev_parse_uevent(struct pci_dev *d, const char *uevent)
 			memcpy(line, p, len);
 			line[len] = '\0';
 			if (startswith(line, "DRIVER=")) {
-				if (strscpy(d->driver, line + 7, sizeof(d->driver)) < 0)
+				/* It becomes part of a path (drivers/NAME/unbind): no '/', no "..". */
+				if (strscpy(d->driver, line + 7, sizeof(d->driver)) < 0 ||
+				    strchr(d->driver, '/') || streq(d->driver, "..") ||
+				    streq(d->driver, "."))
 					return -EINVAL;
 			} else if (startswith(line, "PCI_ID=")) {
 				if (parse_id_pair(line + 7, &d->vendor, &d->device) < 0)

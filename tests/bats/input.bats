@@ -163,3 +163,13 @@ on_error="
 	gv plan --json
 	[ "$(jqr .mode)" = container ]
 }
+
+@test "a driver name that would climb out of sysfs is refused (no path traversal)" {
+	# Unchecked, the unbind would go to sys/bus/pci/drivers/../../../../etc/unbind = ROOT/etc/unbind.
+	printf 'DRIVER=../../../../etc\nPCI_CLASS=30000\nPCI_ID=10DE:1E87\nPCI_SUBSYS_ID=1458:403B\nPCI_SLOT_NAME=0000:01:00.0\n' \
+		>"$ROOT/sys/bus/pci/devices/0000:01:00.0/uevent"
+	: >"$ROOT/etc/unbind"
+	gv --cmdline "gpuvm.mode=vm-passthrough" apply
+	[ ! -s "$ROOT/etc/unbind" ]
+	[ "$(cat "$ROOT/sys/bus/pci/devices/0000:01:00.0/driver_override")" = "(null)" ]
+}
