@@ -20,7 +20,7 @@ HOST_OBJS := $(SRCS:%.c=$(B)/host/%.o)
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(B)/unit/%,$(filter-out tests/unit/unit.c,$(wildcard tests/unit/test-*.c)))
 
 .SECONDARY:
-.PHONY: all setup deps test unit bats e2e image clean demo lint sanitize memcheck install uninstall
+.PHONY: all setup deps test unit bats e2e image clean demo lint sanitize memcheck fuzz bench install uninstall
 all: $(B)/gpuvm
 
 setup:
@@ -69,6 +69,15 @@ $(B)/unit/%: tests/unit/%.c tests/unit/unit.h $(UNIT_OBJS) | $(B)/unit
 $(B)/host/gpuvm: $(HOST_OBJS)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS_HOST) -o $@ $(HOST_OBJS) $(EXTRA_LDFLAGS) -lkmod
+
+# libFuzzer harnesses (tests/fuzz/README.md): FUZZ_SECONDS per harness, 0 replays the corpus.
+FUZZ_SECONDS ?= 10
+fuzz:
+	FUZZ_JOBS=2 tests/fuzz/run.sh $(FUZZ_SECONDS)
+
+# The cost of gpuvm on the boot path (bench/run.sh); not part of make test.
+bench: all
+	sh bench/run.sh
 
 # valgrind memcheck on the unit tests: no invalid access, no definite or indirect leak.
 memcheck: $(UNIT_TESTS)
@@ -121,6 +130,7 @@ test: setup
 	$(MAKE) lint
 	$(PROVE) $(UNIT_TESTS) tests/bats/*.bats
 	$(MAKE) sanitize memcheck
+	$(MAKE) fuzz FUZZ_SECONDS=3
 	tests/e2e/run.sh
 
 # The main job: Debian's kernel boots the image in QEMU with an Intel IOMMU and a stand-in
@@ -154,6 +164,9 @@ install: all
 	install -D -m 0755 dracut/90gpuvm/gpuvm-pre-udev.sh $(DESTDIR)$(DRACUTDIR)/gpuvm-pre-udev.sh
 	install -D -m 0644 doc/gpuvm.8 $(DESTDIR)$(MANDIR)/gpuvm.8
 	install -D -m 0644 systemd/gpuvm-nfd.service $(DESTDIR)$(UNITDIR)/gpuvm-nfd.service
+	install -D -m 0755 mirror/gpuvm-label-mirror $(DESTDIR)$(SHAREDIR)/mirror/gpuvm-label-mirror
+	for f in mirror/deploy/*.yaml mirror/deploy/*/*.yaml; do \
+		install -D -m 0644 $$f $(DESTDIR)$(SHAREDIR)/$$f || exit 1; done
 	install -D -m 0644 doc/gpuvm.conf.example $(DESTDIR)$(SHAREDIR)/gpuvm.conf.example
 	install -D -m 0644 kernel-cmdline/README.md $(DESTDIR)$(SHAREDIR)/kernel-cmdline/README.md
 	for d in $(CMDLINE_SETS); do \

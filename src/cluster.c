@@ -64,20 +64,26 @@ void kv_resource_name(const char *name, uint16_t vendor, uint16_t device, char *
 			 vendor, device);
 		return;
 	}
-	n = (size_t)snprintf(out, size, "nvidia.com/");
-	for (; *name && n + 1 < size; name++) {
+	snprintf(out, size, "nvidia.com/");
+	n = strlen(out);
+	for (; *name; name++) {
 		unsigned char c = (unsigned char)*name;
+		size_t need = sep && out[n - 1] != '/' ? 2 : 1;
 
-		if (isalnum(c)) {
-			if (sep && out[n - 1] != '/')
-				out[n++] = '_';
-			out[n++] = (char)toupper(c);
-			sep = false;
-		} else {
+		if (!isalnum(c)) {
 			sep = true;
+			continue;
 		}
+		if (n + need + 1 > size)
+			break;
+		if (need == 2)
+			out[n++] = '_';
+		out[n++] = (char)toupper(c);
+		sep = false;
 	}
 	out[n] = '\0';
+	if (n == strlen("nvidia.com/"))	/* nothing usable in the name */
+		snprintf(out, size, "nvidia.com/%04X_%04X", vendor, device);
 }
 
 void kv_yaml(FILE *f, const struct kv_device *d, size_t n, bool external)

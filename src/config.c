@@ -240,17 +240,23 @@ static int rewrite(const char *old, size_t len, const char *key, const char *val
 	buf = malloc(cap + 1);
 	if (!buf)
 		return -ENOMEM;
+	/* memcpy, not %.*s: the old text may hold NUL bytes, which must survive. */
 	if (last != (size_t)-1) {
-		int m = snprintf(buf, cap + 1, "%.*s%s=%s%.*s", (int)last, old, spelled, value,
-				 (int)(len - last_end), old + last_end);
+		size_t o = 0;
 
-		*outlen = (size_t)m;
+		memcpy(buf, old, last);
+		o = last;
+		o += (size_t)sprintf(buf + o, "%s=%s", spelled, value);
+		memcpy(buf + o, old + last_end, len - last_end);
+		*outlen = o + len - last_end;
 	} else {
-		bool nl = len == 0 || old[len - 1] == '\n';
-		int m = snprintf(buf, cap + 1, "%.*s%s%s=%s\n", (int)len, old, nl ? "" : "\n", key,
-				 value);
+		size_t o = len;
 
-		*outlen = (size_t)m;
+		memcpy(buf, old, len);
+		if (len && old[len - 1] != '\n')
+			buf[o++] = '\n';
+		o += (size_t)sprintf(buf + o, "%s=%s\n", key, value);
+		*outlen = o;
 	}
 	*out = buf;
 	return 0;

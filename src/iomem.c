@@ -68,13 +68,18 @@ size_t resource_mem_bars(const char *resource, struct mem_range *out, size_t max
 	for (bar = 0; bar < 6 && *p && n < max; bar++) {
 		unsigned long long a, b, flags;
 		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+		char line[128], *e1, *e2, *e3;
 
-		char *e1, *e2, *e3;
-
-		a = strtoull(p, &e1, 16);
+		/* Each BAR is one line: parse a copy, so that no field comes from the next. */
+		if (len >= sizeof(line))
+			len = sizeof(line) - 1;
+		memcpy(line, p, len);
+		line[len] = '\0';
+		a = strtoull(line, &e1, 16);
 		b = strtoull(e1, &e2, 16);
 		flags = strtoull(e2, &e3, 16);
-		if (e1 != p && e2 != e1 && e3 != e2 && (flags & IORESOURCE_MEM) && b > a) {
+		if (e1 != line && e2 != e1 && e3 != e2 && (flags & IORESOURCE_MEM) && b > a) {
 			out[n].start = a;
 			out[n].end = b;
 			snprintf(out[n].name, sizeof(out[n].name), "BAR%d", bar);

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#define JSON_DEPTH_MAX 16
+#define JSON_DEPTH_MAX 64	/* deeper containers are not supported (gpuvm uses 4) */
 
 /* A small streaming JSON writer: two-space indentation, strings escaped as RFC 8259 asks. */
 struct json {

@@ -106,16 +106,17 @@ static void classify(struct plan *p, const struct settings *s, const struct inve
 			pd->listed = false;
 			continue;
 		}
+		if (excluded(s, d)) {
+			/* Any device, not only a matching one: an excluded companion blocks its group. */
+			pd->role = ROLE_EXCLUDED;
+			set(pd, ACT_SKIP, NULL, "excluded by exclude= (%s)", s->source[KEY_EXCLUDE]);
+			continue;
+		}
 		if (!id_matches(s, d))
 			continue;
 		if (d->is_vf) {
 			pd->role = ROLE_VF;
 			set(pd, ACT_SKIP, NULL, "SR-IOV virtual function: left to its physical function's driver");
-			continue;
-		}
-		if (excluded(s, d)) {
-			pd->role = ROLE_EXCLUDED;
-			set(pd, ACT_SKIP, NULL, "excluded by exclude= (%s)", s->source[KEY_EXCLUDE]);
 			continue;
 		}
 		if (is_nvswitch(d) && (!s->nvswitch_vm || s->mode != MODE_VM_PASSTHROUGH)) {
@@ -300,8 +301,7 @@ static int plan_groups(struct plan *p, const struct settings *s, const struct in
 				continue;
 			}
 			if (!g->viable) {
-				if (pd->role == ROLE_GPU || pd->role == ROLE_NVSWITCH ||
-				    pd->role == ROLE_COMPANION) {
+				if (pd->selected || pd->role == ROLE_COMPANION) {
 					describe_group_why(why, sizeof(why), g, inv);
 					fail(pd, d, s, vfio_target(d), why);
 					if (pd->role != ROLE_COMPANION)

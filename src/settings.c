@@ -251,7 +251,10 @@ static void on_config_item(const struct config_item *it, void *data)
 	}
 	k = lookup_key(it->key);
 	if (k < 0) {
-		log_warn("%s: unknown key '%s' ignored", where, it->key);
+		char shown[72];
+
+		printable(it->key, shown, sizeof(shown));
+		log_warn("%s: unknown key '%s' ignored", where, shown);
 		return;
 	}
 	raw_set(c->raw, k, it->value, where);
@@ -268,15 +271,18 @@ static int on_cmdline_word(const char *key, const char *value, void *data)
 	char name[64];
 	int k;
 
+	char shown[72];
+
 	if (!cmdline_key(key, "gpuvm", name, sizeof(name)))
 		return 0;
+	printable(key, shown, sizeof(shown));
 	k = lookup_key(name);
 	if (k < 0) {
-		log_warn("cmdline: unknown key '%s' ignored", key);
+		log_warn("cmdline: unknown key '%s' ignored", shown);
 		return 0;
 	}
 	if (!value) {
-		log_err("cmdline: %s: no value (expected %s=VALUE); ignored", key, key);
+		log_err("cmdline: %s: no value (expected %s=VALUE); ignored", shown, shown);
 		c->errors++;
 		return 0;
 	}
@@ -298,23 +304,15 @@ static int resolve(struct settings *s, int k, const char *value, const char *whe
 	else
 		r = keys[k].parse(&tmp, value, bad, sizeof(bad));
 	if (r < 0) {
-		char shown[48];
-		size_t i;
+		char shown[52], badp[84];
 
 		if (streq(bad, value))
 			bad[0] = '\0';	/* the whole value is the bad entry: say it once */
-
-		/* Show the value safely: control and non-ASCII bytes as '?', long ones cut. */
-		for (i = 0; value[i] && i + 1 < sizeof(shown); i++) {
-			unsigned char ch = (unsigned char)value[i];
-
-			shown[i] = (ch < ' ' || ch >= 0x7f) ? '?' : (char)ch;
-		}
-		shown[i] = '\0';
-		log_err("%s: %s: invalid value '%s%s'%s%s%s (expected %s); using the %s value",
-			where, keys[k].name, shown, value[i] ? "..." : "",
-			bad[0] ? " at '" : "", bad, bad[0] ? "'" : "", keys[k].expect,
-			streq(s->source[k], "default") ? "default" : s->source[k]);
+		printable(value, shown, sizeof(shown));
+		printable(bad, badp, sizeof(badp));
+		log_err("%s: %s: invalid value '%s'%s%s%s (expected %s); using the %s value",
+			where, keys[k].name, shown, badp[0] ? " at '" : "", badp, badp[0] ? "'" : "",
+			keys[k].expect, streq(s->source[k], "default") ? "default" : s->source[k]);
 		return 1;
 	}
 	memcpy(s, &tmp, sizeof(tmp));

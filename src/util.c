@@ -57,6 +57,20 @@ int parse_hex(const char *s, unsigned max_digits, unsigned long *out)
 	return 0;
 }
 
+void printable(const char *in, char *out, size_t size)
+{
+	size_t i;
+
+	for (i = 0; in[i] && i + 1 < size; i++) {
+		unsigned char c = (unsigned char)in[i];
+
+		out[i] = (c < ' ' || c >= 0x7f) ? '?' : (char)c;
+	}
+	out[i] = '\0';
+	if (in[i] && size > 4)
+		memcpy(out + size - 4, "...", 4);
+}
+
 bool valid_driver_name(const char *s)
 {
 	size_t n = 0;

@@ -24,6 +24,11 @@ int strscpy(char *dst, const char *src, size_t size);
 size_t rstrip(char *s);
 /* Parse a hexadecimal number of at most max_digits digits, optional "0x"; whole string. */
 int parse_hex(const char *s, unsigned max_digits, unsigned long *out);
+/*
+ * Copy input for a log line: control and non-ASCII bytes become '?', and a copy cut short
+ * ends in "...". Log lines never carry terminal escapes from a config or a command line.
+ */
+void printable(const char *in, char *out, size_t size);
 /* A driver or module name: [A-Za-z0-9_-], 1..55 characters. */
 bool valid_driver_name(const char *s);
 

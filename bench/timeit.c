@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: MIT
+/*
+ * timeit: run a command many times and report its wall time (min, median, max), its CPU
+ * time and its peak RSS, as a boot hook sees them: the clock runs from fork() to the
+ * reaped exit; the command's output goes to /dev/null. A PREPARE shell command runs
+ * before every run (warm-up runs included), outside the timed region.
+ *
+ *   timeit [-n RUNS] [-w WARMUP] [-p PREPARE] -- COMMAND [ARG]...
+ *
+ * One line on stdout, key=value: runs min_us median_us max_us mean_us cpu_median_us
+ * maxrss_kib minflt status. minflt: the median count of minor page faults of a run. Exit 1 if the command's exit status changes between runs.
+ * Built by bench/run.sh with the host compiler (it is not part of gpuvm).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static int cmp_ll(const void *a, const void *b)
+{
+	long long x = *(const long long *)a, y = *(const long long *)b;
+
+	return (x > y) - (x < y);
+}
+
+static long long median(long long *v, int n)
+{
+	qsort(v, (size_t)n, sizeof(*v), cmp_ll);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static void prepare(const char *cmd)
+{
+	int r;
+
+	if (!cmd)
+		return;
+	r = system(cmd);
+	if (r != 0) {
+		fprintf(stderr, "timeit: prepare command failed (%d): %s\n", r, cmd);
+		exit(1);
+	}
+}
+
+/* One run: wall ns, CPU ns, maxrss (KiB) and minor faults of the child; its wait status. */
+static int run_once(char **argv, long long *wall, long long *cpu, long *rss, long long *flt)
+{
+	struct rusage ru;
+	long long t0, t1;
+	int status;
+	pid_t pid;
+
+	t0 = now_ns();
+	pid = fork();
+	if (pid < 0) {
+		perror("timeit: fork");
+		exit(1);
+	}
+	if (pid == 0) {
+		int nul = open("/dev/null", O_RDWR);
+
+		if (nul >= 0) {
+			dup2(nul, STDOUT_FILENO);
+			dup2(nul, STDERR_FILENO);
+			if (nul > STDERR_FILENO)
+				close(nul);
+		}
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	while (wait4(pid, &status, 0, &ru) < 0)
+		if (errno != EINTR) {
+			perror("timeit: wait4");
+			exit(1);
+		}
+	t1 = now_ns();
+	*wall = t1 - t0;
+	*cpu = (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000LL +
+	       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000LL;
+	*rss = ru.ru_maxrss;
+	*flt = ru.ru_minflt;
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	const char *prep = NULL;
+	int runs = 30, warm = 3, c, i, status = -1;
+	long long *wall, *cpu, *flt, sum = 0;
+	long rss, maxrss = 0;
+
+	while ((c = getopt(argc, argv, "+n:w:p:")) != -1) {
+		switch (c) {
+		case 'n':
+			runs = atoi(optarg);
+			break;
+		case 'w':
+			warm = atoi(optarg);
+			break;
+		case 'p':
+			prep = optarg;
+			break;
+		default:
+			fprintf(stderr, "usage: timeit [-n RUNS] [-w WARMUP] [-p PREPARE] -- CMD [ARG]...\n");
+			return 2;
+		}
+	}
+	if (optind >= argc || runs < 1 || warm < 0) {
+		fprintf(stderr, "usage: timeit [-n RUNS] [-w WARMUP] [-p PREPARE] -- CMD [ARG]...\n");
+		return 2;
+	}
+	argv += optind;
+	wall = calloc((size_t)runs, sizeof(*wall));
+	cpu = calloc((size_t)runs, sizeof(*cpu));
+	flt = calloc((size_t)runs, sizeof(*flt));
+	if (!wall || !cpu || !flt)
+		return 1;
+	for (i = 0; i < warm + runs; i++) {
+		long long w, u, f;
+		int st;
+
+		prepare(prep);
+		st = run_once(argv, &w, &u, &rss, &f);
+		if (i > 0 && st != status) {
+			fprintf(stderr, "timeit: exit status changed between runs (%#x, %#x)\n",
+				status, st);
+			return 1;
+		}
+		status = st;
+		if (rss > maxrss)
+			maxrss = rss;
+		if (i < warm)
+			continue;
+		wall[i - warm] = w;
+		cpu[i - warm] = u;
+		flt[i - warm] = f;
+		sum += w;
+	}
+	{
+		long long med = median(wall, runs), cmed = median(cpu, runs), fmed = median(flt, runs);
+
+		/* median() sorted wall[]: its ends are min and max. */
+		printf("runs=%d min_us=%lld median_us=%lld max_us=%lld mean_us=%lld "
+		       "cpu_median_us=%lld maxrss_kib=%ld minflt=%lld status=%d\n",
+		       runs, wall[0] / 1000, med / 1000, wall[runs - 1] / 1000, sum / runs / 1000,
+		       cmed / 1000, maxrss, fmed,
+		       WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+	}
+	return 0;
+}
