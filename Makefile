@@ -167,6 +167,8 @@ install: all
 	install -D -m 0755 mirror/gpuvm-label-mirror $(DESTDIR)$(SHAREDIR)/mirror/gpuvm-label-mirror
 	for f in mirror/deploy/*.yaml mirror/deploy/*/*.yaml; do \
 		install -D -m 0644 $$f $(DESTDIR)$(SHAREDIR)/$$f || exit 1; done
+	install -D -m 0644 mirror/README.md $(DESTDIR)$(SHAREDIR)/mirror/README.md
+	install -D -m 0644 mirror/Containerfile $(DESTDIR)$(SHAREDIR)/mirror/Containerfile
 	install -D -m 0644 doc/gpuvm.conf.example $(DESTDIR)$(SHAREDIR)/gpuvm.conf.example
 	install -D -m 0644 kernel-cmdline/README.md $(DESTDIR)$(SHAREDIR)/kernel-cmdline/README.md
 	for d in $(CMDLINE_SETS); do \
