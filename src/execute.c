@@ -171,7 +171,13 @@ static bool target_or_none(const char *drv, const char *target)
 	return drv[0] == '\0' || streq(drv, target);
 }
 
-static void do_bind(struct step_ctx *c, const char *target)
+/*
+ * Move the device to target: override, off its current driver, probe, and check the link
+ * with ok(). Binding wants exactly the target; a reservation for a host driver that is not
+ * loaded yet in the initramfs is also fine with no driver.
+ */
+static void move_to(struct step_ctx *c, const char *target,
+		    bool (*ok)(const char *drv, const char *target))
 {
 	char drv[DRIVER_LEN];
 
@@ -184,7 +190,7 @@ static void do_bind(struct step_ctx *c, const char *target)
 		if (probe(c) < 0)
 			return;
 	}
-	verify(c, is_target, target, RES_OK);
+	verify(c, ok, target, RES_OK);
 }
 
 static void do_hold(struct step_ctx *c, const char *target)
@@ -235,22 +241,6 @@ static void do_release(struct step_ctx *c)
 	verify(c, not_vfio, "", RES_OK);
 }
 
-static void do_reserve(struct step_ctx *c, const char *target)
-{
-	char drv[DRIVER_LEN];
-
-	strscpy(drv, c->drv, sizeof(drv));
-	if (write_override(c, target) < 0)
-		return;
-	if (!streq(drv, target)) {
-		if (drv[0] && unbind(c, drv) < 0)
-			return;
-		if (probe(c) < 0)
-			return;
-	}
-	/* The host driver may not be loaded yet in the initramfs: none is fine. */
-	verify(c, target_or_none, target, RES_OK);
-}
 
 static void run_one(const struct plan *p, const struct inventory *inv, const struct exec_opts *o,
 		    struct exec_result *res, size_t i, bool modules_ok)
@@ -272,7 +262,7 @@ static void run_one(const struct plan *p, const struct inventory *inv, const str
 			c.ed->result = RES_FAILED;
 			return;
 		}
-		do_bind(&c, pd->target);
+		move_to(&c, pd->target, is_target);
 		break;
 	case ACT_HOLD:
 		do_hold(&c, pd->target);
@@ -283,7 +273,7 @@ static void run_one(const struct plan *p, const struct inventory *inv, const str
 			c.ed->result = RES_RELEASED;
 		break;
 	case ACT_RESERVE:
-		do_reserve(&c, pd->target);
+		move_to(&c, pd->target, target_or_none);
 		break;
 	}
 	res->n_changed++;
