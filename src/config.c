@@ -163,21 +163,24 @@ out:
 	return r;
 }
 
-/* The key of a line, as parse_line would see it, into key; false for no KEY=VALUE line. */
+/* The key of a line, as parse_line sees it (same trimming), into key; false if none. */
 static bool line_key(const char *line, size_t n, char *key, size_t size)
 {
-	size_t i = 0, k = 0;
+	const char *eq = memchr(line, '=', n);
+	size_t i = 0, end;
 
 	while (i < n && (line[i] == ' ' || line[i] == '\t'))
 		i++;
-	if (i == n || line[i] == '#')
+	if (i == n || line[i] == '#' || !eq)
 		return false;
-	while (i < n && line[i] != '=' && line[i] != ' ' && line[i] != '\t' && k + 1 < size)
-		key[k++] = line[i++];
-	key[k] = '\0';
-	while (i < n && (line[i] == ' ' || line[i] == '\t'))
-		i++;
-	return k > 0 && i < n && line[i] == '=';
+	end = (size_t)(eq - line);
+	while (end > i && isspace((unsigned char)line[end - 1]))
+		end--;
+	if (end == i || end - i >= size)
+		return false;
+	memcpy(key, line + i, end - i);
+	key[end - i] = '\0';
+	return true;
 }
 
 static int mkdirs(int dirfd, const char *dir)

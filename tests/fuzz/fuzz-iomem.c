@@ -107,24 +107,37 @@ static void check_iomem(const char *text)
 	free(all);
 }
 
-/* Does one line of text hold "START END FLAGS" with these values? */
+/* Do these values come from one "START END FLAGS" line, whole or cut at cut bytes? */
+static bool line_has_bar(const char *p, size_t len, size_t cut, unsigned long long a,
+			 unsigned long long b)
+{
+	unsigned long long x, y, f;
+	char *line = malloc(len + 1);
+	bool ok;
+
+	if (!line)
+		abort();
+	memcpy(line, p, len);
+	line[len < cut ? len : cut] = '\0';
+	ok = sscanf(line, "%llx %llx %llx", &x, &y, &f) == 3 && x == a && y == b &&
+	     (f & IORESOURCE_MEM);
+	free(line);
+	return ok;
+}
+
+/*
+ * Is there one line that holds the BAR? The parser may read only the start of an overlong
+ * line (the kernel writes 56 bytes a line): 127 bytes is what it reads now.
+ */
 static bool bar_on_one_line(const char *text, unsigned long long a, unsigned long long b)
 {
 	const char *p = text;
 
 	while (*p) {
 		size_t len = strcspn(p, "\n");
-		unsigned long long x, y, f;
-		char line[256];
-		int used = 0;
 
-		if (len < sizeof(line)) {
-			memcpy(line, p, len);
-			line[len] = '\0';
-			if (sscanf(line, "%llx %llx %llx%n", &x, &y, &f, &used) == 3 && x == a && y == b &&
-			    (f & IORESOURCE_MEM))
-				return true;
-		}
+		if (line_has_bar(p, len, len, a, b) || line_has_bar(p, len, 127, a, b))
+			return true;
 		p += len + (p[len] ? 1 : 0);
 	}
 	return false;

@@ -9,7 +9,8 @@
 # and makes the exit status non-zero.
 #
 # Environment: FUZZ_OUT (default build/fuzz), FUZZ_JOBS (harnesses at a time, default 1),
-# FUZZ_ARGS (more libFuzzer options), GPUVM_SRC and CC (see build.sh).
+# FUZZ_ARGS (more libFuzzer options), GPUVM_SRC and CC (see build.sh). FUZZ_TMPDIR is set
+# for the harnesses to a scratch directory that the run removes.
 set -u
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -88,6 +89,12 @@ report() {
 	echo "    log: $log"
 	return 1
 }
+
+# Scratch files of the harnesses (config-update's config), gone after the run even when a
+# harness aborts: tmpfs, as every update fsyncs.
+scratch=$(mktemp -d /dev/shm/gpuvm-fuzz-run.XXXXXX 2>/dev/null || mktemp -d) || exit 2
+trap 'rm -rf "$scratch"' EXIT
+export FUZZ_TMPDIR="$scratch"
 
 printf 'fuzz: %s harness(es), %s s each, %s at a time\n' "$#" "$secs" "$jobs"
 rm -f "$out/logs/"*.status 2>/dev/null
