@@ -106,6 +106,10 @@ void log_msg(enum log_level level, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	/* No terminal escape from a config or a command line reaches the console or kmsg. */
+	for (char *c = msg; *c; c++)
+		if ((unsigned char)*c < ' ' || *c == 0x7f)
+			*c = '?';
 
 	if (level == LOG_ERR)
 		keep(&kept_err, msg);
