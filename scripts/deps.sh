@@ -9,7 +9,12 @@
 #   OUTDIR/uapi/           kernel UAPI headers (symlinks) for -isystem
 #   OUTDIR/VERSIONS        "<source package> <Debian version>", one per line
 #
-# Usage: sh scripts/deps.sh OUTDIR        (e.g. build/deps)
+# Usage: sh scripts/deps.sh [--arch ARCH] OUTDIR     (e.g. build/deps)
+#
+# --arch arm64 cross-builds the same libraries for aarch64 (e.g. into build/arm64/deps):
+# musl and its musl-gcc come from Debian's musl-dev:arm64 through scripts/sysroot.sh
+# (into $(dirname OUTDIR)), the kernel headers from linux-libc-dev-arm64-cross, the
+# toolchain is gcc-aarch64-linux-gnu. Without --arch: the host's (x86_64) musl-gcc.
 #
 # Sources are fetched with apt-get source through a private apt state under
 # $(dirname OUTDIR)/deps-src/apt; the system's apt configuration is not
@@ -18,10 +23,21 @@
 # there the script prints "deps: up to date" and exits.
 set -eu
 
+ARCH=
+if [ "${1-}" = --arch ] && [ $# -ge 2 ]; then
+	ARCH=$2
+	shift 2
+fi
 if [ $# -ne 1 ] || [ -z "$1" ]; then
-	echo "usage: sh scripts/deps.sh OUTDIR" >&2
+	echo "usage: sh scripts/deps.sh [--arch ARCH] OUTDIR" >&2
 	exit 2
 fi
+# The cross toolchain's triplet; empty for the host's own build.
+case $ARCH in
+'' | amd64 | x86_64) ARCH='' TRIPLET='' ;;
+arm64 | aarch64) ARCH=arm64 TRIPLET=aarch64-linux-gnu ;;
+*) echo "deps: unsupported --arch $ARCH (arm64)" >&2; exit 2 ;;
+esac
 
 case $1 in
 /*) OUT=$1 ;;
@@ -59,14 +75,31 @@ start=$(date +%s)
 unset MAKEFLAGS MFLAGS MAKEOVERRIDES MAKELEVEL GNUMAKEFLAGS \
 	CC CPP CFLAGS CPPFLAGS LDFLAGS LIBS CROSS_COMPILE DESTDIR
 
-for tool in musl-gcc make ar apt-get apt-cache dpkg-source dpkg gcc; do
+tools="musl-gcc make ar apt-get apt-cache dpkg-source dpkg gcc"
+[ -z "$TRIPLET" ] || tools="$TRIPLET-gcc $TRIPLET-ar $TRIPLET-ranlib make apt-get apt-cache dpkg-source dpkg"
+for tool in $tools; do
 	if ! command -v "$tool" >/dev/null 2>&1; then
 		echo "deps: '$tool' not found; run scripts/install-packages.sh first" >&2
 		exit 1
 	fi
 done
 
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=scripts/apt-private.sh
+. "$here/apt-private.sh"
+
 CC=musl-gcc
+AR='ar'
+# Cross builds: configure's --host, and the archiver for the make-driven libraries.
+HOSTARGS=
+CROSSMAKE=
+if [ -n "$TRIPLET" ]; then
+	sh "$here/sysroot.sh" "$ARCH" "$(dirname "$OUT")" || exit 1
+	CC=$(dirname "$OUT")/bin/musl-gcc
+	AR=$TRIPLET-ar
+	HOSTARGS=--host=$TRIPLET
+	CROSSMAKE="AR=$TRIPLET-ar RANLIB=$TRIPLET-ranlib"
+fi
 CFLAGS="-Os -ffunction-sections -fdata-sections"
 JOBS=2
 UAPI=$OUT/uapi
@@ -97,18 +130,26 @@ run() {
 # -I/usr/include would pull in glibc's and break the build, so expose just the
 # kernel's folders through a directory of symlinks.
 # ---------------------------------------------------------------------------
-multiarch=$(gcc -print-multiarch 2>/dev/null || true)
-if [ -z "$multiarch" ]; then
-	multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || true)
+if [ -n "$TRIPLET" ]; then
+	# linux-libc-dev-ARCH-cross: the kernel's headers for that architecture only.
+	incdir=/usr/$TRIPLET/include
+	asmdir=$incdir/asm
+else
+	multiarch=$(gcc -print-multiarch 2>/dev/null || true)
+	if [ -z "$multiarch" ]; then
+		multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || true)
+	fi
+	incdir=/usr/include
+	asmdir=/usr/include/$multiarch/asm
+	[ -n "$multiarch" ] || asmdir=
 fi
-asmdir=/usr/include/$multiarch/asm
-if [ -z "$multiarch" ] || [ ! -d "$asmdir" ] || [ ! -d /usr/include/linux ]; then
-	echo "deps: kernel headers not found (/usr/include/linux, $asmdir); install linux-libc-dev" >&2
+if [ -z "$asmdir" ] || [ ! -d "$asmdir" ] || [ ! -d "$incdir/linux" ]; then
+	echo "deps: kernel headers not found ($incdir/linux, $asmdir); install linux-libc-dev" >&2
 	exit 1
 fi
 mkdir -p "$UAPI"
 for d in linux asm-generic mtd; do
-	ln -sfn "/usr/include/$d" "$UAPI/$d"
+	ln -sfn "$incdir/$d" "$UAPI/$d"
 done
 ln -sfn "$asmdir" "$UAPI/asm"
 
@@ -118,74 +159,8 @@ ln -sfn "$asmdir" "$UAPI/asm"
 APTDIR=$SRC/apt
 DL=$SRC/dl
 
-# Write deb-src lines mirroring the system's deb entries (deb822 .sources
-# files and one-line sources.list), keeping their Signed-By keyrings.
-write_sources_list() {
-	{
-		for f in /etc/apt/sources.list.d/*.sources; do
-			[ -f "$f" ] || continue
-			awk '
-				function reset() {
-					types = uris = suites = comps = signed = last = ""; enabled = 1
-				}
-				function flush() {
-					if (enabled && types ~ /(^| )deb( |$)/ && uris != "" && suites != "") {
-						opt = signed != "" ? "[signed-by=" signed "] " : ""
-						nu = split(uris, u, " "); ns = split(suites, s, " ")
-						for (i = 1; i <= nu; i++)
-							for (j = 1; j <= ns; j++)
-								print "deb-src " opt u[i] " " s[j] " " comps
-					}
-					reset()
-				}
-				BEGIN { reset() }
-				/^[ \t]*#/ { next }
-				/^[ \t]*$/ { flush(); next }
-				/^[ \t]/ {
-					# continuation line of a multi-line field
-					val = $0; gsub(/^[ \t]+|[ \t]+$/, "", val)
-					if (last == "uris") uris = uris " " val
-					else if (last == "suites") suites = suites " " val
-					else if (last == "components") comps = comps " " val
-					next
-				}
-				{
-					last = tolower($1); sub(/:$/, "", last)
-					val = $0; sub(/^[^:]*:[ \t]*/, "", val); sub(/[ \t]+$/, "", val)
-					if (last == "types") types = val
-					else if (last == "uris") uris = val
-					else if (last == "suites") suites = val
-					else if (last == "components") comps = val
-					else if (last == "signed-by" && val != "") signed = val
-					else if (last == "enabled" && tolower(val) == "no") enabled = 0
-				}
-				END { flush() }
-			' "$f"
-		done
-		for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
-			[ -f "$f" ] || continue
-			sed -n 's/^[ \t]*deb[ \t]/deb-src /p' "$f"
-		done
-	} | sort -u >"$APTDIR/sources.list.new"
-	if ! grep -q '^deb-src ' "$APTDIR/sources.list.new"; then
-		# Nothing usable in /etc/apt: fall back to Debian's own archive.
-		cat >"$APTDIR/sources.list.new" <<-'EOF'
-			deb-src http://deb.debian.org/debian bookworm main
-			deb-src http://deb.debian.org/debian bookworm-updates main
-			deb-src http://deb.debian.org/debian-security bookworm-security main
-		EOF
-	fi
-	mv "$APTDIR/sources.list.new" "$APTDIR/sources.list"
-}
-
-apt_private() {
-	"$@" -q \
-		-o Dir::Etc::SourceList="$APTDIR/sources.list" \
-		-o Dir::Etc::SourceParts="$APTDIR/sources.list.d" \
-		-o Dir::State::Lists="$APTDIR/lists" \
-		-o Dir::Cache="$APTDIR/cache" \
-		-o APT::Sandbox::User=root
-}
+# apt_private (scripts/apt-private.sh) runs apt on the private state in $APTDIR, whose
+# deb-src lines mirror the system's deb entries.
 
 NL='
 '
@@ -215,9 +190,8 @@ versions_newest_first() {
 apt_ready=0
 apt_update() {
 	[ "$apt_ready" = 1 ] && return 0
-	mkdir -p "$APTDIR/sources.list.d" "$APTDIR/lists/partial" \
-		"$APTDIR/cache/archives/partial" "$DL"
-	write_sources_list
+	mkdir -p "$DL"
+	apt_private_init "$APTDIR" deb-src
 	run "$LOGS/apt.log" "apt-get update (private lists in $APTDIR)" \
 		apt_private apt-get update
 	apt_ready=1
@@ -294,6 +268,7 @@ configure_once() {
 	co_log=$1
 	co_dir=$2
 	shift 2
+	set -- ${HOSTARGS:+"$HOSTARGS"} "$@"
 	co_args="CC=$CC CFLAGS=$CFLAGS $*"
 	if [ -f "$co_dir/.deps-configured" ] &&
 		[ "$(cat "$co_dir/.deps-configured")" = "$co_args" ]; then
@@ -321,8 +296,9 @@ build_zstd() {
 	use_src zstd
 	log=$LOGS/zstd.log
 	: >"$log"
+	# shellcheck disable=SC2086 # CROSSMAKE: none, or several make variables
 	run "$log" "build libzstd $SRCVER" \
-		make -C "$SRCDIR/lib" -j"$JOBS" libzstd.a CC="$CC" CFLAGS="$CFLAGS" \
+		make -C "$SRCDIR/lib" -j"$JOBS" libzstd.a CC="$CC" CFLAGS="$CFLAGS" $CROSSMAKE \
 		ZSTD_LIB_COMPRESSION=0 ZSTD_LIB_DICTBUILDER=0 ZSTD_LIB_DEPRECATED=0 \
 		ZSTD_LEGACY_SUPPORT=0
 	cp "$SRCDIR/lib/zstd.h" "$SRCDIR/lib/zstd_errors.h" "$OUT/include/"
@@ -471,6 +447,7 @@ build_kmod() {
 	done
 	{
 		echo "CC = $CC"
+		echo "AR = $AR"
 		echo "CFLAGS = $CFLAGS"
 		echo "CPPFLAGS = -include config.h -I$SRCDIR -I$OUT/include -isystem $UAPI"
 		echo "OBJS =$objs"
@@ -479,7 +456,7 @@ build_kmod() {
 		cat <<-'EOF'
 			.RECIPEPREFIX = >
 			libkmod.a: $(OBJS)
-			> rm -f $@ && ar rcs $@ $(OBJS)
+			> rm -f $@ && $(AR) rcs $@ $(OBJS)
 			%.o: %.c config.h
 			> $(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 		EOF

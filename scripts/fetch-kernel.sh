@@ -1,19 +1,24 @@
 #!/bin/sh
-# fetch-kernel.sh — get Debian's current amd64 kernel into a private tree.
+# fetch-kernel.sh — get Debian's current amd64 (or arm64) kernel into a private tree.
 #
-#   scripts/fetch-kernel.sh [--package PKG] [OUTDIR]     (OUTDIR defaults to build)
+#   scripts/fetch-kernel.sh [--arch ARCH] [--package PKG] [OUTDIR]   (OUTDIR defaults to build)
 #
-# Resolves the real kernel package from the linux-image-amd64 metapackage (or takes
-# --package linux-image-X-amd64), downloads it with `apt-get download` into OUTDIR/debs/
+# Resolves the real kernel package from the linux-image-ARCH metapackage (or takes
+# --package linux-image-X-ARCH), downloads it with `apt-get download` into OUTDIR/debs/
 # and unpacks it with `dpkg -x` into OUTDIR/kernel/:
 #   OUTDIR/kernel/boot/vmlinuz-KVER
-#   OUTDIR/kernel/boot/vmlinux-KVER        (the ELF kernel inside, for QEMU's faster PVH boot)
+#   OUTDIR/kernel/boot/vmlinux-KVER        (amd64: the ELF kernel inside, for QEMU's faster
+#                                           PVH boot; arm64's vmlinuz is an Image already)
 #   OUTDIR/kernel/lib/modules/KVER/        (modules.dep made with depmod -b if missing)
 #   OUTDIR/kernel/KVER                     (one line: the kernel version)
 # Prints KVER on stdout; progress goes to stderr. Idempotent: when the tree for the
 # resolved version is complete it returns at once. The host is left alone: nothing is
 # installed, apt's configuration is not changed (as root, it runs `apt-get update` when apt
 # has no package lists yet).
+# --arch ARCH (default: the host's, amd64): another architecture's kernel (arm64, e.g. into
+# OUTDIR build/arm64) comes through apt pointed at private folders in OUTDIR/apt
+# (scripts/apt-private.sh); no foreign architecture is added to the system's dpkg. Its
+# modules.dep is made on the host with depmod -b, which reads any architecture's modules.
 set -eu
 
 prog=fetch-kernel
@@ -21,17 +26,21 @@ die() { echo "$prog: $*" >&2; exit 1; }
 say() { echo "$prog: $*" >&2; }
 
 pkg=
+arch=$(dpkg --print-architecture 2>/dev/null || echo amd64)
+native=$arch
 while [ $# -gt 0 ]; do
 	case $1 in
 	--package) [ $# -ge 2 ] || die "--package needs a value"; pkg=$2; shift 2 ;;
 	--package=*) pkg=${1#*=}; shift ;;
+	--arch) [ $# -ge 2 ] || die "--arch needs a value"; arch=$2; shift 2 ;;
+	--arch=*) arch=${1#*=}; shift ;;
 	-h | --help) sed -n '2,/^set -eu/{/^set -eu/d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
 	--) shift; break ;;
 	-*) die "unknown option: $1" ;;
 	*) break ;;
 	esac
 done
-[ $# -le 1 ] || die "usage: $0 [--package PKG] [OUTDIR]"
+[ $# -le 1 ] || die "usage: $0 [--arch ARCH] [--package PKG] [OUTDIR]"
 out=${1:-build}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
@@ -43,26 +52,37 @@ tree_ok() {
 		[ -f "$1/boot/vmlinuz-$2" ] && [ -f "$1/lib/modules/$2/modules.dep" ]
 }
 
+# apt: the system's for the host's architecture, a private state for another one.
+apt() { "$@"; }
+if [ "$arch" != "$native" ]; then
+	here=$(cd "$(dirname "$0")" && pwd)
+	# shellcheck source=scripts/apt-private.sh
+	. "$here/apt-private.sh"
+	apt_private_init "$out/apt" deb "$arch"
+	apt() { apt_private "$@"; }
+fi
+
 # Resolve the package: the metapackage's dependency on linux-image-<kver>.
 resolve() {
-	apt-cache show --no-all-versions linux-image-amd64 2>/dev/null |
-		sed -n 's/^Depends: .*\(linux-image-[0-9][^ ,]*-amd64\).*/\1/p' | head -n 1
+	apt apt-cache show --no-all-versions "linux-image-$arch" 2>/dev/null |
+		sed -n "s/^Depends: .*\(linux-image-[0-9][^ ,]*-$arch\).*/\1/p" | head -n 1
 }
 if [ -z "$pkg" ]; then
 	pkg=$(resolve) || pkg=
-	if [ -z "$pkg" ] && [ "$(id -u)" -eq 0 ] && ! tree_ok "$kdir" "$(cat "$kdir/KVER" 2>/dev/null)"; then
-		say "apt-cache does not know linux-image-amd64: apt-get update"
-		apt-get update -qq >&2 || true
+	if [ -z "$pkg" ] && { [ "$(id -u)" -eq 0 ] || [ "$arch" != "$native" ]; } &&
+		! tree_ok "$kdir" "$(cat "$kdir/KVER" 2>/dev/null)"; then
+		say "apt-cache does not know linux-image-$arch: apt-get update"
+		apt apt-get update -qq >&2 || true
 		pkg=$(resolve) || pkg=
 	fi
 	if [ -z "$pkg" ]; then
 		# No apt lists (offline, or `apt-get update` never ran): use what is there.
 		if [ -f "$kdir/KVER" ] && tree_ok "$kdir" "$(cat "$kdir/KVER")"; then
-			say "cannot resolve linux-image-amd64 with apt-cache; using the kernel already in $kdir"
+			say "cannot resolve linux-image-$arch with apt-cache; using the kernel already in $kdir"
 			cat "$kdir/KVER"
 			exit 0
 		fi
-		die "cannot resolve linux-image-amd64 with apt-cache (run apt-get update first)"
+		die "cannot resolve linux-image-$arch with apt-cache (run apt-get update first)"
 	fi
 fi
 case $pkg in
@@ -98,13 +118,13 @@ vmlinux() {
 # Download (apt checks the hash against the signed index), unless already here.
 debs=$out/debs
 mkdir -p "$debs"
-deb=$(find "$debs" -maxdepth 1 -name "${pkg}_*_amd64.deb" | sort | tail -n 1)
+deb=$(find "$debs" -maxdepth 1 -name "${pkg}_*_$arch.deb" | sort | tail -n 1)
 if [ -z "$deb" ]; then
 	say "downloading $pkg"
 	# As root apt would warn that its sandbox user cannot write here; download as root.
-	(cd "$debs" && apt-get download -q -o APT::Sandbox::User=root "$pkg" >&2) ||
+	(cd "$debs" && apt apt-get download -q -o APT::Sandbox::User=root "$pkg" >&2) ||
 		die "apt-get download $pkg failed"
-	deb=$(find "$debs" -maxdepth 1 -name "${pkg}_*_amd64.deb" | sort | tail -n 1)
+	deb=$(find "$debs" -maxdepth 1 -name "${pkg}_*_$arch.deb" | sort | tail -n 1)
 	[ -n "$deb" ] || die "apt-get download left no ${pkg}_*.deb in $debs"
 fi
 
@@ -126,8 +146,10 @@ if [ ! -f "$tmp/lib/modules/$kver/modules.dep" ]; then
 	say "depmod -b for $kver"
 	depmod -b "$tmp" "$kver"
 fi
-vmlinux "$tmp/boot/vmlinuz-$kver" "$tmp/boot/config-$kver" "$tmp/boot/vmlinux-$kver" ||
-	say "warning: no vmlinux-$kver could be extracted (QEMU boots the vmlinuz, more slowly)"
+if [ "$arch" = amd64 ]; then
+	vmlinux "$tmp/boot/vmlinuz-$kver" "$tmp/boot/config-$kver" "$tmp/boot/vmlinux-$kver" ||
+		say "warning: no vmlinux-$kver could be extracted (QEMU boots the vmlinuz, more slowly)"
+fi
 echo "$kver" >"$tmp/KVER"
 rm -rf "$kdir"
 mv "$tmp" "$kdir"

@@ -10,6 +10,7 @@ bats bats-assert bats-support jq shellcheck strace valgrind
 clang libclang-rt-14-dev cppcheck clang-tidy libkmod-dev
 cpio xz-utils zstd kmod busybox-static
 qemu-system-x86 qemu-utils e2fsprogs dosfstools
+qemu-system-arm qemu-user-static gcc-aarch64-linux-gnu linux-libc-dev-arm64-cross
 dracut-core
 "
 

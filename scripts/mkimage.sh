@@ -111,9 +111,21 @@ done
 cp "$busybox" "$stage/bin/busybox"
 chmod 0755 "$stage/bin/busybox"
 # One link per applet, made by busybox's own sh: its ln runs without exec, which is 10 times
-# faster than a process per link here.
+# faster than a process per link here. A busybox of another architecture (arm64's for an arm64
+# image) cannot run here: the host's /bin/busybox lists the applets and makes the links, which
+# is right when both come from the same busybox-static version (checked).
+bbhost=$stage/bin/busybox
+if ! "$bbhost" true 2>/dev/null; then
+	bbhost=/bin/busybox
+	[ -x "$bbhost" ] || die "$busybox cannot run here and there is no /bin/busybox to list its applets"
+	v1=$(LC_ALL=C grep -ao 'BusyBox v[0-9][^ ]* ([^)]*)' "$busybox" | head -n 1)
+	v2=$(LC_ALL=C grep -ao 'BusyBox v[0-9][^ ]* ([^)]*)' "$bbhost" | head -n 1)
+	if [ -z "$v1" ] || [ "$v1" != "$v2" ]; then
+		die "$busybox ($v1) cannot run here and /bin/busybox is another version ($v2)"
+	fi
+fi
 # shellcheck disable=SC2016 # the script is busybox sh's
-"$stage/bin/busybox" --list-full | "$stage/bin/busybox" sh -c '
+"$bbhost" --list-full | "$bbhost" sh -c '
 	while read -r applet; do
 		case $applet in bin/busybox | linuxrc) continue ;; esac # not over itself; no /linuxrc
 		[ -e "$1/$applet" ] || [ -L "$1/$applet" ] || ln -s /bin/busybox "$1/$applet" || exit 1

@@ -118,6 +118,20 @@ static int probe(struct step_ctx *c)
 	return 0;
 }
 
+/* The group a bound device is in: given at probe by some IOMMUs (an ARM SMMU). */
+static void read_group(struct step_ctx *c)
+{
+	char path[96], name[32], *end;
+	long g;
+
+	snprintf(path, sizeof(path), DEV "%s/iommu_group", c->d->name);
+	if (sysfs_link_name(path, name, sizeof(name)) < 0)
+		return;
+	g = strtol(name, &end, 10);
+	if (end != name && *end == '\0' && g >= 0 && g <= 0x7fffffff)
+		c->ed->group = (int)g;
+}
+
 /* Read the driver link back: the only truth about what bound. */
 static void verify(struct step_ctx *c, bool (*ok)(const char *drv, const char *target),
 		   const char *target, enum dev_result good)
@@ -137,6 +151,8 @@ static void verify(struct step_ctx *c, bool (*ok)(const char *drv, const char *t
 	c->ed->verified = true;
 	if (ok(c->ed->after, target)) {
 		c->ed->result = good;
+		if (target[0] && streq(c->ed->after, target))
+			read_group(c);
 	} else if (!target[0]) {
 		c->ed->result = RES_FAILED;
 		snprintf(c->ed->error, sizeof(c->ed->error),
@@ -357,6 +373,7 @@ int execute(const struct plan *p, const struct settings *s, const struct invento
 	for (i = 0; i < inv->n; i++) {
 		strscpy(res->dev[i].before, inv->dev[i].driver, DRIVER_LEN);
 		strscpy(res->dev[i].after, inv->dev[i].driver, DRIVER_LEN);
+		res->dev[i].group = -1;
 	}
 	modules_ok = load_modules(p, o, res) == 0;
 	res->failed_modules = !modules_ok;

@@ -23,6 +23,7 @@ struct exec_dev {
 	char before[DRIVER_LEN];
 	char after[DRIVER_LEN];
 	bool verified;
+	int group;		/* IOMMU group read back after a bind, -1: none or not read */
 	char error[200];
 };
 

@@ -273,6 +273,23 @@ void inventory_free(struct inventory *inv)
 	inv->n = inv->n_types = 0;
 }
 
+bool inventory_group_pending(const struct inventory *inv, const struct pci_dev *d)
+{
+	return inv->iommu.active && inv->iommu.groups_at_probe && d->group < 0 && !d->driver[0];
+}
+
+bool inventory_group_in_slot(const struct inventory *inv, int group, const struct pci_addr *addr)
+{
+	size_t i;
+
+	if (group < 0)
+		return false;
+	for (i = 0; i < inv->n; i++)
+		if (inv->dev[i].group == group && !pci_same_slot(&inv->dev[i].addr, addr))
+			return false;
+	return true;
+}
+
 struct pci_dev *inventory_find(const struct inventory *inv, const struct pci_addr *a)
 {
 	struct pci_dev key = { 0 };

@@ -59,4 +59,14 @@ void inventory_free(struct inventory *inv);
 
 struct pci_dev *inventory_find(const struct inventory *inv, const struct pci_addr *a);
 
+/*
+ * Pure: d has no IOMMU group yet but gets one when a driver probes it: the IOMMU is active,
+ * gives groups at probe (iommu_state.groups_at_probe) and no driver has probed d. A device
+ * with a driver and no group is outside any IOMMU, there too.
+ */
+bool inventory_group_pending(const struct inventory *inv, const struct pci_dev *d);
+
+/* Pure: group >= 0 and every function in it belongs to the slot of addr. */
+bool inventory_group_in_slot(const struct inventory *inv, int group, const struct pci_addr *addr);
+
 #endif

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * IOMMU state. The runtime decides: a unit under /sys/class/iommu or any IOMMU group
- * means translation is on. The command line only advises: Debian's kernel enables the
- * Intel IOMMU by default, AMD-Vi is on by default, and "amd_iommu=on" is not a value
- * the kernel knows (it prints "Unknown option").
+ * means translation is on. Units that are neither Intel's DMAR nor AMD-Vi (an ARM SMMU,
+ * virtio-iommu) give a PCI function its group only when a driver first probes it: with
+ * them an empty /sys/kernel/iommu_groups before the first bind is normal. The command line
+ * only advises: Debian's kernel enables the Intel IOMMU by default, AMD-Vi is on by
+ * default, and "amd_iommu=on" is not a value the kernel knows (it prints "Unknown option").
  */
 #include <errno.h>
 #include <stdio.h>
@@ -142,6 +144,8 @@ int iommu_read(struct iommu_state *st, const char *cmdline)
 	st->units = units.n;
 	st->groups = groups.n;
 	st->active = st->units > 0 || st->groups > 0;
+	st->groups_at_probe = st->units > 0 && !startswith(st->unit, "dmar") &&
+			      !startswith(st->unit, "ivhd");
 
 	/* The vendor sits in the first processor block: one read is enough. */
 	/*

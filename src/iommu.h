@@ -26,6 +26,13 @@ struct iommu_state {
 	size_t units;		/* entries of /sys/class/iommu */
 	char unit[32];		/* the first of them, e.g. dmar0, ivhd0, smmu3.0x... */
 	size_t groups;		/* entries of /sys/kernel/iommu_groups */
+	/*
+	 * The IOMMU gives a PCI function its group when a driver first probes it, not when
+	 * the IOMMU registers: so it is with firmware-described IOMMUs (an ARM SMMU through
+	 * the device tree or IORT, virtio-iommu), whereas Intel's DMAR and AMD-Vi group every
+	 * function at boot. Before any bind, /sys/kernel/iommu_groups may then be empty.
+	 */
+	bool groups_at_probe;
 	enum cpu_vendor cpu;
 	struct iommu_params params;
 };

@@ -113,16 +113,23 @@ int mod_vfio_variant(const char *modalias, char *name, size_t size)
 
 	if (!ctx)
 		return -ENOENT;
-	/* The kernel names variant drivers by "vfio_" + the device's modalias. */
+	/*
+	 * The kernel names variant drivers by "vfio_" + the device's modalias. vfio_pci's own
+	 * catch-all (vfio_pci:v*d*sv*sd*bc*sc*i*) matches every device and libkmod may list it
+	 * first: a variant driver, when one matches, is the answer; vfio_pci only without one.
+	 */
 	snprintf(alias, sizeof(alias), "vfio_%s", modalias);
 	if (kmod_module_new_from_lookup(ctx, alias, &list) < 0 || !list)
 		return -ENOENT;
 	kmod_list_foreach(l, list) {
 		struct kmod_module *m = kmod_module_get_module(l);
+		const char *n = kmod_module_get_name(m);
 
-		r = strscpy(name, kmod_module_get_name(m), size);
+		if (r < 0 || !streq(n, "vfio_pci"))
+			r = strscpy(name, n, size);
 		kmod_module_unref(m);
-		break;
+		if (r >= 0 && !streq(name, "vfio_pci"))
+			break;
 	}
 	kmod_module_unref_list(list);
 	return r;

@@ -239,6 +239,65 @@ static void describe_group_why(char *why, size_t size, const struct plan_group *
 		 g->id, b->name, b->vendor, b->device, drv(b), g->n_blocked > 1 ? ", among others" : "");
 }
 
+/*
+ * A selected device whose IOMMU gives it a group only when a driver first probes it (an ARM
+ * SMMU): the group cannot be known before the bind, so the device and the functions of its
+ * slot that have no group yet (or a group of their own slot) are bound together, all or
+ * nothing, as one pending group; the driver link read back after the bind is the check.
+ */
+static int plan_pending(struct plan *p, const struct settings *s, const struct inventory *inv,
+			size_t i)
+{
+	const struct pci_dev *d = &inv->dev[i];
+	struct plan_group *g;
+	char why[PLAN_REASON_LEN];
+	size_t first, j, k;
+	int r;
+
+	for (first = i; first > 0 && pci_same_slot(&inv->dev[first - 1].addr, &d->addr); first--)
+		;
+	for (j = first; j < inv->n && pci_same_slot(&inv->dev[j].addr, &d->addr); j++)
+		;
+	r = group_new(p, -1);
+	if (r < 0)
+		return r;
+	g = &p->group[p->n_groups - 1];
+	g->pending = true;
+	/* The slot holds i: j > first (+ 1 says so to the analyzers). */
+	g->members = calloc(j - first + 1, sizeof(size_t));
+	if (!g->members)
+		return -ENOMEM;
+	g->members[g->n_members++] = i;
+	for (j = first; j < inv->n && pci_same_slot(&inv->dev[j].addr, &d->addr); j++)
+		if (j != i && p->dev[j].role == ROLE_NONE &&
+		    can_be_companion(&inv->dev[j], &p->dev[j]) &&
+		    (inventory_group_pending(inv, &inv->dev[j]) ||
+		     inventory_group_in_slot(inv, inv->dev[j].group, &d->addr))) {
+			p->dev[j].role = ROLE_COMPANION;
+			g->members[g->n_members++] = j;
+		}
+	for (k = 0; k < g->n_members; k++) {
+		const struct pci_dev *m = &inv->dev[g->members[k]];
+
+		if (k == 0)
+			snprintf(why, sizeof(why),
+				 "%s %04x:%04x selected by %s; IOMMU group assigned when %s probes it (%s)",
+				 p->dev[i].role == ROLE_NVSWITCH ? "NVSwitch" : "GPU", d->vendor,
+				 d->device, s->n_ids ? "ids=" : "the default match", vfio_target(m),
+				 inv->iommu.unit);
+		else
+			snprintf(why, sizeof(why), "companion of %s, bound with it (IOMMU group assigned at probe)",
+				 d->name);
+		want(&p->dev[g->members[k]], m, ACT_BIND, vfio_target(m), why);
+		if (p->dev[g->members[k]].action == ACT_BIND) {
+			r = add_module(p, vfio_target(m));
+			if (r < 0)
+				return r;
+		}
+	}
+	return 0;
+}
+
 /* vm-passthrough with an active IOMMU: whole groups, or nothing. */
 static int plan_groups(struct plan *p, const struct settings *s, const struct inventory *inv)
 {
@@ -329,9 +388,14 @@ static int plan_groups(struct plan *p, const struct settings *s, const struct in
 		}
 		i = end;
 	}
-	/* Selected devices without a group cannot be bound to vfio-pci. */
+	/* Selected devices without a group cannot be bound to vfio-pci, unless it comes at probe. */
 	for (i = 0; i < inv->n; i++) {
-		if (inv->dev[i].group < 0 && selected(&p->dev[i])) {
+		if (inv->dev[i].group < 0 && selected(&p->dev[i]) &&
+		    inventory_group_pending(inv, &inv->dev[i])) {
+			r = plan_pending(p, s, inv, i);
+			if (r < 0)
+				goto out;
+		} else if (inv->dev[i].group < 0 && selected(&p->dev[i])) {
 			fail(&p->dev[i], &inv->dev[i], s, vfio_target(&inv->dev[i]),
 			     "no IOMMU group although the IOMMU is active");
 			p->n_failed++;

@@ -43,8 +43,9 @@ struct plan_dev {
 };
 
 struct plan_group {
-	int id;
+	int id;				/* -1 while pending */
 	bool viable;
+	bool pending;			/* the IOMMU gives the group at probe (inventory_group_pending) */
 	size_t *members;		/* indexes into the inventory */
 	size_t n_members;
 	size_t *blocked_by;

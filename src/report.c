@@ -35,6 +35,8 @@ static void json_device(struct json *j, const struct report *r, size_t i)
 	json_hex(j, "class", d->class, 6);
 	if (d->group >= 0)
 		json_int(j, "iommu_group", d->group);
+	else if (r->exec && r->exec->dev[i].group >= 0)	/* given at probe (ARM SMMU) */
+		json_int(j, "iommu_group", r->exec->dev[i].group);
 	else
 		json_null(j, "iommu_group");
 	json_string(j, "driver", d->driver[0] ? d->driver : NULL);
@@ -75,7 +77,11 @@ static void json_groups(struct json *j, const struct report *r)
 		const struct plan_group *pg = &r->plan->group[g];
 
 		json_object_begin(j, NULL);
-		json_int(j, "id", pg->id);
+		if (pg->pending)
+			json_null(j, "id");
+		else
+			json_int(j, "id", pg->id);
+		json_bool(j, "pending", pg->pending);
 		json_string(j, "type", inventory_group_type(r->inv, pg->id));
 		json_bool(j, "viable", pg->viable);
 		json_array_begin(j, "members");
@@ -136,6 +142,7 @@ void report_json(FILE *f, const struct report *r)
 	json_int(&j, "units", (long long)io->units);
 	json_string(&j, "unit", io->unit[0] ? io->unit : NULL);
 	json_int(&j, "groups", (long long)io->groups);
+	json_bool(&j, "groups_at_probe", io->groups_at_probe);
 	{
 		const char *why[16];
 		size_t n = iommu_params_explain(&io->params, io->cpu, why, 16);
@@ -208,9 +215,10 @@ void report_text(FILE *f, const struct report *r)
 	size_t i, k, shown = 0;
 
 	fprintf(f, "mode: %s (from %s)\n", mode_name(s->mode), s->source[KEY_MODE]);
-	fprintf(f, "IOMMU: %s (cpu %s, %zu unit%s%s%s, %zu groups)\n",
+	fprintf(f, "IOMMU: %s (cpu %s, %zu unit%s%s%s, %zu groups%s)\n",
 		io->active ? "active" : "not active", cpu_vendor_name(io->cpu), io->units,
-		io->units == 1 ? "" : "s", io->unit[0] ? " " : "", io->unit, io->groups);
+		io->units == 1 ? "" : "s", io->unit[0] ? " " : "", io->unit, io->groups,
+		io->groups_at_probe ? ", assigned when a driver first probes a device" : "");
 	{
 		const char *why[16];
 		size_t n = iommu_params_explain(&io->params, io->cpu, why, 16);
@@ -246,8 +254,11 @@ void report_text(FILE *f, const struct report *r)
 
 			const char *type = inventory_group_type(r->inv, g->id);
 
-			fprintf(f, "  %d%s%s%s %s:", g->id, type ? " (" : "", type ? type : "",
-				type ? ")" : "", g->viable ? "viable" : "NOT viable");
+			if (g->pending)
+				fprintf(f, "  pending (the IOMMU assigns it at probe):");
+			else
+				fprintf(f, "  %d%s%s%s %s:", g->id, type ? " (" : "", type ? type : "",
+					type ? ")" : "", g->viable ? "viable" : "NOT viable");
 			for (k = 0; k < g->n_members; k++)
 				fprintf(f, " %s", r->inv->dev[g->members[k]].name);
 			if (g->n_blocked) {

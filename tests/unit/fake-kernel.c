@@ -29,6 +29,8 @@ struct fault {
 
 static struct {
 	bool iommu;
+	bool smmu;		/* groups at first probe */
+	int next_group;
 	struct fdev dev[MAXDEV];
 	int n;
 	char drivers[MAXDRV][64];
@@ -52,6 +54,12 @@ void fk_reset(bool iommu)
 	free(k.state);
 	memset(&k, 0, sizeof(k));
 	k.iommu = iommu;
+}
+
+void fk_smmu(void)
+{
+	k.smmu = true;
+	k.next_group = 100;
 }
 
 static struct fdev *find(const char *name)
@@ -148,6 +156,9 @@ static bool try_attach(struct fdev *d, const char *drv)
 	if (d->override[0] ? strcmp(d->override, drv) != 0 :
 			     strcmp(d->native, drv) != 0 && !dyn_match(d, drv))
 		return false;
+	/* A firmware-described SMMU: the probe's dma_configure gives the group first. */
+	if (k.iommu && k.smmu && d->group < 0)
+		d->group = k.next_group++;
 	if (is_vfio(drv) && d->group < 0) {
 		snprintf(k.probe_error, sizeof(k.probe_error),
 			 "vfio-pci: probe of %s failed with error -22", d->name);
@@ -346,7 +357,7 @@ int sysfs_list(const char *dir, int (*cb)(const char *name, void *data), void *d
 		return 0;
 	}
 	if (strcmp(dir, "sys/class/iommu") == 0)
-		return k.iommu ? cb("dmar0", data) : -ENOENT;
+		return k.iommu ? cb(k.smmu ? "smmu3.0x0000000009050000" : "dmar0", data) : -ENOENT;
 	if (strcmp(dir, "sys/kernel/iommu_groups") == 0) {
 		for (i = 0; i < k.n; i++) {
 			char g[16];

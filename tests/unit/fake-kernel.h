@@ -13,6 +13,11 @@
 #include <stdint.h>
 
 void fk_reset(bool iommu);
+/*
+ * The IOMMU is an ARM SMMUv3 (unit smmu3.0x…) described by firmware: a device added with
+ * group -1 gets its IOMMU group when a driver first probes it, as the kernel does there.
+ */
+void fk_smmu(void);
 /* native: the driver that claims the device by its ID table when no override says otherwise. */
 void fk_add(const char *addr, unsigned vendor, unsigned device, unsigned class, int group,
 	    const char *driver, const char *native);

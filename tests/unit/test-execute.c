@@ -281,6 +281,46 @@ static void variant(void)
 	CHECK_STR(fk_override("0009:01:00.0"), "nvgrace_gpu_vfio_pci", "override names the variant");
 }
 
+/*
+ * Issue 9: an ARM SMMUv3 described by firmware gives a device its IOMMU group at its first
+ * probe. Before gpuvm runs, the GH200 stand-in and its NVMe neighbour's slot-mate have none.
+ */
+static void smmu_groups_at_probe(void)
+{
+	const char *gh = "0009:01:00.0", *nvme = "0008:01:00.0";
+
+	fk_reset(true);
+	fk_smmu();
+	fk_add(gh, 0x10de, 0x2342, 0x030200, -1, NULL, NULL);
+	fk_add(nvme, 0x144d, 0xa80a, 0x010802, 7, "nvme", NULL);
+	fk_driver_loaded("nvme");
+	fk_module("vfio-pci", "vfio-pci");
+	apply(PT);
+	CHECK_STR(fk_driver(gh), "vfio-pci", "SMMU: bound although it had no group before");
+	CHECK_STR(fk_driver(nvme), "nvme", "SMMU: the NVMe device is left alone");
+	CHECK(!out.error && out.failed == 0 && out.ok == 1, "SMMU: outcome ok");
+	CHECK(state_has("\"groups_at_probe\": true") && state_has("\"pending\": true") &&
+		      state_has("\"iommu_group\": 100") && state_has("\"unit\": \"smmu3.0x"),
+	      "SMMU: the state file has the group the probe gave");
+
+	/* The same device without a group under Intel's DMAR is outside the IOMMU: held. */
+	fk_reset(true);
+	fk_add(gh, 0x10de, 0x2342, 0x030200, -1, NULL, NULL);
+	fk_module("vfio-pci", "vfio-pci");
+	apply(PT);
+	CHECK_STR(fk_driver(gh), "", "DMAR: a device without a group is not bound");
+	CHECK_STR(fk_override(gh), "vfio-pci", "DMAR: held (on_error=hold)");
+	CHECK(out.failed == 1 && logged("no IOMMU group"), "DMAR: it fails, naming the missing group");
+
+	/* No IOMMU at all on arm64: the problem is still named. */
+	fk_reset(false);
+	fk_add(gh, 0x10de, 0x2342, 0x030200, -1, NULL, NULL);
+	fk_module("vfio-pci", "vfio-pci");
+	apply(PT);
+	CHECK_STR(fk_driver(gh), "", "no IOMMU: not bound");
+	CHECK(out.failed == 1 && logged("IOMMU is not active"), "no IOMMU: named");
+}
+
 int main(void)
 {
 	passthrough();
@@ -289,6 +329,7 @@ int main(void)
 	faults();
 	container_and_vgpu();
 	variant();
+	smmu_groups_at_probe();
 	fk_reset(false);
 	log_close();
 	return unit_done();

@@ -356,6 +356,65 @@ static void variants_and_groupless(void)
 	CHECK_INT(p.n_failed, 1, "a groupless GPU fails");
 }
 
+/*
+ * Issue 9: an ARM SMMU gives groups at a driver's first probe. A GPU with no driver and no
+ * group yet is bound (one pending group with the functions of its slot that have no group
+ * yet, or a group of their own slot); a device that has a driver but no group is outside
+ * the IOMMU and fails as on x86; a foreign device is never taken.
+ */
+static void smmu_pending(void)
+{
+	const struct plan_group *g;
+
+	reset(true);
+	inv.iommu.groups_at_probe = true;
+	strcpy(inv.iommu.unit, "smmu3.0x0000000009050000");
+	add("0006:00:00.0", 0x10de, 0x22b2, 0x060400, 1, "pcieport");
+	add("0006:01:00.0", 0x10de, 0x2204, 0x030000, -1, NULL);
+	add("0006:01:00.1", 0x10de, 0x1aef, 0x040300, 7, "snd_hda_intel");
+	add("0008:01:00.0", 0x10de, 0x2342, 0x030200, -1, NULL);
+	add("0008:01:00.1", 0x15b3, 0x1021, 0x020000, 9, "mlx5_core");
+	add("0008:02:00.0", 0x15b3, 0x1021, 0x020000, 9, "mlx5_core");
+	add("0009:01:00.0", 0x10de, 0x2342, 0x030200, -1, NULL);
+	strcpy(devs[6].variant, "nvgrace_gpu_vfio_pci");
+	add("000a:01:00.0", 0x10de, 0x2342, 0x030200, -1, "nvidia");
+	s.mode = MODE_VM_PASSTHROUGH;
+	build();
+	expect("0006:01:00.0", ACT_BIND, "vfio-pci", "IOMMU group assigned when vfio-pci probes it (smmu3.");
+	expect("0006:01:00.1", ACT_BIND, "vfio-pci", "companion of 0006:01:00.0");
+	expect("0008:01:00.0", ACT_BIND, "vfio-pci", NULL);
+	expect("0008:01:00.1", ACT_SKIP, NULL, "not selected");
+	expect("0008:02:00.0", ACT_SKIP, NULL, NULL);
+	expect("0009:01:00.0", ACT_BIND, "nvgrace_gpu_vfio_pci", NULL);
+	expect("000a:01:00.0", ACT_HOLD, "vfio-pci", "no IOMMU group");
+	CHECK_INT(p.n_selected, 4, "SMMU: four GPUs selected");
+	CHECK_INT(p.n_failed, 1, "SMMU: only the one on a driver without a group fails");
+	CHECK(!p.iommu_unusable, "SMMU: the IOMMU is usable with no group yet");
+	CHECK_INT(p.n_groups, 3, "SMMU: three pending groups");
+	g = group(-1);
+	CHECK(g && g->pending && g->viable && g->n_members == 2 &&
+		      g->members[0] == idx("0006:01:00.0") && g->members[1] == idx("0006:01:00.1"),
+	      "SMMU: the first pending group is the GPU and its audio function");
+	CHECK(p.n_modules == 2 && strcmp(p.modules[0], "vfio-pci") == 0 &&
+		      strcmp(p.modules[1], "nvgrace_gpu_vfio_pci") == 0,
+	      "SMMU: vfio-pci and the variant driver are loaded");
+
+	/* The same inventory under Intel's DMAR, which groups at boot: groupless means outside. */
+	inv.iommu.groups_at_probe = false;
+	strcpy(inv.iommu.unit, "dmar0");
+	build();
+	expect("0006:01:00.0", ACT_HOLD, "vfio-pci", "no IOMMU group");
+	expect("0009:01:00.0", ACT_HOLD, "nvgrace_gpu_vfio_pci", "no IOMMU group");
+	CHECK_INT(p.n_groups, 0, "DMAR: no pending group");
+
+	/* No IOMMU at all: the problem is named, whatever the groups. */
+	inv.iommu.active = false;
+	inv.iommu.units = 0;
+	build();
+	expect("0006:01:00.0", ACT_HOLD, "vfio-pci", "IOMMU is not active");
+	CHECK(p.iommu_unusable, "no IOMMU: unusable");
+}
+
 int main(void)
 {
 	log_setup(false, 0);
@@ -367,6 +426,7 @@ int main(void)
 	sriov();
 	domains();
 	variants_and_groupless();
+	smmu_pending();
 	plan_free(&p);
 	log_close();
 	return unit_done();
