@@ -13,7 +13,8 @@ LDFLAGS_STATIC := -static -Wl,--gc-sections -s
 
 # The sources of the binary; tests link the same objects (but main.o) into test programs.
 SRCS := util.c log.c cmdline.c config.c settings.c pci.c sysfs.c iommu.c inventory.c \
-	plan.c json.c report.c execute.c kmod.c iomem.c check.c cluster.c run.c main.c
+	plan.c json.c report.c execute.c kmod.c iomem.c check.c cluster.c tag.c blkdev.c \
+	source.c run.c main.c
 OBJS := $(SRCS:%.c=$(B)/obj/%.o)
 HOST_OBJS := $(SRCS:%.c=$(B)/host/%.o)
 
@@ -30,7 +31,7 @@ deps:
 	sh scripts/deps.sh $(DEPS)
 
 # Static libkmod, liblzma and libzstd from Debian's sources (scripts/deps.sh, 2-3 minutes once).
-DEPS_LIBS := -L$(DEPS)/lib -lkmod -lzstd -llzma
+DEPS_LIBS := -L$(DEPS)/lib -lkmod -lblkid -lzstd -llzma
 $(DEPS)/VERSIONS:
 	sh scripts/deps.sh $(DEPS)
 
@@ -65,12 +66,12 @@ $(B)/host/fake-kernel.o: tests/unit/fake-kernel.c tests/unit/fake-kernel.h src/*
 $(B)/unit/test-alloc: WRAP := -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=strdup
 $(B)/unit/%: tests/unit/%.c tests/unit/unit.h $(UNIT_OBJS) | $(B)/unit
 	@$(if $(Q),echo "  CCLD    $@")
-	$(Q)$(CC) $(CFLAGS_HOST) -Itests/unit -o $@ $< $(UNIT_OBJS) $(EXTRA_LDFLAGS) $(WRAP)
+	$(Q)$(CC) $(CFLAGS_HOST) -Itests/unit -o $@ $< $(UNIT_OBJS) $(EXTRA_LDFLAGS) $(WRAP) -lblkid
 
 # A glibc build of the binary (system libkmod), for the sanitizers.
 $(B)/host/gpuvm: $(HOST_OBJS)
 	@$(if $(Q),echo "  LD      $@")
-	$(Q)$(CC) $(CFLAGS_HOST) -o $@ $(HOST_OBJS) $(EXTRA_LDFLAGS) -lkmod
+	$(Q)$(CC) $(CFLAGS_HOST) -o $@ $(HOST_OBJS) $(EXTRA_LDFLAGS) -lkmod -lblkid
 
 # libFuzzer harnesses (tests/fuzz/README.md): FUZZ_SECONDS per harness, 0 replays the corpus.
 FUZZ_SECONDS ?= 10
@@ -164,6 +165,7 @@ install: all
 	install -D -m 0755 $(B)/gpuvm $(DESTDIR)$(SBINDIR)/gpuvm
 	install -D -m 0755 dracut/90gpuvm/module-setup.sh $(DESTDIR)$(DRACUTDIR)/module-setup.sh
 	install -D -m 0755 dracut/90gpuvm/gpuvm-pre-udev.sh $(DESTDIR)$(DRACUTDIR)/gpuvm-pre-udev.sh
+	install -D -m 0755 dracut/90gpuvm/gpuvm-resume.sh $(DESTDIR)$(DRACUTDIR)/gpuvm-resume.sh
 	install -D -m 0644 doc/gpuvm.8 $(DESTDIR)$(MANDIR)/gpuvm.8
 	install -D -m 0644 systemd/gpuvm-nfd.service $(DESTDIR)$(UNITDIR)/gpuvm-nfd.service
 	install -D -m 0755 mirror/gpuvm-label-mirror $(DESTDIR)$(SHAREDIR)/mirror/gpuvm-label-mirror

@@ -29,6 +29,12 @@ static int kmsg_fd = -1;
 static unsigned kmsg_lines;
 static enum log_level stderr_level = LOG_INFO;
 static struct kept kept_err, kept_warn;
+static bool muted;
+
+void log_mute(bool on)
+{
+	muted = on;
+}
 
 /*
  * Under systemd (a systemd initramfs' dracut-pre-udev.service), stderr is a journal stream,
@@ -103,6 +109,8 @@ void log_msg(enum log_level level, const char *fmt, ...)
 	va_list ap;
 	int n;
 
+	if (muted)
+		return;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);

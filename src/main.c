@@ -20,6 +20,7 @@ enum {
 	EXIT_USAGE = 2,		/* bad command line */
 	EXIT_NO_IOMMU = 3,	/* a VM mode, GPUs selected, and no active IOMMU */
 	EXIT_PARTIAL = 4,	/* some selected devices reached their state, others did not */
+	EXIT_PENDING = 5,	/* apply --defer/--resume: GPUs held, config='s disk awaited */
 };
 
 static void usage(FILE *f)
@@ -32,6 +33,12 @@ static void usage(FILE *f)
 		"Commands:\n"
 		"  apply [--dry-run]   bind the GPUs as the mode asks (the boot hook's command);\n"
 		"                      --dry-run prints the plan and changes nothing\n"
+		"  apply --defer       the same, but when config= names a disk that is not there\n"
+		"                      yet: hold the GPUs, note the wait in /run/gpuvm/pending\n"
+		"                      and exit 5 (the boot's first call, before udev)\n"
+		"  apply --resume      go on with a pending wait: once the disk is there, or the\n"
+		"                      wait (config_timeout) is over, apply the mode; else exit 5\n"
+		"                      and change nothing; without a pending wait, do nothing\n"
 		"  plan                what apply would do, changing nothing\n"
 		"  status              devices, IOMMU groups, IOMMU state and the last apply\n"
 		"  status --nfd        a Node Feature Discovery feature file\n"
@@ -58,7 +65,8 @@ static void usage(FILE *f)
 		"\n"
 		"Settings (gpuvm.KEY=VALUE or rd.gpuvm.KEY=VALUE on the kernel command line, which\n"
 		"wins, or KEY=VALUE in the host config): mode (container|vm-passthrough|vm-vgpu),\n"
-		"ids, exclude, nvswitch (host|vm), host_driver, on_error (hold|release), config,\n"
+		"ids, exclude, nvswitch (host|vm), host_driver, on_error (hold|release), config\n"
+		"(LABEL=|UUID=|PARTUUID=|PARTLABEL=|/dev/NODE[:/PATH]), config_timeout,\n"
 		"write_timeout_ms. See gpuvm(8).\n"
 		"\n"
 		"Exit status:\n"
@@ -68,11 +76,13 @@ static void usage(FILE *f)
 		"     check: not ready; config: cannot write, or get found no value\n"
 		"  2  usage error\n"
 		"  3  a VM mode was asked for and the IOMMU is not active\n"
-		"  4  partial: some selected devices reached their state, others did not\n",
+		"  4  partial: some selected devices reached their state, others did not\n"
+		"  5  apply --defer/--resume: GPUs held while config='s disk is awaited\n",
 		CONFIG_PATH);
 }
 
-enum { ALLOW_DRY_RUN = 1, ALLOW_MODE = 2, ALLOW_CPU = 4, ALLOW_NFD = 8, ALLOW_EXTERNAL = 16 };
+enum { ALLOW_DRY_RUN = 1, ALLOW_MODE = 2, ALLOW_CPU = 4, ALLOW_NFD = 8, ALLOW_EXTERNAL = 16,
+       ALLOW_DEFER = 32 };
 
 static const struct command_def {
 	const char *name;
@@ -81,7 +91,7 @@ static const struct command_def {
 	enum command cmd;
 	unsigned opts;
 } commands[] = {
-	{ "apply", "", 0, 0, CMD_APPLY, ALLOW_DRY_RUN },
+	{ "apply", "", 0, 0, CMD_APPLY, ALLOW_DRY_RUN | ALLOW_DEFER },
 	{ "plan", "", 0, 0, CMD_PLAN, 0 },
 	{ "status", "", 0, 0, CMD_STATUS, ALLOW_NFD },
 	{ "cmdline", "", 0, 0, CMD_CMDLINE, ALLOW_MODE | ALLOW_CPU },
@@ -96,6 +106,8 @@ static int exit_status(const struct outcome *out)
 		return EXIT_USAGE;
 	if (out->error || out->not_ready)
 		return EXIT_FAILED;
+	if (out->pending)
+		return EXIT_PENDING;
 	if (out->iommu_unusable)
 		return EXIT_NO_IOMMU;
 	if (out->failed == 0)
@@ -106,7 +118,7 @@ static int exit_status(const struct outcome *out)
 int main(int argc, char **argv)
 {
 	enum { OPT_ROOT = 256, OPT_CMDLINE, OPT_CONFIG, OPT_JSON, OPT_DRY_RUN, OPT_MODE, OPT_CPU,
-	       OPT_NFD, OPT_EXTERNAL };
+	       OPT_NFD, OPT_EXTERNAL, OPT_DEFER, OPT_RESUME };
 	static const struct option longopts[] = {
 		{ "root", required_argument, NULL, OPT_ROOT },
 		{ "cmdline", required_argument, NULL, OPT_CMDLINE },
@@ -118,6 +130,8 @@ int main(int argc, char **argv)
 		{ "cpu", required_argument, NULL, OPT_CPU },
 		{ "nfd", no_argument, NULL, OPT_NFD },
 		{ "external-provider", no_argument, NULL, OPT_EXTERNAL },
+		{ "defer", no_argument, NULL, OPT_DEFER },
+		{ "resume", no_argument, NULL, OPT_RESUME },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -158,6 +172,12 @@ int main(int argc, char **argv)
 			break;
 		case OPT_EXTERNAL:
 			o.external = true;
+			break;
+		case OPT_DEFER:
+			o.defer = true;
+			break;
+		case OPT_RESUME:
+			o.resume = true;
 			break;
 		case 'q':
 			o.quiet = true;
@@ -201,9 +221,15 @@ int main(int argc, char **argv)
 	}
 	if ((o.dry_run && !(def->opts & ALLOW_DRY_RUN)) || (o.mode && !(def->opts & ALLOW_MODE)) ||
 	    (o.cpu && !(def->opts & ALLOW_CPU)) || (o.nfd && !(def->opts & ALLOW_NFD)) ||
-	    (o.external && !(def->opts & ALLOW_EXTERNAL))) {
+	    (o.external && !(def->opts & ALLOW_EXTERNAL)) ||
+	    ((o.defer || o.resume) && !(def->opts & ALLOW_DEFER))) {
 		fprintf(stderr, "gpuvm: %s: option not valid for this command\nTry 'gpuvm --help'.\n",
 			cmd);
+		return EXIT_USAGE;
+	}
+	if ((o.defer && o.resume) || ((o.defer || o.resume) && o.dry_run)) {
+		fprintf(stderr, "gpuvm: apply: --defer, --resume and --dry-run exclude each other\n"
+				"Try 'gpuvm --help'.\n");
 		return EXIT_USAGE;
 	}
 

@@ -35,6 +35,11 @@ bool driver_is_vfio(const char *name)
 	return streq(name, "vfio-pci") || strstr(name, "vfio_pci") || strstr(name, "vfio-pci");
 }
 
+bool override_is_ours(const char *override)
+{
+	return driver_is_vfio(override) || streq(override, HOLD_OVERRIDE);
+}
+
 static bool id_matches(const struct settings *s, const struct pci_dev *d)
 {
 	size_t i;
@@ -167,7 +172,7 @@ static void fail(struct plan_dev *pd, const struct pci_dev *d, const struct sett
 	pd->failed = true;
 	if (s->on_error == ON_ERROR_HOLD) {
 		set(pd, ACT_HOLD, target, "%s: held, claimed by no driver (on_error=hold)", why);
-	} else if (driver_is_vfio(d->driver) || driver_is_vfio(d->override)) {
+	} else if (driver_is_vfio(d->driver) || override_is_ours(d->override)) {
 		set(pd, ACT_UNBIND, NULL, "%s: released to the host driver (on_error=release)", why);
 	} else {
 		set(pd, ACT_KEEP, NULL, "%s: left on %s (on_error=release)", why, drv(d));
@@ -453,6 +458,9 @@ static void host_side(struct plan *p, const struct inventory *inv, size_t i, siz
 	} else if (driver_is_vfio(d->override)) {
 		set(pd, ACT_UNBIND, NULL, "%s: its vfio driver_override cleared for the host driver (%s)",
 		    what, why);
+	} else if (streq(d->override, HOLD_OVERRIDE)) {
+		set(pd, ACT_UNBIND, NULL, "%s: held while gpuvm waited for its config; released to the host driver (%s)",
+		    what, why);
 	} else {
 		set(pd, ACT_KEEP, NULL, "%s: left on %s (%s)", what, drv(d), why);
 	}
@@ -492,6 +500,21 @@ static void noiommu_one(struct plan *p, const struct inventory *inv, size_t i, s
 		p->n_failed++;
 }
 
+/* A device held while gpuvm waited for its config that the plan now leaves alone: release it. */
+static void release_holds(struct plan *p, const struct inventory *inv)
+{
+	size_t i;
+
+	for (i = 0; i < inv->n; i++)
+		if (p->dev[i].action == ACT_SKIP && streq(inv->dev[i].override, HOLD_OVERRIDE)) {
+			char why[PLAN_REASON_LEN];
+
+			strscpy(why, p->dev[i].reason, sizeof(why));
+			set(&p->dev[i], ACT_UNBIND, NULL,
+			    "%s; held while gpuvm waited for its config: released", why);
+		}
+}
+
 int plan_build(struct plan *p, const struct settings *s, const struct inventory *inv)
 {
 	int r = 0;
@@ -519,9 +542,43 @@ int plan_build(struct plan *p, const struct settings *s, const struct inventory 
 		}
 		break;
 	}
-	if (r < 0)
+	if (r < 0) {
 		plan_free(p);
-	return r;
+		return r;
+	}
+	release_holds(p, inv);
+	return 0;
+}
+
+int plan_build_hold(struct plan *p, const struct settings *s, const struct inventory *inv)
+{
+	struct settings vm = *s;
+	size_t i;
+
+	memset(p, 0, sizeof(*p));
+	p->mode = s->mode;
+	p->dev = calloc(inv->n ? inv->n : 1, sizeof(*p->dev));
+	if (!p->dev)
+		return -ENOMEM;
+	vm.mode = MODE_VM_PASSTHROUGH;	/* what a VM mode would select (nvswitch=vm counts) */
+	classify(p, &vm, inv);
+	for (i = 0; i < inv->n; i++) {
+		const struct pci_dev *d = &inv->dev[i];
+		struct plan_dev *pd = &p->dev[i];
+
+		if (!pd->selected) {
+			continue;
+		} else if (streq(d->override, HOLD_OVERRIDE) && !d->driver[0]) {
+			set(pd, ACT_KEEP, HOLD_OVERRIDE, "held while gpuvm waits for its config (config=%s)",
+			    s->config);
+		} else {
+			set(pd, ACT_HOLD, HOLD_OVERRIDE,
+			    "held, claimed by no driver, while gpuvm waits for its config (config=%s)",
+			    s->config);
+		}
+	}
+	release_holds(p, inv);
+	return 0;
 }
 
 void plan_free(struct plan *p)

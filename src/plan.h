@@ -64,16 +64,29 @@ struct plan {
 	bool iommu_unusable;		/* a VM mode without an active IOMMU */
 };
 
+/*
+ * The driver_override that holds a GPU while gpuvm waits for its config's disk: no driver
+ * has this name, so none can take the device (see plan_build_hold()).
+ */
+#define HOLD_OVERRIDE "gpuvm-hold"
+
 /* The devices worth reading in detail: NVIDIA's, or those matching ids=. */
 bool plan_interesting(const struct pci_dev *d, const void *settings);
 
 /* Pure: settings + inventory -> one action per device. Only allocation can fail. */
 int plan_build(struct plan *p, const struct settings *s, const struct inventory *inv);
+/*
+ * Pure: hold each device the settings select under a VM mode (override HOLD_OVERRIDE, off
+ * any driver, no probe), and nothing else, while the mode is not known yet.
+ */
+int plan_build_hold(struct plan *p, const struct settings *s, const struct inventory *inv);
 void plan_free(struct plan *p);
 
 
 const char *action_name(enum action a);
 const char *role_name(enum role r);
 bool driver_is_vfio(const char *name);
+/* A vfio driver_override, or gpuvm's hold: what a host-side plan clears. */
+bool override_is_ours(const char *override);
 
 #endif

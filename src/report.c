@@ -135,6 +135,18 @@ void report_json(FILE *f, const struct report *r)
 		json_object_end(&j);
 	}
 	json_object_end(&j);
+	if (r->source && r->source->spec[0]) {
+		const struct source *src = r->source;
+
+		json_object_begin(&j, "config_disk");
+		json_string(&j, "spec", src->spec);
+		json_string(&j, "status", source_status_name(src->status));
+		json_string(&j, "device", src->found.dev[0] ? src->found.dev : NULL);
+		json_string(&j, "fstype", src->found.fstype[0] ? src->found.fstype : NULL);
+		json_string(&j, "reason", src->status == SRC_FALLBACK ? src->reason : NULL);
+		json_int(&j, "timeout_s", (long long)src->timeout_s);
+		json_object_end(&j);
+	}
 
 	json_object_begin(&j, "iommu");
 	json_bool(&j, "active", io->active);
@@ -215,6 +227,18 @@ void report_text(FILE *f, const struct report *r)
 	size_t i, k, shown = 0;
 
 	fprintf(f, "mode: %s (from %s)\n", mode_name(s->mode), s->source[KEY_MODE]);
+	if (r->source && r->source->spec[0]) {
+		const struct source *src = r->source;
+
+		if (src->status == SRC_DISK)
+			fprintf(f, "config: %s, read from %s (%s)\n", src->spec, src->found.dev,
+				src->found.fstype);
+		else if (src->status == SRC_WAITING)
+			fprintf(f, "config: %s, not there yet: GPUs held, waiting up to %u s\n",
+				src->spec, src->timeout_s);
+		else
+			fprintf(f, "config: not used: %s\n", src->reason);
+	}
 	fprintf(f, "IOMMU: %s (cpu %s, %zu unit%s%s%s, %zu groups%s)\n",
 		io->active ? "active" : "not active", cpu_vendor_name(io->cpu), io->units,
 		io->units == 1 ? "" : "s", io->unit[0] ? " " : "", io->unit, io->groups,

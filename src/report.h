@@ -8,10 +8,12 @@
 #include "inventory.h"
 #include "plan.h"
 #include "settings.h"
+#include "source.h"
 
 struct report {
 	const char *command;		/* "plan", "apply", "status" */
 	const struct settings *settings;
+	const struct source *source;	/* where the settings came from; may be NULL */
 	const struct inventory *inv;
 	const struct plan *plan;	/* NULL for status */
 	const char *last_state;		/* status: the last state file's text, or NULL */

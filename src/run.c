@@ -27,6 +27,7 @@
 #include "report.h"
 #include "run.h"
 #include "settings.h"
+#include "source.h"
 #include "sysfs.h"
 #include "util.h"
 
@@ -113,39 +114,41 @@ static char *read_cmdline(const struct options *o)
 	return all;
 }
 
+/* The initramfs's config and the command line, config= not followed (cmdline, config set). */
 static int load_settings(const struct options *o, const char *cmdline, struct settings *s)
 {
-	struct settings_input in = { .cmdline = cmdline };
-	char *buf = NULL;
-	size_t len = 0;
-	int r;
+	struct source src;
 
-	if (o->config) {
-		in.config_path = o->config;
-		r = config_read(AT_FDCWD, o->config, &buf, &len);
-	} else {
-		in.config_path = CONFIG_PATH;
-		r = config_read(sysfs_rootfd(), CONFIG_PATH + 1, &buf, &len);
-		if (r == -ENOENT)
-			r = 0;	/* no host config: the command line and defaults decide */
-	}
-	if (r == -EFBIG)
-		log_err("%s: larger than %zu bytes; file ignored", in.config_path, CONFIG_MAX_SIZE);
-	else if (r < 0)
-		log_err("%s: cannot read: %s; file ignored", in.config_path, strerror(-r));
-	in.config = buf;
-	in.config_len = len;
-	r = settings_load(s, &in);
-	free(buf);
-	return r;
+	return settings_resolve(o, cmdline, SRC_NO_DISK, s, &src);
 }
 
-static int scan(const struct settings *s, const char *cmdline, struct inventory *inv)
+/* The devices to read in detail: what the plan looks at, and what a pending record held. */
+struct interest {
+	const struct settings *s;
+	const struct source *src;
+};
+
+static bool interesting(const struct pci_dev *d, const void *data)
 {
+	const struct interest *in = data;
+	size_t i;
+
+	if (plan_interesting(d, in->s))
+		return true;
+	for (i = 0; i < in->src->n_held; i++)
+		if (pci_addr_cmp(&in->src->held[i], &d->addr) == 0)
+			return true;
+	return false;
+}
+
+static int scan_for(const struct settings *s, const struct source *src, const char *cmdline,
+		    struct inventory *inv)
+{
+	struct interest in = { .s = s, .src = src };
 	int r;
 
 	iommu_read(&inv->iommu, cmdline);
-	r = inventory_scan(inv, plan_interesting, s);
+	r = inventory_scan(inv, interesting, &in);
 	if (r < 0)
 		log_err("cannot read the PCI devices in /sys/bus/pci/devices: %s", strerror(-r));
 	return r;
@@ -291,15 +294,35 @@ static void write_state(struct report *rep)
 	free(buf);
 }
 
+/* apply while config='s disk is awaited: record what is held and until when. */
+static void record_wait(const struct source *src, const struct inventory *inv,
+			const struct plan *p)
+{
+	struct pci_addr held[SOURCE_HELD_MAX];
+	size_t i, n = 0;
+	int r;
+
+	for (i = 0; i < inv->n && n < SOURCE_HELD_MAX; i++)
+		if (p->dev[i].selected)
+			held[n++] = inv->dev[i].addr;
+	r = pending_write(src, held, n);
+	if (r < 0)
+		log_err("cannot write /run/gpuvm/pending: %s; the GPUs stay held", strerror(-r));
+	log_info("config=%s: not there yet; %zu GPU%s held, waiting up to %u s for it", src->spec,
+		 n, n == 1 ? "" : "s", src->timeout_s);
+}
+
 static void cmd_plan(const struct options *o, const char *command, bool status, bool apply,
 		     struct outcome *out)
 {
 	struct inventory inv = { 0 };
 	struct settings s;
+	struct source src;
 	struct plan p = { 0 };
 	struct exec_result x = { 0 };
-	struct report rep = { .command = command, .settings = &s, .inv = &inv };
+	struct report rep = { .command = command, .settings = &s, .inv = &inv, .source = &src };
 	unsigned long long t0 = now_us();
+	enum source_policy pol = SRC_LOOK;
 	char *cmdline = read_cmdline(o), *state = NULL, kver[128];
 	int r;
 
@@ -308,8 +331,19 @@ static void cmd_plan(const struct options *o, const char *command, bool status, 
 		out->error = true;
 		return;
 	}
-	load_settings(o, cmdline, &s);
-	r = scan(&s, cmdline, &inv);
+	if (apply && o->resume && !sysfs_exists("run/gpuvm/pending")) {
+		log_debug("apply --resume: nothing is pending");
+		goto out;
+	}
+	if (apply)
+		pol = o->defer ? SRC_DEFER : o->resume ? SRC_RESUME : SRC_LOOK;
+	modules_setup(o, kver, sizeof(kver));
+	settings_resolve(o, cmdline, pol, &s, &src);
+	if (src.status == SRC_WAITING && o->resume) {
+		out->pending = true;	/* still waiting: nothing changes */
+		goto out;
+	}
+	r = scan_for(&s, &src, cmdline, &inv);
 	if (r < 0) {
 		out->error = true;
 		goto out;
@@ -320,9 +354,12 @@ static void cmd_plan(const struct options *o, const char *command, bool status, 
 		rep.last_state = state;
 		goto print;
 	}
-	modules_setup(o, kver, sizeof(kver));
-	find_variants(&s, &inv);
-	r = plan_build(&p, &s, &inv);
+	if (src.status == SRC_WAITING) {
+		r = plan_build_hold(&p, &s, &inv);
+	} else {
+		find_variants(&s, &inv);
+		r = plan_build(&p, &s, &inv);
+	}
 	if (r < 0) {
 		log_err("cannot build the plan: %s", strerror(-r));
 		out->error = true;
@@ -333,6 +370,7 @@ static void cmd_plan(const struct options *o, const char *command, bool status, 
 	out->selected = p.n_selected;
 	out->failed = p.n_failed;
 	out->ok = p.n_selected - p.n_failed;
+	out->pending = src.status == SRC_WAITING;
 	if (apply) {
 		struct exec_opts eo = {
 			.load_modules = !o->root,
@@ -347,10 +385,19 @@ static void cmd_plan(const struct options *o, const char *command, bool status, 
 			goto out;
 		}
 		rep.exec = &x;
-		rep.result = apply_result(&x);
+		rep.result = src.status == SRC_WAITING ? "waiting" : apply_result(&x);
 		rep.kernel = kver;
 		rep.elapsed_us = now_us() - t0;
-		log_outcome(&inv, &p, &x, (double)rep.elapsed_us / 1000.0);
+		if (src.status == SRC_WAITING) {
+			record_wait(&src, &inv, &p);
+		} else {
+			log_outcome(&inv, &p, &x, (double)rep.elapsed_us / 1000.0);
+			if (src.pending || o->defer) {
+				r = pending_remove();
+				if (r < 0)
+					log_err("cannot remove /run/gpuvm/pending: %s", strerror(-r));
+			}
+		}
 		write_state(&rep);
 		out->ok = x.n_ok;
 		out->failed = x.n_failed;
@@ -515,6 +562,7 @@ static void cmd_check(const struct options *o, struct outcome *out)
 {
 	struct inventory inv = { 0 };
 	struct settings s;
+	struct source src;
 	struct plan p = { 0 };
 	struct finding f[48];
 	struct mem_range fb[8];
@@ -528,7 +576,7 @@ static void cmd_check(const struct options *o, struct outcome *out)
 		out->error = true;
 		return;
 	}
-	load_settings(o, cmdline, &s);
+	settings_resolve(o, cmdline, SRC_LOOK, &s, &src);
 	if (o->mode && mode_parse(o->mode, &s.mode) < 0) {
 		log_err("--mode: unknown mode '%s' (expected container, vm-passthrough or vm-vgpu)", o->mode);
 		out->usage = true;
@@ -536,7 +584,7 @@ static void cmd_check(const struct options *o, struct outcome *out)
 	}
 	if (o->mode)
 		strscpy(s.source[KEY_MODE], "--mode", SOURCE_LEN);
-	if (scan(&s, cmdline, &inv) < 0) {
+	if (scan_for(&s, &src, cmdline, &inv) < 0) {
 		out->error = true;
 		goto out;
 	}
@@ -651,6 +699,7 @@ static void cmd_kubevirt(const struct options *o, struct outcome *out)
 					      "usr/share/pci.ids" };
 	struct inventory inv = { 0 };
 	struct settings s;
+	struct source src;
 	struct plan p = { 0 };
 	struct kv_device dev[32];
 	char *cmdline = read_cmdline(o), *ids = NULL, kver[128], name[128];
@@ -660,9 +709,9 @@ static void cmd_kubevirt(const struct options *o, struct outcome *out)
 		out->error = true;
 		return;
 	}
-	load_settings(o, cmdline, &s);
+	settings_resolve(o, cmdline, SRC_LOOK, &s, &src);
 	s.mode = MODE_VM_PASSTHROUGH;
-	if (scan(&s, cmdline, &inv) < 0) {
+	if (scan_for(&s, &src, cmdline, &inv) < 0) {
 		out->error = true;
 		goto out;
 	}
@@ -717,6 +766,7 @@ static void cmd_nfd(const struct options *o, struct outcome *out)
 {
 	struct inventory inv = { 0 };
 	struct settings s;
+	struct source src;
 	struct plan p = { 0 };
 	char *cmdline = read_cmdline(o), mode[32], result[32];
 	size_t i, vfio = 0;
@@ -725,8 +775,8 @@ static void cmd_nfd(const struct options *o, struct outcome *out)
 		out->error = true;
 		return;
 	}
-	load_settings(o, cmdline, &s);
-	if (scan(&s, cmdline, &inv) < 0 || plan_build(&p, &s, &inv) < 0) {
+	settings_resolve(o, cmdline, SRC_LOOK, &s, &src);
+	if (scan_for(&s, &src, cmdline, &inv) < 0 || plan_build(&p, &s, &inv) < 0) {
 		out->error = true;
 		goto out;
 	}

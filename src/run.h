@@ -11,6 +11,8 @@ struct options {
 	const char *cmdline;
 	const char *config;
 	bool json, quiet, verbose, dry_run;
+	bool defer;			/* apply: hold and wait when config='s disk is not there */
+	bool resume;			/* apply: go on with what a deferred apply left pending */
 	bool nfd;			/* status: a Node Feature Discovery feature file */
 	bool external;			/* kubevirt: externalResourceProvider: true */
 	const char *mode;
@@ -27,6 +29,7 @@ struct outcome {
 	bool usage;		/* an option's value was bad */
 	bool not_ready;		/* check: the host is not ready for the mode */
 	bool iommu_unusable;	/* a VM mode, devices selected, no active IOMMU */
+	bool pending;		/* apply --defer/--resume: GPUs held, config='s disk awaited */
 	size_t selected, ok, failed;
 };
 

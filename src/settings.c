@@ -12,6 +12,7 @@
 #include "config.h"
 #include "log.h"
 #include "settings.h"
+#include "tag.h"
 #include "util.h"
 
 #define WRITE_TIMEOUT_MS_DEFAULT 5000
@@ -99,17 +100,39 @@ static int parse_on_error(struct settings *s, const char *v, char *bad, size_t b
 
 static int parse_config(struct settings *s, const char *v, char *bad, size_t badsize)
 {
-	const char *p;
+	struct tag_spec t;
+	const char *why;
+
+	if (tag_parse(v, &t, &why) < 0) {
+		strscpy(bad, why, badsize);
+		return -EINVAL;
+	}
+	return strscpy(s->config, v, sizeof(s->config));
+}
+
+static int parse_seconds(const char *v, unsigned long max, unsigned long *out)
+{
+	char *end;
+
+	if (*v < '0' || *v > '9')
+		return -EINVAL;
+	errno = 0;
+	*out = strtoul(v, &end, 10);
+	if (errno || *end || *out > max)
+		return -EINVAL;
+	return 0;
+}
+
+static int parse_config_timeout(struct settings *s, const char *v, char *bad, size_t badsize)
+{
+	unsigned long sec;
 
 	(void)bad;
 	(void)badsize;
-	for (p = v; *p; p++)
-		if ((unsigned char)*p <= ' ' || (unsigned char)*p >= 0x7f)
-			return -EINVAL;
-	if (!startswith(v, "LABEL=") && !startswith(v, "UUID=") && !startswith(v, "PARTUUID=") &&
-	    !startswith(v, "PARTLABEL=") && v[0] != '/')
+	if (parse_seconds(v, 3600, &sec) < 0)
 		return -EINVAL;
-	return strscpy(s->config, v, sizeof(s->config));
+	s->config_timeout_s = (unsigned)sec;
+	return 0;
 }
 
 static int parse_write_timeout(struct settings *s, const char *v, char *bad, size_t badsize)
@@ -138,6 +161,7 @@ static const struct key_def keys[KEY__MAX] = {
 	[KEY_ON_ERROR] = { "on_error", "hold or release", parse_on_error },
 	[KEY_CONFIG] = { "config", "LABEL=, UUID=, PARTUUID=, PARTLABEL= or /dev/… [:/path]",
 			 parse_config },
+	[KEY_CONFIG_TIMEOUT] = { "config_timeout", "seconds, 0 to 3600", parse_config_timeout },
 	[KEY_WRITE_TIMEOUT_MS] = { "write_timeout_ms", "milliseconds, 100 to 600000",
 				   parse_write_timeout },
 };
@@ -155,6 +179,7 @@ void settings_default(struct settings *s)
 	s->mode = MODE_CONTAINER;
 	s->on_error = ON_ERROR_HOLD;
 	s->write_timeout_ms = WRITE_TIMEOUT_MS_DEFAULT;
+	s->config_timeout_s = CONFIG_TIMEOUT_DEFAULT;
 	for (k = 0; k < KEY__MAX; k++)
 		strscpy(s->source[k], "default", SOURCE_LEN);
 }
@@ -386,6 +411,9 @@ void settings_value(const struct settings *s, enum setting_key k, char *buf, siz
 		break;
 	case KEY_WRITE_TIMEOUT_MS:
 		snprintf(buf, size, "%u", s->write_timeout_ms);
+		break;
+	case KEY_CONFIG_TIMEOUT:
+		snprintf(buf, size, "%u", s->config_timeout_s);
 		break;
 	case KEY__MAX:
 		break;

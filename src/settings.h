@@ -7,6 +7,9 @@
 
 #include "pci.h"
 
+/* How long a boot waits for config='s disk when neither config_timeout nor rd.retry says. */
+#define CONFIG_TIMEOUT_DEFAULT 90
+
 #define SETTINGS_LIST_MAX 64
 #define SOURCE_LEN 160
 
@@ -22,6 +25,7 @@ enum setting_key {
 	KEY_ON_ERROR,
 	KEY_CONFIG,
 	KEY_WRITE_TIMEOUT_MS,
+	KEY_CONFIG_TIMEOUT,
 	KEY__MAX
 };
 
@@ -36,6 +40,7 @@ struct settings {
 	enum on_error on_error;
 	char config[256];		/* where the host config lives, "" when in the image */
 	unsigned write_timeout_ms;
+	unsigned config_timeout_s;	/* how long a boot waits for the config's disk */
 	/* per key: "default", "cmdline" or "FILE:LINE" */
 	char source[KEY__MAX][SOURCE_LEN];
 };

@@ -2,15 +2,27 @@
 # dracut pre-udev hook (sourced by dracut, in its shell init and by dracut-pre-udev.service in
 # a systemd initramfs, before systemd-udevd starts): bind the GPUs before udev can load nouveau,
 # nova_core or nvidia. A failure warns; the boot goes on.
+#
+# When config= names a disk that is not there yet (its driver comes with udev), gpuvm holds
+# the GPUs and exits 5: an initqueue job (gpuvm-resume.sh) then runs `gpuvm apply --resume`
+# each round of dracut's main loop until it decides, and a finished hook keeps the loop
+# going while /run/gpuvm/pending exists. gpuvm decides by config_timeout (default: half of
+# rd.retry), before dracut would give up on the boot.
 # shellcheck source=/dev/null # dracut's own library, in the image only
 type warn >/dev/null 2>&1 || . /lib/dracut-lib.sh
 
 if [ -x /usr/sbin/gpuvm ]; then
-    /usr/sbin/gpuvm apply
+    /usr/sbin/gpuvm apply --defer
     gpuvm_rc=$?
     case $gpuvm_rc in
     0) ;;
     3) warn "gpuvm: the IOMMU is not active; see /run/gpuvm/state.json and 'gpuvm check'" ;;
+    5)
+        info "gpuvm: GPUs held until the config's disk is read; see /run/gpuvm/pending"
+        /sbin/initqueue --unique --name gpuvm-resume /usr/lib/gpuvm/gpuvm-resume.sh
+        # shellcheck disable=SC2154 # hookdir comes from dracut-lib.sh
+        echo '[ ! -e /run/gpuvm/pending ]' >"$hookdir/initqueue/finished/gpuvm-resume.sh"
+        ;;
     *) warn "gpuvm: apply exited with $gpuvm_rc; see /run/gpuvm/state.json" ;;
     esac
     unset gpuvm_rc

@@ -88,6 +88,11 @@ installkernel() {
     local variants
     # vfio_iommu_type1 is only a softdep of vfio: name it, dracut does not follow softdeps.
     hostonly='' instmods vfio vfio_iommu_type1 vfio-pci vfio-pci-core irqbypass
+    # config= may name a disk (on the boot loader's command line, which the build cannot
+    # see): the file systems gpuvm reads it from, ext4 and vfat (with the code page and
+    # character sets Debian's vfat asks for). The disk's own driver comes as dracut's
+    # hostonly mode or --add-drivers bring it.
+    hostonly='' instmods ext4 vfat nls_cp437 nls_ascii nls_utf8
     # Variant vfio drivers that modules.alias offers for NVIDIA devices (nvgrace_gpu_vfio_pci).
     if [[ -f ${srcmods:?}/modules.alias ]]; then
         mapfile -t variants < <(awk '$1 == "alias" && tolower($2) ~ /^vfio_pci:v000010de/ { print $3 }' \
@@ -133,6 +138,8 @@ install() {
     done
     # libkmod in gpuvm reads the indexes; dracut's depmod writes them for the image's modules.
     inst_hook pre-udev 00 "$moddir/gpuvm-pre-udev.sh"
+    # config= on a disk: the initqueue job that waits for it (dracut's initqueue is in 99base).
+    inst_script "$moddir/gpuvm-resume.sh" /usr/lib/gpuvm/gpuvm-resume.sh
 
     gpuvm_vm_mode && gpuvm_warn_drivers
     return 0

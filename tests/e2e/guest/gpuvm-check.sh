@@ -11,15 +11,19 @@
 # Facts ("@e2e KEY=VALUE"), for each stand-in present (vga = 1234:1111, virtio = 1af4:1050):
 #   NAME.device NAME.driver NAME.override NAME.group NAME.vfio_node (yes|no)
 #   NAME.driver_after_load NAME.override_after_load   (with e2e.load=)
-# and: iommus, dev_vfio, modules (sorted names from /proc/modules), type1 (yes|no:
+# and: uptime (/proc/uptime when the check began), iommus, dev_vfio, modules (sorted names from /proc/modules), type1 (yes|no:
 # /sys/module/vfio_iommu_type1), vfio_files (the vfio module files in /lib/modules), state
-# (yes|no: /run/gpuvm/state.json), load_failed (a module of e2e.load= that did not load).
+# (yes|no: /run/gpuvm/state.json), load_failed (a module of e2e.load= that did not load),
+# run_gpuvm (the names in /run/gpuvm: state.json, and "pending" while gpuvm waits for its
+# config's disk), gpuvm_mounts (mount points under /run/gpuvm: none, once gpuvm is done).
 # The state file itself is printed between "@state-begin" and "@state-end", each of its
 # lines as "@state LINE" (lib.sh's e2e_state reads it back). Then "@dmesg" lines from gpuvm,
 # vfio, the stand-ins' drivers and failed probes; last "@e2e end".
 
 dmesg -n 1 2>/dev/null
 fact() { echo "@e2e $1=$2"; }
+# When the check began: where the initramfs phase ends for lib.sh's apply share.
+fact uptime "$(cut -d' ' -f1 /proc/uptime)"
 names() { for f in "$1"/*; do [ -e "$f" ] && printf '%s ' "${f##*/}"; done; }
 load=''
 read -r cmdline </proc/cmdline
@@ -61,6 +65,8 @@ report ''
 fact dev_vfio "$(names /dev/vfio)"
 if [ -d /sys/module/vfio_iommu_type1 ]; then fact type1 yes; else fact type1 no; fi
 fact vfio_files "$(find /lib/modules -name 'vfio*.ko*' 2>/dev/null | sed 's|.*/||' | sort | tr '\n' ' ')"
+fact run_gpuvm "$(names /run/gpuvm)"
+fact gpuvm_mounts "$(awk '$2 ~ "^/run/gpuvm" { print $2 }' /proc/mounts | tr '\n' ' ')"
 if [ -f /run/gpuvm/state.json ]; then
 	fact state yes
 	echo "@state-begin"

@@ -1,0 +1,422 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The host config on a disk. libblkid, and nothing else touches it: probing what a block
+ * device carries (file system type, label, UUID, partition table entries). util-linux's
+ * findfs resolves a tag through udev's /dev/disk links and the blkid cache; before udev
+ * neither exists, so this file probes the devices /proc/partitions lists, itself.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <blkid/blkid.h>
+#include <linux/openat2.h>
+
+#include "blkdev.h"
+#include "sysfs.h"
+#include "util.h"
+
+#define PARTITIONS_MAX ((size_t)64 * 1024)
+#define MOUNT_DIR "/run/gpuvm"
+
+/* Open a device node of the root for probing: a block device, or a file under --root. */
+static int open_dev(const char *path)
+{
+	struct stat st;
+	int fd;
+
+	while (*path == '/')
+		path++;
+	fd = openat(sysfs_rootfd(), path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || !(S_ISBLK(st.st_mode) || S_ISREG(st.st_mode))) {
+		close(fd);
+		return -ENOTBLK;
+	}
+	return fd;
+}
+
+static bool removable(const char *name)
+{
+	char path[BLKDEV_NAME_MAX + 40], v[8];
+
+	snprintf(path, sizeof(path), "sys/class/block/%s/removable", name);
+	if (sysfs_read(path, v, sizeof(v)) < 0) {
+		/* A partition: the disk says. */
+		snprintf(path, sizeof(path), "sys/class/block/%s/../removable", name);
+		if (sysfs_read(path, v, sizeof(v)) < 0)
+			return false;
+	}
+	return v[0] == '1';
+}
+
+/*
+ * Probe fd's file system: type, and the value of key (LABEL, UUID) when key is not NULL.
+ * 0, -ENOMEDIUM when there is none (or two candidates: libblkid will not choose), -errno.
+ */
+static int probe_fs(int fd, const char *key, char *type, size_t tsize, char *val, size_t vsize)
+{
+	blkid_probe pr = blkid_new_probe();
+	const char *data;
+	int r;
+
+	if (!pr)
+		return -ENOMEM;
+	if (blkid_probe_set_device(pr, fd, 0, 0) < 0) {
+		blkid_free_probe(pr);
+		return -EIO;
+	}
+	blkid_probe_enable_superblocks(pr, 1);
+	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_LABEL | BLKID_SUBLKS_UUID |
+					  BLKID_SUBLKS_TYPE);
+	blkid_probe_enable_partitions(pr, 0);
+	r = blkid_do_safeprobe(pr);
+	if (r < 0 && r != -2) {
+		blkid_free_probe(pr);
+		return -EIO;
+	}
+	if (r != 0 || blkid_probe_lookup_value(pr, "TYPE", &data, NULL) < 0) {
+		blkid_free_probe(pr);
+		return -ENOMEDIUM;
+	}
+	strscpy(type, data, tsize);
+	if (val) {
+		val[0] = '\0';
+		if (blkid_probe_lookup_value(pr, key, &data, NULL) == 0)
+			strscpy(val, data, vsize);
+	}
+	blkid_free_probe(pr);
+	return 0;
+}
+
+/* The kernel's name for partition partno of disk: "vdb1", "nvme0n1p1". */
+static void part_name(const char *disk, int partno, char *buf, size_t size)
+{
+	size_t n = strlen(disk);
+
+	snprintf(buf, size, "%s%s%d", disk, n && isdigit((unsigned char)disk[n - 1]) ? "p" : "",
+		 partno);
+}
+
+/* Which partition of the disk on fd carries the tag: its number, 0 for none, -errno. */
+static int probe_parts(int fd, const struct tag_spec *t)
+{
+	blkid_probe pr = blkid_new_probe();
+	blkid_partlist ls;
+	int i, n, found = 0;
+
+	if (!pr)
+		return -ENOMEM;
+	if (blkid_probe_set_device(pr, fd, 0, 0) < 0) {
+		blkid_free_probe(pr);
+		return -EIO;
+	}
+	blkid_probe_enable_superblocks(pr, 0);
+	blkid_probe_enable_partitions(pr, 1);
+	ls = blkid_probe_get_partitions(pr);
+	n = ls ? blkid_partlist_numof_partitions(ls) : 0;
+	for (i = 0; i < n && !found; i++) {
+		blkid_partition p = blkid_partlist_get_partition(ls, i);
+		const char *v;
+
+		if (!p)
+			continue;
+		v = t->type == TAG_PARTUUID ? blkid_partition_get_uuid(p) :
+					      blkid_partition_get_name(p);
+		if (v && tag_value_matches(t, v))
+			found = blkid_partition_get_partno(p);
+	}
+	blkid_free_probe(pr);
+	return found > 0 ? found : 0;
+}
+
+struct part_list {
+	char (*name)[BLKDEV_NAME_MAX];
+	size_t n;
+};
+
+/* The names /proc/partitions lists ("major minor #blocks name"), but empty devices. */
+static int read_partitions(struct part_list *l)
+{
+	char *buf = malloc(PARTITIONS_MAX), *line, *save = NULL;
+	size_t cap = 0;
+	ssize_t n;
+
+	l->name = NULL;
+	l->n = 0;
+	if (!buf)
+		return -ENOMEM;
+	n = sysfs_read("proc/partitions", buf, PARTITIONS_MAX);
+	if (n < 0) {
+		free(buf);
+		return (int)n;
+	}
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		unsigned maj, min;
+		unsigned long long blocks;
+		char name[BLKDEV_NAME_MAX];
+
+		if (sscanf(line, "%u %u %llu %95s", &maj, &min, &blocks, name) != 4 || blocks == 0 ||
+		    strchr(name, '/') || name[0] == '.')
+			continue;
+		if (l->n == cap) {
+			size_t ncap = cap ? cap * 2 : 16;
+			void *p = realloc(l->name, ncap * sizeof(*l->name));
+
+			if (!p) {
+				free(l->name);
+				free(buf);
+				l->name = NULL;
+				return -ENOMEM;
+			}
+			l->name = p;
+			cap = ncap;
+		}
+		strscpy(l->name[l->n++], name, BLKDEV_NAME_MAX);
+	}
+	free(buf);
+	return 0;
+}
+
+static bool listed(const struct part_list *l, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (streq(l->name[i], name))
+			return true;
+	return false;
+}
+
+/* Record a match: the first in f->dev, a second one in f->other. */
+static int match(struct blkdev_found *f, const char *name, const char *type)
+{
+	if (f->dev[0]) {
+		if (!f->other[0])
+			snprintf(f->other, sizeof(f->other), "/dev/%s", name);
+		return 1;
+	}
+	snprintf(f->dev, sizeof(f->dev), "/dev/%s", name);
+	strscpy(f->fstype, type, sizeof(f->fstype));
+	return 0;
+}
+
+static int find_path(const struct tag_spec *t, struct blkdev_found *f)
+{
+	int fd = open_dev(t->value), r;
+
+	if (fd < 0)
+		return fd == -ENOTBLK ? -ENOTBLK : -ENOENT;
+	r = probe_fs(fd, NULL, f->fstype, sizeof(f->fstype), NULL, 0);
+	close(fd);
+	strscpy(f->dev, t->value, sizeof(f->dev));
+	return r;
+}
+
+int blkdev_find(const struct tag_spec *t, struct blkdev_found *f)
+{
+	struct part_list l;
+	size_t i;
+	int r, dups = 0;
+
+	memset(f, 0, sizeof(*f));
+	if (t->type == TAG_PATH)
+		return find_path(t, f);
+	r = read_partitions(&l);
+	if (r < 0)
+		return r;
+	for (i = 0; i < l.n; i++) {
+		char path[BLKDEV_NAME_MAX + 8], type[32], val[256], part[BLKDEV_NAME_MAX + 8];
+		const char *name = l.name[i];
+		int fd, partno;
+
+		snprintf(path, sizeof(path), "dev/%s", name);
+		fd = open_dev(path);
+		if (fd < 0)
+			continue;	/* no node (yet), or not a block device */
+		if (t->type == TAG_LABEL || t->type == TAG_UUID) {
+			r = probe_fs(fd, tag_name(t->type), type, sizeof(type), val, sizeof(val));
+			close(fd);
+			if (r < 0 || !tag_value_matches(t, val))
+				continue;
+		} else {
+			partno = probe_parts(fd, t);
+			close(fd);
+			if (partno <= 0)
+				continue;
+			part_name(name, partno, part, sizeof(part));
+			if (!listed(&l, part))
+				continue;	/* the kernel has not made the partition (yet) */
+			name = part;
+			snprintf(path, sizeof(path), "dev/%s", name);
+			fd = open_dev(path);
+			if (fd < 0)
+				continue;
+			r = probe_fs(fd, NULL, type, sizeof(type), NULL, 0);
+			close(fd);
+			if (r < 0)
+				strscpy(type, "", sizeof(type));
+		}
+		if (removable(name)) {
+			f->skipped_removable++;
+			continue;
+		}
+		dups += match(f, name, type);
+	}
+	free(l.name);
+	if (!f->dev[0])
+		return -ENOENT;
+	if (dups)
+		return -ENOTUNIQ;
+	return f->fstype[0] ? 0 : -ENOMEDIUM;
+}
+
+static int open_beneath(int dirfd, const char *path)
+{
+	struct open_how how = {
+		.flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY,
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_XDEV | RESOLVE_NO_MAGICLINKS,
+	};
+	int fd;
+
+	while (*path == '/')
+		path++;
+	fd = (int)syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
+	if (fd >= 0 || errno != ENOSYS)
+		return fd < 0 ? -errno : fd;
+	/* Before Linux 5.6: refuse every symlink rather than judge where it leads. */
+	if (strstr(path, ".."))
+		return -EXDEV;
+	{
+		char part[256], *c, *save = NULL;
+		int cur = dup(dirfd), next;
+
+		if (cur < 0)
+			return -errno;
+		strscpy(part, path, sizeof(part));
+		for (c = strtok_r(part, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
+			bool last = !save || !*save;
+
+			next = openat(cur, c, (last ? how.flags : O_PATH | O_DIRECTORY | O_CLOEXEC) |
+					      O_NOFOLLOW);
+			close(cur);
+			if (next < 0)
+				return -errno;
+			cur = next;
+		}
+		return cur;
+	}
+}
+
+int blkdev_read_beneath(int dirfd, const char *path, size_t max, char **buf, size_t *len)
+{
+	struct stat st;
+	size_t got = 0;
+	char *b;
+	int fd = open_beneath(dirfd, path);
+
+	*buf = NULL;
+	*len = 0;
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -EINVAL;
+	}
+	if ((unsigned long long)st.st_size > max) {
+		close(fd);
+		return -EFBIG;
+	}
+	b = malloc(max + 1);
+	if (!b) {
+		close(fd);
+		return -ENOMEM;
+	}
+	for (;;) {
+		ssize_t n = read(fd, b + got, max + 1 - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int e = -errno;
+
+			free(b);
+			close(fd);
+			return e;
+		}
+		if (n == 0)
+			break;
+		got += (size_t)n;
+		if (got > max) {	/* it grew since fstat */
+			free(b);
+			close(fd);
+			return -EFBIG;
+		}
+	}
+	close(fd);
+	b[got] = '\0';
+	*buf = b;
+	*len = got;
+	return 0;
+}
+
+int blkdev_read_config(const struct blkdev_found *f, const struct tag_spec *t, size_t max,
+		       char **buf, size_t *len, char *msg, size_t msgsize)
+{
+	char dir[] = MOUNT_DIR "/disk.XXXXXX";
+	int r, dirfd;
+
+	*buf = NULL;
+	*len = 0;
+	if (mkdir(MOUNT_DIR, 0755) < 0 && errno != EEXIST) {
+		r = -errno;
+		snprintf(msg, msgsize, "cannot create %s: %s", MOUNT_DIR, strerror(-r));
+		return r;
+	}
+	if (!mkdtemp(dir)) {
+		r = -errno;
+		snprintf(msg, msgsize, "cannot create a directory in %s: %s", MOUNT_DIR, strerror(-r));
+		return r;
+	}
+	if (mount(f->dev, dir, f->fstype, MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0) {
+		r = -errno;
+		snprintf(msg, msgsize, "cannot mount %s (%s) read-only: %s", f->dev, f->fstype,
+			 strerror(-r));
+		rmdir(dir);
+		return r;
+	}
+	dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dirfd < 0) {
+		r = -errno;
+		snprintf(msg, msgsize, "cannot open %s: %s", dir, strerror(-r));
+	} else {
+		r = blkdev_read_beneath(dirfd, t->file, max, buf, len);
+		close(dirfd);
+		if (r == -EFBIG)
+			snprintf(msg, msgsize, "%s on %s: larger than %zu bytes", t->file, f->dev, max);
+		else if (r == -EINVAL)
+			snprintf(msg, msgsize, "%s on %s: not a regular file", t->file, f->dev);
+		else if (r == -EXDEV || r == -ELOOP)
+			snprintf(msg, msgsize, "%s on %s: a symlink or '..' leads out of the file system",
+				 t->file, f->dev);
+		else if (r < 0)
+			snprintf(msg, msgsize, "%s on %s: %s", t->file, f->dev, strerror(-r));
+	}
+	if (umount2(dir, 0) < 0 && umount2(dir, MNT_DETACH) < 0 && r == 0) {
+		r = -errno;
+		snprintf(msg, msgsize, "cannot unmount %s from %s: %s", f->dev, dir, strerror(-r));
+		free(*buf);
+		*buf = NULL;
+		*len = 0;
+	}
+	rmdir(dir);
+	return r;
+}

@@ -1,0 +1,303 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Where the settings come from, and the boot's wait for config='s disk: settings are
+ * first read quietly to learn config=; then the config on that disk (or, when it cannot
+ * be used, the initramfs's) is read once more, and that read is the one that logs.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "blkdev.h"
+#include "cmdline.h"
+#include "config.h"
+#include "kmod.h"
+#include "log.h"
+#include "source.h"
+#include "sysfs.h"
+#include "tag.h"
+#include "util.h"
+
+#define PENDING_DIR "run/gpuvm"
+#define PENDING_NAME "pending"
+#define PENDING_PATH PENDING_DIR "/" PENDING_NAME
+#define PENDING_MAX 8192
+
+const char *source_status_name(enum source_status st)
+{
+	static const char *const n[] = {
+		[SRC_IMAGE] = "image", [SRC_DISK] = "disk", [SRC_WAITING] = "waiting",
+		[SRC_FALLBACK] = "fallback",
+	};
+
+	return n[st];
+}
+
+static unsigned long long boot_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return (unsigned long long)ts.tv_sec * 1000ULL + (unsigned long long)ts.tv_nsec / 1000000;
+}
+
+/* The initramfs's host config (or --config FILE): a buffer the caller frees, or NULL. */
+static void read_image_config(const struct options *o, char **buf, size_t *len,
+			      const char **path)
+{
+	int r;
+
+	*buf = NULL;
+	*len = 0;
+	if (o->config) {
+		*path = o->config;
+		r = config_read(AT_FDCWD, o->config, buf, len);
+	} else {
+		*path = CONFIG_PATH;
+		r = config_read(sysfs_rootfd(), CONFIG_PATH + 1, buf, len);
+		if (r == -ENOENT)
+			return;	/* no host config: the command line and defaults decide */
+	}
+	if (r == -EFBIG)
+		log_err("%s: larger than %zu bytes; file ignored", *path, CONFIG_MAX_SIZE);
+	else if (r < 0)
+		log_err("%s: cannot read: %s; file ignored", *path, strerror(-r));
+}
+
+static int load(struct settings *s, const char *cmdline, const char *buf, size_t len,
+		const char *path)
+{
+	struct settings_input in = {
+		.cmdline = cmdline, .config = buf, .config_len = len, .config_path = path,
+	};
+
+	return settings_load(s, &in);
+}
+
+struct retry_ctx {
+	long seconds;
+};
+
+static int on_retry(const char *key, const char *value, void *data)
+{
+	struct retry_ctx *c = data;
+	char *end;
+	long v;
+
+	if (!value || (!streq(key, "rd.retry") && !streq(key, "rd_retry")))
+		return 0;
+	v = strtol(value, &end, 10);
+	if (end != value && *end == '\0' && v >= 0 && v <= 7200)
+		c->seconds = v;
+	return 0;
+}
+
+/* config_timeout=, else half of dracut's rd.retry (the boot gives up at rd.retry), else 90. */
+static unsigned wait_seconds(const struct settings *s, const char *cmdline)
+{
+	struct retry_ctx c = { .seconds = -1 };
+
+	if (!streq(s->source[KEY_CONFIG_TIMEOUT], "default"))
+		return s->config_timeout_s;
+	if (cmdline)
+		cmdline_parse(cmdline, on_retry, &c);
+	return c.seconds >= 0 ? (unsigned)(c.seconds / 2) : s->config_timeout_s;
+}
+
+struct pending_ctx {
+	struct source *src;
+	bool ok;
+};
+
+static void on_pending(const struct config_item *it, void *data)
+{
+	struct pending_ctx *c = data;
+	struct source *src = c->src;
+
+	if (it->error)
+		return;
+	if (streq(it->key, "deadline_ms")) {
+		char *end;
+		unsigned long long v = strtoull(it->value, &end, 10);
+
+		if (end != it->value && *end == '\0') {
+			src->deadline_ms = v;
+			c->ok = true;
+		}
+	} else if (streq(it->key, "held")) {
+		size_t n = 0;
+
+		if (pci_addr_list_parse(it->value, src->held + src->n_held,
+					SOURCE_HELD_MAX - src->n_held, &n, NULL, 0) == 0)
+			src->n_held += n;
+	}
+}
+
+/* The pending record: 0 and the deadline and held devices in src, -ENOENT, -EINVAL. */
+static int pending_read(struct source *src)
+{
+	struct pending_ctx c = { .src = src };
+	char *buf = malloc(PENDING_MAX);
+	ssize_t n;
+
+	if (!buf)
+		return -ENOMEM;
+	n = sysfs_read(PENDING_PATH, buf, PENDING_MAX);
+	if (n >= 0)
+		config_parse(buf, (size_t)n, on_pending, &c);
+	free(buf);
+	if (n < 0)
+		return (int)n;
+	src->pending = true;
+	return c.ok ? 0 : -EINVAL;
+}
+
+int pending_write(const struct source *src, const struct pci_addr *held, size_t n)
+{
+	char buf[PENDING_MAX];
+	size_t len, i;
+
+	len = (size_t)snprintf(buf, sizeof(buf),
+			       "# gpuvm apply --defer: these GPUs are held until config=%s can be read\n"
+			       "# or the deadline passes; `gpuvm apply --resume` decides.\n"
+			       "deadline_ms=%llu\n",
+			       src->spec, src->deadline_ms);
+	for (i = 0; i < n && i < SOURCE_HELD_MAX && len + 32 < sizeof(buf); i++) {
+		char a[PCI_ADDR_LEN];
+
+		pci_addr_format(&held[i], a, sizeof(a));
+		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "held=%s\n", a);
+	}
+	return sysfs_write_file(PENDING_DIR, PENDING_NAME, buf, len);
+}
+
+int pending_remove(void)
+{
+	if (unlinkat(sysfs_rootfd(), PENDING_PATH, 0) < 0 && errno != ENOENT)
+		return -errno;
+	return 0;
+}
+
+/*
+ * Look for the disk and read the config from it: 0 with the buffer, -ENODEV when the device
+ * is not there (yet), other -errno when it is there and cannot be used; why in src->reason.
+ */
+static int read_disk(const struct options *o, const struct tag_spec *t, struct source *src,
+		     char **buf, size_t *len)
+{
+	char spec[300];
+	int r, loaded;
+
+	tag_format(t, spec, sizeof(spec));
+	r = blkdev_find(t, &src->found);
+	switch (r) {
+	case 0:
+		break;
+	case -ENOENT:
+		snprintf(src->reason, sizeof(src->reason), "%s: no such device%s", spec,
+			 src->found.skipped_removable ? " (removable devices are not taken)" : "");
+		return -ENODEV;	/* not -ENOENT: that is a file missing on the device */
+	case -ENOTUNIQ:
+		snprintf(src->reason, sizeof(src->reason),
+			 "%s: more than one device carries it (%s, %s): none taken; name one by "
+			 "UUID= or PARTUUID=", spec, src->found.dev, src->found.other);
+		return r;
+	case -ENOMEDIUM:
+		snprintf(src->reason, sizeof(src->reason), "%s: libblkid finds no file system on %s",
+			 spec, src->found.dev);
+		return r;
+	case -ENOTBLK:
+		snprintf(src->reason, sizeof(src->reason), "%s: not a block device", spec);
+		return r;
+	default:
+		snprintf(src->reason, sizeof(src->reason), "%s: cannot look for it: %s", spec,
+			 strerror(-r));
+		return r;
+	}
+	if (o->root) {
+		snprintf(src->reason, sizeof(src->reason),
+			 "%s: found on %s (%s); --root mounts no file system", spec, src->found.dev,
+			 src->found.fstype);
+		return -EPERM;
+	}
+	/* The file system's module, if it is one (mount cannot load it without modprobe). */
+	mod_init(NULL);
+	if (mod_load(src->found.fstype, &loaded, spec, sizeof(spec)) < 0)
+		log_debug("no module for file system %s: %s", src->found.fstype, spec);
+	r = blkdev_read_config(&src->found, t, CONFIG_MAX_SIZE, buf, len, src->reason,
+			       sizeof(src->reason));
+	return r;
+}
+
+int settings_resolve(const struct options *o, const char *cmdline, enum source_policy pol,
+		     struct settings *s, struct source *src)
+{
+	struct tag_spec t;
+	const char *why, *path;
+	char *image = NULL, *disk = NULL, spec[300], config_source[SOURCE_LEN];
+	size_t image_len = 0, disk_len = 0;
+	unsigned long long now;
+	int r, errors;
+
+	memset(src, 0, sizeof(*src));
+	log_mute(true);
+	read_image_config(o, &image, &image_len, &path);
+	load(s, cmdline, image, image_len, path);
+	log_mute(false);
+	free(image);
+	image = NULL;
+	strscpy(config_source, s->source[KEY_CONFIG], sizeof(config_source));
+	if (pol == SRC_NO_DISK || !s->config[0] || tag_parse(s->config, &t, &why) < 0) {
+		read_image_config(o, &image, &image_len, &path);
+		errors = load(s, cmdline, image, image_len, path);
+		free(image);
+		return errors;
+	}
+	strscpy(src->spec, s->config, sizeof(src->spec));
+	src->timeout_s = wait_seconds(s, cmdline);
+	if (pol == SRC_RESUME && pending_read(src) < 0)
+		src->deadline_ms = 0;	/* no (good) record: decide now */
+	else if (pol == SRC_DEFER && pending_read(src) < 0)
+		src->deadline_ms = boot_ms() + (unsigned long long)src->timeout_s * 1000ULL;
+
+	r = read_disk(o, &t, src, &disk, &disk_len);
+	now = boot_ms();
+	if (r == 0) {
+		src->status = SRC_DISK;
+		tag_format(&t, spec, sizeof(spec));
+		log_info("config: %s is on %s (%s)", spec, src->found.dev, src->found.fstype);
+		errors = load(s, cmdline, disk, disk_len, spec);
+		free(disk);
+		/* The disk's config cannot send gpuvm further: config= keeps its first source. */
+		if (startswith(s->source[KEY_CONFIG], spec))
+			log_warn("%s: config= in a config read from a disk is ignored",
+				 s->source[KEY_CONFIG]);
+		strscpy(s->config, src->spec, sizeof(s->config));
+		strscpy(s->source[KEY_CONFIG], config_source, SOURCE_LEN);
+		return errors;
+	}
+	if (r == -ENODEV && pol != SRC_LOOK && src->timeout_s > 0 && now < src->deadline_ms) {
+		/* --resume polls: the settings were logged when the wait began. */
+		src->status = SRC_WAITING;
+		log_mute(pol == SRC_RESUME);
+		read_image_config(o, &image, &image_len, &path);
+		errors = load(s, cmdline, image, image_len, path);
+		log_mute(false);
+		free(image);
+		return errors;
+	}
+	read_image_config(o, &image, &image_len, &path);
+	if (r == -ENODEV && pol != SRC_LOOK && src->timeout_s > 0)
+		snprintf(src->reason + strlen(src->reason), sizeof(src->reason) - strlen(src->reason),
+			 " after waiting %u s", src->timeout_s);
+	src->status = SRC_FALLBACK;
+	errors = load(s, cmdline, image, image_len, path) + 1;
+	log_err("config: %s; using %s", src->reason,
+		image ? path : "the kernel command line and the defaults");
+	free(image);
+	return errors;
+}
