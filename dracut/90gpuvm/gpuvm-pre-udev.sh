@@ -22,6 +22,8 @@ if [ -x /usr/sbin/gpuvm ]; then
         /sbin/initqueue --unique --name gpuvm-resume /usr/lib/gpuvm/gpuvm-resume.sh
         # shellcheck disable=SC2154 # hookdir comes from dracut-lib.sh
         echo '[ ! -e /run/gpuvm/pending ]' >"$hookdir/initqueue/finished/gpuvm-resume.sh"
+        # A systemd initramfs starts dracut-initqueue.service only when this file exists.
+        : >/lib/dracut/need-initqueue
         ;;
     *) warn "gpuvm: apply exited with $gpuvm_rc; see /run/gpuvm/state.json" ;;
     esac

@@ -93,6 +93,8 @@ install() {
 Description=gpuvm e2e: report and power off
 DefaultDependencies=no
 After=systemd-udev-trigger.service systemd-udevd.service dracut-pre-trigger.service
+# dracut's main loop, when a hook queued work (gpuvm waiting for its config's disk).
+After=dracut-initqueue.service
 Wants=systemd-udev-trigger.service
 # initrd.target (then initrd-cleanup and switch-root) waits for the report and its power-off.
 Before=initrd.target
