@@ -52,5 +52,6 @@ confdisk_gpt_vfat() {
 
 confdisk_args() {
 	n=$(basename "$1" | tr -c 'a-zA-Z0-9\n' _)
+	# shellcheck disable=SC2034 # for the scenarios
 	CONFDISK_ARGS="-drive file=$1,format=raw,if=none,id=$n,snapshot=on -device virtio-blk-pci,drive=$n"
 }
