@@ -143,6 +143,38 @@ struct part_list {
 	size_t n;
 };
 
+/*
+ * One line of /proc/partitions, "major minor #blocks name": the name of a device that has
+ * blocks, or -EINVAL (the header, a blank line, an empty device, a name with '/').
+ */
+static int partitions_line(const char *line, char *name, size_t size)
+{
+	unsigned long long v[3];
+	const char *p = line;
+	char *end;
+	size_t i, n;
+
+	for (i = 0; i < 3; i++) {
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p < '0' || *p > '9')
+			return -EINVAL;
+		errno = 0;
+		v[i] = strtoull(p, &end, 10);
+		if (errno || (*end != ' ' && *end != '\t'))
+			return -EINVAL;
+		p = end;
+	}
+	while (*p == ' ' || *p == '\t')
+		p++;
+	n = strcspn(p, " \t");
+	if (v[2] == 0 || n == 0 || n >= size || p[n] || memchr(p, '/', n) || p[0] == '.')
+		return -EINVAL;
+	memcpy(name, p, n);
+	name[n] = '\0';
+	return 0;
+}
+
 /* The names /proc/partitions lists ("major minor #blocks name"), but empty devices. */
 static int read_partitions(struct part_list *l)
 {
@@ -160,12 +192,9 @@ static int read_partitions(struct part_list *l)
 		return (int)n;
 	}
 	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		unsigned maj, min;
-		unsigned long long blocks;
 		char name[BLKDEV_NAME_MAX];
 
-		if (sscanf(line, "%u %u %llu %95s", &maj, &min, &blocks, name) != 4 || blocks == 0 ||
-		    strchr(name, '/') || name[0] == '.')
+		if (partitions_line(line, name, sizeof(name)) < 0)
 			continue;
 		if (l->n == cap) {
 			size_t ncap = cap ? cap * 2 : 16;
