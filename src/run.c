@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,7 @@
 #include "run.h"
 #include "settings.h"
 #include "source.h"
+#include "tag.h"
 #include "sysfs.h"
 #include "util.h"
 
@@ -681,6 +683,94 @@ static bool running_mode(char *buf, size_t size)
 	return state_top("mode", buf, size);
 }
 
+/* A string field of the last state file's config_disk object (four spaces in). */
+static bool state_disk(const char *state, const char *key, char *buf, size_t size)
+{
+	const char *obj = strstr(state, "\n  \"config_disk\": {"), *end, *p, *e;
+	char pat[48];
+
+	if (!obj || !(end = strstr(obj, "\n  }")))
+		return false;
+	snprintf(pat, sizeof(pat), "\n    \"%s\": \"", key);
+	p = strstr(obj, pat);
+	if (!p || p > end)
+		return false;
+	p += strlen(pat);
+	e = strchr(p, '"');
+	if (!e || (size_t)(e - p) >= size)
+		return false;
+	memcpy(buf, p, (size_t)(e - p));
+	buf[e - p] = '\0';
+	return true;
+}
+
+/*
+ * The path of abs (absolute; under dirfd, or AT_FDCWD) inside its own file system: the
+ * directories above it are walked up while they are on the same device.
+ */
+static const char *in_fs_path(int dirfd, const char *abs, dev_t dev)
+{
+	char dir[PATH_MAX];
+	const char *mount = abs + strlen(abs);
+	struct stat st;
+
+	if (strlen(abs) >= sizeof(dir))
+		return abs;
+	for (;;) {
+		const char *slash = mount - 1;
+		size_t n;
+
+		while (slash > abs && *slash != '/')
+			slash--;
+		if (slash <= abs)
+			break;	/* the parent is the root: same device as far as we look */
+		n = (size_t)(slash - abs);
+		memcpy(dir, abs, n);
+		dir[n] = '\0';
+		if (fstatat(dirfd, dirfd == AT_FDCWD ? dir : dir + 1, &st, 0) < 0 || st.st_dev != dev)
+			return mount;
+		mount = slash;
+	}
+	if (fstatat(dirfd, dirfd == AT_FDCWD ? "/" : ".", &st, 0) < 0 || st.st_dev != dev)
+		return mount;
+	return abs;
+}
+
+/*
+ * Did the last boot read its config from this very file, on a disk (config=)? The device
+ * it read is the one the file lives on, and the path it read is the file's path inside
+ * that file system. Then the initramfs holds no copy that matters.
+ */
+static bool read_from_disk(const char *file, char *spec, size_t size)
+{
+	char *state = read_state(), status[16], dev[BLKDEV_NAME_MAX], abs[PATH_MAX];
+	int dirfd = sysfs_rootfd();
+	struct tag_spec t;
+	struct stat d, f;
+	const char *why;
+	bool ok = false;
+
+	if (!state)
+		return false;
+	if (file[0] != '/') {	/* --file: relative to the working directory */
+		if (!realpath(file, abs)) {
+			free(state);
+			return false;
+		}
+		dirfd = AT_FDCWD;
+		file = abs;
+	}
+	if (state_disk(state, "status", status, sizeof(status)) && streq(status, "disk") &&
+	    state_disk(state, "device", dev, sizeof(dev)) && dev[0] == '/' &&
+	    state_disk(state, "spec", spec, size) && tag_parse(spec, &t, &why) == 0 &&
+	    fstatat(sysfs_rootfd(), dev + 1, &d, 0) == 0 && S_ISBLK(d.st_mode) &&
+	    fstatat(dirfd, dirfd == AT_FDCWD ? file : file + 1, &f, 0) == 0 &&
+	    d.st_rdev == f.st_dev)
+		ok = streq(in_fs_path(dirfd, file, f.st_dev), t.file);
+	free(state);
+	return ok;
+}
+
 /* A whole file under the root, NUL-terminated, up to max bytes; NULL when absent. */
 static char *read_file(const char *path, size_t max)
 {
@@ -799,7 +889,7 @@ static void cmd_config(const struct options *o, struct outcome *out)
 {
 	const char *verb = o->args[0], *arg = o->args[1], *expect, *path;
 	int dirfd = o->config ? AT_FDCWD : sysfs_rootfd();
-	char key[64], *value, *cmdline = NULL, running[32], *buf = NULL;
+	char key[64], *value, *cmdline = NULL, running[32], *buf = NULL, spec[256];
 	struct settings s;
 	bool changed;
 	size_t len;
@@ -888,7 +978,10 @@ static void cmd_config(const struct options *o, struct outcome *out)
 	} else {
 		printf("takes effect at the next boot\n");
 	}
-	if (!o->config && sysfs_exists("usr/lib/dracut/modules.d/90gpuvm"))
+	if (read_from_disk(o->config ? o->config : CONFIG_PATH, spec, sizeof(spec)))
+		printf("this boot read its config from this file on a disk (config=%s): no dracut -f needed\n",
+		       spec);
+	else if (!o->config && sysfs_exists("usr/lib/dracut/modules.d/90gpuvm"))
 		printf("the initramfs carries a copy of %s: run dracut -f before rebooting\n", CONFIG_PATH);
 	free(cmdline);
 }

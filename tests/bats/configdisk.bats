@@ -241,3 +241,32 @@ override() {
 	[ "$status" -eq 2 ]
 	assert_regex "$stderr" "exclude each other"
 }
+
+@test "config set knows when the boot reads this very file from a disk: no dracut -f then" {
+	[ "$(id -u)" -eq 0 ] || skip "mknod of a block device node needs root"
+	mkdir -p "$ROOT/usr/lib/dracut/modules.d/90gpuvm" "$ROOT/run/gpuvm"
+	printf 'mode=container\n' >"$ROOT/etc/gpuvm/gpuvm.conf"
+	# A node (never opened) with the numbers of the file system the config file is on.
+	read -r maj min <<<"$(stat -c '%Hd %Ld' "$ROOT/etc/gpuvm/gpuvm.conf")"
+	mknod "$ROOT/dev/vdb" b "$maj" "$min"
+	state() {
+		printf '{\n  "mode": "container",\n  "config_disk": {\n    "spec": "%s",\n    "status": "%s",\n    "device": "%s"\n  },\n  "devices": []\n}\n' \
+			"$1" "$2" "$3" >"$ROOT/run/gpuvm/state.json"
+	}
+	state "UUID=0b1e" disk /dev/vdb
+	gv config set mode=vm-passthrough
+	assert_success
+	assert_line "this boot read its config from this file on a disk (config=UUID=0b1e): no dracut -f needed"
+	refute_output --partial "run dracut -f"
+	# Another path on that disk, another device, or a boot that fell back: the copy matters.
+	state "UUID=0b1e:/gpuvm.conf" disk /dev/vdb
+	gv config set mode=container
+	assert_output --partial "run dracut -f"
+	mknod "$ROOT/dev/vdc" b "$maj" "$((min + 1))"
+	state "UUID=0b1e" disk /dev/vdc
+	gv config set mode=vm-passthrough
+	assert_output --partial "run dracut -f"
+	state "UUID=0b1e" fallback /dev/vdb
+	gv config set mode=container
+	assert_output --partial "run dracut -f"
+}
