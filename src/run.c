@@ -186,6 +186,9 @@ static void modules_setup(const struct options *o, char *kver, size_t size)
 	if (!o->root) {
 		if (mod_init(NULL) < 0)
 			log_warn("cannot open the module directory of %s", kver);
+		else if (mod_dir() && access(mod_dir(), F_OK) < 0)
+			log_warn("cannot open the module directory %s: %s; only drivers already in the kernel can be used",
+				 mod_dir(), strerror(errno));
 		return;
 	}
 	snprintf(dir, sizeof(dir), "%s/lib/modules/%s", o->root, kver);

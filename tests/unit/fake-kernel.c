@@ -377,8 +377,11 @@ bool sysfs_exists(const char *path)
 {
 	char drv[64];
 
-	/* No VFs in the fake; a registered driver has remove_id. */
+	/* No VFs in the fake; a registered driver has remove_id, and its directory. */
 	if (sscanf(path, "sys/bus/pci/drivers/%63[^/]/remove_id", drv) == 1)
+		return registered(drv);
+	if (sscanf(path, "sys/bus/pci/drivers/%63[^/]", drv) == 1 &&
+	    strlen(path) == strlen("sys/bus/pci/drivers/") + strlen(drv))
 		return registered(drv);
 	return false;
 }

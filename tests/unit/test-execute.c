@@ -196,6 +196,17 @@ static void faults(void)
 		}
 	}
 
+	/*
+	 * The module directory is gone (or libkmod cannot use it) while vfio-pci is in the
+	 * kernel already: the driver is registered, so the binds go on.
+	 */
+	host(true);
+	fk_load_driver("vfio-pci");
+	fk_fault("mod:vfio-pci", 1, -ENOENT);
+	apply(PT);
+	CHECK_STR(fk_driver(GPU), "vfio-pci", "no module directory, vfio-pci registered: bound");
+	CHECK(out.failed == 0 && out.ok == 1, "and the outcome is ok");
+
 	/* on_error=release after a failed companion: both back on the host. */
 	host(true);
 	fk_fault("drivers/snd_hda_intel/unbind", 0, -EIO);
