@@ -24,6 +24,7 @@ e2e_fact_is vga.driver vfio-pci
 e2e_state_is .mode vm-passthrough
 e2e_state_is .mode_source LABEL=gpuvm-conf:/etc/gpuvm/gpuvm.conf:2
 e2e_state_is .config_disk.status disk
+e2e_state_is "$E2E_JQ_VGA | .driver_before" null
 e2e_state_is '.errors | length' 0
 
 confdisk_conf '# written by the label mirror\nnvidia.com/gpu.workload.config=container\nids=1234:1111\n'
@@ -38,5 +39,6 @@ e2e_state_is .mode container
 e2e_state_is .mode_source LABEL=gpuvm-conf:/etc/gpuvm/gpuvm.conf:2
 e2e_state_is .config_disk.status disk
 e2e_state_is "$E2E_JQ_VGA | .driver_override" gpuvm-hold
+e2e_state_is "$E2E_JQ_VGA | .driver_before" null
 e2e_state_is "$E2E_JQ_VGA | .driver_after" bochs-drm
 e2e_state_is '.errors | length' 0

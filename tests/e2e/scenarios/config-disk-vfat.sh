@@ -27,4 +27,6 @@ e2e_state_is .config_disk.status disk
 e2e_state_is .config_disk.device /dev/vda1
 e2e_state_is .config_disk.fstype vfat
 e2e_state_is "$E2E_JQ_VGA | .driver_override" gpuvm-hold
+e2e_state_is "$E2E_JQ_VGA | .driver_before" null
+e2e_fact_match modules '(^| )bochs( |$)'
 e2e_state_is '.errors | length' 0
