@@ -78,10 +78,17 @@ static int parse_nvswitch(struct settings *s, const char *v, char *bad, size_t b
 
 static int parse_host_driver(struct settings *s, const char *v, char *bad, size_t badsize)
 {
-	(void)bad;
-	(void)badsize;
 	if (!valid_driver_name(v))
 		return -EINVAL;
+	/*
+	 * The host's driver, by definition not a vfio one: container mode would otherwise
+	 * reserve the GPUs for vfio-pci, a VM mode under another name.
+	 */
+	if (strstr(v, "vfio")) {
+		strscpy(bad, "a vfio driver is not a host driver (vm-passthrough binds vfio-pci)",
+			badsize);
+		return -EINVAL;
+	}
 	return strscpy(s->host_driver, v, sizeof(s->host_driver));
 }
 

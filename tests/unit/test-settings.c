@@ -105,10 +105,14 @@ static void bad_input(void)
 		{ NULL, "ids=10de:2204,zzzz\n", "container", "at 'zzzz'", LOG_ERR },
 		{ NULL, "exclude=../../etc\n", "container", "exclude: invalid value", LOG_ERR },
 		{ NULL, "host_driver=../evil\n", "container", "host_driver: invalid value", LOG_ERR },
+		{ NULL, "host_driver=vfio-pci\n", "container", "a vfio driver is not a host driver", LOG_ERR },
+		{ "gpuvm.host_driver=nvgrace_gpu_vfio_pci", NULL, "container", "cmdline: host_driver: invalid value", LOG_ERR },
 		{ NULL, "nvswitch=maybe\n", "container", "nvswitch: invalid value", LOG_ERR },
 		{ NULL, "on_error=ignore\n", "container", "on_error: invalid value", LOG_ERR },
 		{ NULL, "write_timeout_ms=5\n", "container", "write_timeout_ms: invalid value", LOG_ERR },
 		{ NULL, "config=somewhere\n", "container", "config: invalid value", LOG_ERR },
+		{ NULL, "config=LABEL=\"x\n", "container", "an opening quote without its closing quote", LOG_ERR },
+		{ "gpuvm.config_timeout=-1", NULL, "container", "config_timeout: invalid value '-1' (expected seconds, 0 to 3600)", LOG_ERR },
 	};
 	size_t i;
 
