@@ -73,7 +73,10 @@ struct plan {
 /* The devices worth reading in detail: NVIDIA's, or those matching ids=. */
 bool plan_interesting(const struct pci_dev *d, const void *settings);
 
-/* Pure: settings + inventory -> one action per device. Only allocation can fail. */
+/*
+ * Pure: settings + inventory -> one action per device. Fails only when memory runs out
+ * (-ENOMEM) or the devices need more than PLAN_MODULES_MAX distinct drivers (-E2BIG).
+ */
 int plan_build(struct plan *p, const struct settings *s, const struct inventory *inv);
 /*
  * Pure: hold each device the settings select under a VM mode (override HOLD_OVERRIDE, off
