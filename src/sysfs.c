@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: MIT
 /* Root-prefixed reads and time-bounded writes of kernel attributes. */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sysfs.h"
@@ -16,12 +19,16 @@
 
 static int rootfd = -1;
 
+static void stop_writer(bool blocked);
+static void reap_abandoned(void);
+
 int sysfs_init(const char *root)
 {
 	int fd = open(root ? root : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
 	if (fd < 0)
 		return -errno;
+	stop_writer(false);	/* it writes under the old root */
 	if (rootfd >= 0)
 		close(rootfd);
 	rootfd = fd;
@@ -30,6 +37,8 @@ int sysfs_init(const char *root)
 
 void sysfs_fini(void)
 {
+	stop_writer(false);
+	reap_abandoned();
 	if (rootfd >= 0)
 		close(rootfd);
 	rootfd = -1;
@@ -73,30 +82,50 @@ int sysfs_link_name(const char *path, char *buf, size_t size)
 	return strscpy(buf, base ? base + 1 : target, size);
 }
 
+/* A directory entry as getdents64(2) returns it. */
+struct dirent64_raw {
+	uint64_t d_ino;
+	int64_t d_off;
+	unsigned short d_reclen;
+	unsigned char d_type;
+	char d_name[];
+};
+
+/*
+ * getdents64 itself rather than readdir: musl's DIR reads 2 KiB at a time (a call per ~50
+ * PCI functions) and costs an fstat, two fcntl and an allocation per directory. The buffer
+ * is on the stack; only what the kernel fills is touched.
+ */
+#define LIST_BUF (64 * 1024)
+
 int sysfs_list(const char *dir, int (*cb)(const char *name, void *data), void *data)
 {
-	struct dirent *de;
-	DIR *d;
+	char buf[LIST_BUF] __attribute__((aligned(8)));
+	long n = 0;
 	int fd, r = 0;
 
 	fd = openat(rootfd, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	d = fdopendir(fd);
-	if (!d) {
+	while (r == 0 && (n = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0) {
+		long off = 0;
+
+		while (off < n) {
+			const struct dirent64_raw *de = (const void *)(buf + off);
+			const char *name = de->d_name;
+
+			off += de->d_reclen;
+			if (name[0] == '.' &&
+			    (name[1] == '\0' || (name[1] == '.' && name[2] == '\0')))
+				continue;
+			r = cb(name, data);
+			if (r)
+				break;
+		}
+	}
+	if (r == 0 && n < 0)
 		r = -errno;
-		close(fd);
-		return r;
-	}
-	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.' &&
-		    (de->d_name[1] == '\0' || (de->d_name[1] == '.' && de->d_name[2] == '\0')))
-			continue;
-		r = cb(de->d_name, data);
-		if (r)
-			break;
-	}
-	closedir(d);
+	close(fd);
 	return r;
 }
 
@@ -105,9 +134,30 @@ bool sysfs_exists(const char *path)
 	return faccessat(rootfd, path, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
-static int write_once(const char *path, const char *value)
+/*
+ * Writes go through a writer process so that a driver stuck in its remove() cannot hold the
+ * boot. One writer serves every write: the parent sends "path\0value\0" on a SOCK_SEQPACKET
+ * socket, the writer does openat + write + close and answers with the result, and the
+ * parent waits timeout_ms for that answer (SO_RCVTIMEO: one recv, no poll). A writer that
+ * does not answer in time is abandoned, still blocked in the kernel (it cannot be killed
+ * there anyway), and the next write starts a new one. The writer exits when its socket
+ * closes: at sysfs_fini(), which reaps it, or when gpuvm exits in any other way.
+ */
+#define WRITE_MSG_MAX 512
+#define ABANDONED_MAX 8
+
+static struct {
+	pid_t pid;		/* -1: none running */
+	int fd;			/* our end of its socket */
+	unsigned timeout_ms;	/* what SO_RCVTIMEO is set to */
+} writer = { .pid = -1, .fd = -1 };
+
+/* Abandoned writers, reaped at sysfs_fini() if their write ended meanwhile. */
+static pid_t abandoned[ABANDONED_MAX];
+static size_t n_abandoned;
+
+static int write_once(const char *path, const char *value, size_t len)
 {
-	size_t len = strlen(value);
 	ssize_t n;
 	int fd, r = 0;
 
@@ -127,62 +177,216 @@ static int write_once(const char *path, const char *value)
 	return r;
 }
 
-/*
- * The write happens in a child so that a driver stuck in its remove() cannot hold the
- * boot: the parent waits timeout_ms for the child's answer on a pipe and moves on.
- */
-int sysfs_write(const char *path, const char *value, unsigned timeout_ms)
+/* Above stdio, so that /dev/null on 0-2 cannot replace it (gpuvm started with 0-2 closed). */
+static int above_stdio(int fd)
 {
-	struct pollfd pfd;
-	int p[2], r, status;
-	pid_t pid;
-	ssize_t n;
+	int moved;
 
-	if (pipe2(p, O_CLOEXEC) < 0)
+	if (fd > STDERR_FILENO)
+		return fd;
+	moved = fcntl(fd, F_DUPFD_CLOEXEC, STDERR_FILENO + 1);
+	return moved < 0 ? fd : moved;
+}
+
+/*
+ * A writer that may outlive us must hold none of our caller's files: stdio goes to
+ * /dev/null and every other inherited descriptor but the two it uses is closed (a caller's
+ * pipe left open would make the caller wait for a writer blocked in the kernel).
+ */
+static void writer_detach(int *fd)
+{
+	int nul, lo, hi;
+
+	*fd = above_stdio(*fd);
+	rootfd = above_stdio(rootfd);
+	nul = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (nul >= 0) {
+		dup2(nul, STDIN_FILENO);
+		dup2(nul, STDOUT_FILENO);
+		dup2(nul, STDERR_FILENO);
+		if (nul > STDERR_FILENO)
+			close(nul);
+	}
+	lo = rootfd >= 0 && rootfd < *fd ? rootfd : *fd;
+	hi = rootfd > *fd ? rootfd : *fd;
+	/* close_range(2) is Linux 5.9: on an older kernel they stay open, as before. */
+	if (lo > STDERR_FILENO + 1)
+		syscall(SYS_close_range, STDERR_FILENO + 1, lo - 1, 0);
+	if (hi > lo + 1)
+		syscall(SYS_close_range, lo + 1, hi - 1, 0);
+	syscall(SYS_close_range, hi + 1, ~0U, 0);
+}
+
+static void __attribute__((noreturn)) writer_main(int fd)
+{
+	char msg[WRITE_MSG_MAX + 1];
+
+	writer_detach(&fd);
+	for (;;) {
+		ssize_t n = recv(fd, msg, WRITE_MSG_MAX, 0);
+		size_t plen;
+		int res;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			_exit(0);	/* the parent closed its end: done */
+		/* "path\0value\0" */
+		msg[n] = '\0';
+		plen = strlen(msg);
+		if (plen + 2 > (size_t)n || msg[n - 1])
+			res = -EINVAL;
+		else
+			res = write_once(msg, msg + plen + 1, (size_t)n - plen - 2);
+		if (send(fd, &res, sizeof(res), MSG_NOSIGNAL) != (ssize_t)sizeof(res))
+			_exit(0);	/* abandoned meanwhile */
+	}
+}
+
+static int set_timeout(unsigned timeout_ms)
+{
+	struct timeval tv;
+
+	tv.tv_sec = (time_t)(timeout_ms / 1000);
+	tv.tv_usec = (suseconds_t)(timeout_ms % 1000) * 1000;
+	if (setsockopt(writer.fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0)
+		return -errno;
+	writer.timeout_ms = timeout_ms;
+	return 0;
+}
+
+static int start_writer(void)
+{
+	int sv[2], r;
+	pid_t pid;
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 		return -errno;
 	pid = fork();
 	if (pid < 0) {
 		r = -errno;
-		close(p[0]);
-		close(p[1]);
+		close(sv[0]);
+		close(sv[1]);
 		return r;
 	}
 	if (pid == 0) {
-		int res, nul = open("/dev/null", O_RDWR | O_CLOEXEC);
-
-		/* A child that may outlive us must not hold our caller's pipes open. */
-		if (nul >= 0) {
-			dup2(nul, STDIN_FILENO);
-			dup2(nul, STDOUT_FILENO);
-			dup2(nul, STDERR_FILENO);
-		}
-		res = write_once(path, value);
-
-		close(p[0]);
-		if (write(p[1], &res, sizeof(res)) != sizeof(res))
-			_exit(1);
-		_exit(0);
+		close(sv[0]);
+		writer_main(sv[1]);
 	}
-	close(p[1]);
-	pfd.fd = p[0];
-	pfd.events = POLLIN;
-	do
-		r = poll(&pfd, 1, (int)timeout_ms);
-	while (r < 0 && errno == EINTR);
-	if (r == 0) {
-		/* Still blocked in the kernel: leave the child; it cannot be killed anyway. */
-		close(p[0]);
+	close(sv[1]);
+	writer.pid = pid;
+	writer.fd = sv[0];
+	writer.timeout_ms = 0;
+	return 0;
+}
+
+static void reap(pid_t pid, int flags)
+{
+	while (waitpid(pid, NULL, flags) < 0 && errno == EINTR)
+		;
+}
+
+/*
+ * Let the writer go. An idle or dead one exits on the closed socket and is reaped; one
+ * still blocked in the kernel is abandoned and reaped later if it can be.
+ */
+static void stop_writer(bool blocked)
+{
+	if (writer.pid < 0)
+		return;
+	close(writer.fd);
+	if (!blocked)
+		reap(writer.pid, 0);
+	else if (n_abandoned < ABANDONED_MAX)
+		abandoned[n_abandoned++] = writer.pid;
+	/* beyond that, init reaps it after we exit */
+	writer.pid = -1;
+	writer.fd = -1;
+}
+
+static void reap_abandoned(void)
+{
+	size_t i;
+
+	for (i = 0; i < n_abandoned; i++)
+		reap(abandoned[i], WNOHANG);
+	n_abandoned = 0;
+}
+
+static unsigned long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (unsigned long long)ts.tv_sec * 1000ULL + (unsigned long long)ts.tv_nsec / 1000000;
+}
+
+/*
+ * Hand the request to a writer that waits timeout_ms for: a running one, or a new one if
+ * there is none or the last one died since (its socket refuses: the write was not done).
+ */
+static int send_request(const char *msg, size_t len, unsigned timeout_ms)
+{
+	int r = 0, tries;
+
+	for (tries = 0; tries < 2; tries++) {
+		if (writer.pid < 0) {
+			r = start_writer();
+			if (r < 0)
+				return r;
+		}
+		if (writer.timeout_ms != timeout_ms) {
+			r = set_timeout(timeout_ms);
+			if (r < 0)
+				return r;
+		}
+		if (send(writer.fd, msg, len, MSG_NOSIGNAL) == (ssize_t)len)
+			return 0;
+		r = -errno;
+		/* EPIPE, ECONNRESET: it is gone, the write not done; else do not wait for it */
+		stop_writer(r != -EPIPE && r != -ECONNRESET);
+	}
+	return r;
+}
+
+int sysfs_write(const char *path, const char *value, unsigned timeout_ms)
+{
+	size_t plen = strlen(path), vlen = strlen(value);
+	char msg[WRITE_MSG_MAX];
+	unsigned long long start, spent;
+	ssize_t n;
+	int r, res;
+
+	if (plen + vlen + 2 > sizeof(msg))
+		return -ENAMETOOLONG;
+	if (!timeout_ms)
+		timeout_ms = 1;		/* 0 would mean "forever" to SO_RCVTIMEO */
+	memcpy(msg, path, plen + 1);
+	memcpy(msg + plen + 1, value, vlen + 1);
+	start = now_ms();
+	r = send_request(msg, plen + vlen + 2, timeout_ms);
+	if (r < 0)
+		return r;
+	for (;;) {
+		n = recv(writer.fd, &res, sizeof(res), 0);
+		if (n >= 0 || errno != EINTR)
+			break;
+		/* Interrupted (a stop and a continue): wait only for what is left of the bound. */
+		spent = now_ms() - start;
+		if (spent >= timeout_ms || set_timeout(timeout_ms - (unsigned)spent) < 0) {
+			errno = EAGAIN;
+			break;
+		}
+	}
+	if (n == (ssize_t)sizeof(res))
+		return res;
+	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+		stop_writer(true);	/* still blocked in the kernel: leave it there */
 		return -ETIMEDOUT;
 	}
-	do
-		n = read(p[0], &r, sizeof(r));
-	while (n < 0 && errno == EINTR);
-	close(p[0]);
-	if (n != sizeof(r))
-		r = -EIO;
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	return r;
+	/* Closed (it died; it is reaped) or a failed recv: the next write starts a new one. */
+	stop_writer(n != 0);
+	return -EIO;
 }
 
 static int mkdir_parents(const char *dir)

@@ -27,8 +27,11 @@ int sysfs_link_name(const char *path, char *buf, size_t size);
 int sysfs_list(const char *dir, int (*cb)(const char *name, void *data), void *data);
 bool sysfs_exists(const char *path);
 /*
- * Write value to an attribute, bounded in time: a write still blocked after timeout_ms
- * (some drivers hang in unbind) returns -ETIMEDOUT and is left behind in a child.
+ * Write value to an attribute, bounded in time. The writes are made by one long-lived
+ * writer process: a write still blocked after timeout_ms (some drivers hang in unbind)
+ * returns -ETIMEDOUT and is left behind in that writer, and the next write starts a new
+ * one. The writer holds none of the caller's files (stdio is /dev/null) and exits when
+ * gpuvm does; sysfs_fini() reaps it.
  */
 int sysfs_write(const char *path, const char *value, unsigned timeout_ms);
 

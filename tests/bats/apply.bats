@@ -115,7 +115,9 @@ load helpers
 	rm -f "$unbind"
 	mkfifo "$unbind"
 	start=$(date +%s%N)
-	gv --cmdline "gpuvm.mode=vm-passthrough gpuvm.write_timeout_ms=300" apply
+	# timeout: a gpuvm that waited for the blocked writer fails here instead of hanging
+	run --separate-stderr timeout 60 "$GPUVM" --root "$ROOT" \
+		--cmdline "gpuvm.mode=vm-passthrough gpuvm.write_timeout_ms=300" apply
 	took=$((($(date +%s%N) - start) / 1000000))
 	# Release the abandoned writer.
 	timeout 5 cat "$unbind" >/dev/null || true
@@ -123,4 +125,46 @@ load helpers
 	assert_regex "$stderr" "unbind from nouveau: no answer in time \(write still blocked\)"
 	[ "$took" -lt 20000 ]	# not a performance test: only that it did not wait for the writer
 	[ "$(jq -r '.devices[] | select(.address == "0000:01:00.0") | .result' "$ROOT/run/gpuvm/state.json")" = held ]
+}
+
+# gpuvm_procs: the processes (gpuvm and its writers) whose command line names $ROOT.
+gpuvm_procs() {
+	pgrep -f -- "--root $ROOT " || true
+}
+
+@test "writes after an abandoned one go to a new writer and succeed" {
+	mkfx domain2
+	# The first GPU's driver_override blocks (twice: the write, then on_error=hold's);
+	# the second GPU, in another group, must still be bound by the writes that follow.
+	ovr="$ROOT/sys/bus/pci/devices/0000:01:00.0/driver_override"
+	rm -f "$ovr"
+	mkfifo "$ovr"
+	# timeout: a gpuvm that waited for a blocked writer fails here instead of hanging
+	run --separate-stderr timeout 60 "$GPUVM" --root "$ROOT" \
+		--cmdline "gpuvm.mode=vm-passthrough gpuvm.write_timeout_ms=200" apply
+	# Release the abandoned writers (a reader's open lets every blocked writer through).
+	timeout 5 cat "$ovr" >/dev/null || true
+	assert_failure 4
+	assert_regex "$stderr" "0000:01:00.0: group [0-9]+ failed: write 'vfio-pci' to driver_override: no answer in time"
+	state="$ROOT/run/gpuvm/state.json"
+	[ "$(jq -r '.devices[] | select(.address == "10000:01:00.0") | .result' "$state")" = unverified ]
+	[ "$(jq -r '.devices[] | select(.address == "10000:01:00.1") | .result' "$state")" = unverified ]
+	[ "$(cat "$ROOT/sys/bus/pci/devices/10000:01:00.0/driver_override")" = vfio-pci ]
+	[ "$(cat "$ROOT/sys/bus/pci/drivers/nouveau/unbind")" = 10000:01:00.0 ]
+	# The first GPU's audio function, after both abandoned writes: held with its override.
+	[ "$(cat "$ROOT/sys/bus/pci/devices/0000:01:00.1/driver_override")" = vfio-pci ]
+	# Released, the abandoned writers finish their write and exit.
+	for _ in 1 2 3 4 5 6 7 8 9 10; do
+		[ -n "$(gpuvm_procs)" ] || break
+		sleep 0.2
+	done
+	[ -z "$(gpuvm_procs)" ]
+}
+
+@test "the writer exits with gpuvm" {
+	mkfx workstation
+	gv --cmdline "gpuvm.mode=vm-passthrough" apply
+	assert_success
+	[ "$(cat "$ROOT/sys/bus/pci/drivers_probe")" = 0000:01:00.3 ]
+	[ -z "$(gpuvm_procs)" ]
 }
