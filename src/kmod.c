@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* libkmod, and nothing else touches it: modprobe's behaviour for the modules gpuvm needs. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/utsname.h>
@@ -25,10 +26,55 @@ static void silent(void *data, int priority, const char *file, int line, const c
 	(void)args;
 }
 
+/*
+ * Under --root the module directory is ROOT/lib/modules/KVER (or ROOT/usr/lib/...): the
+ * modprobe.d directories are then ROOT's too (libkmod's own list, under ROOT), not the
+ * host's. False when dirname is not of that form.
+ */
+static bool config_under_root(const char *dirname, char dirs[][320], const char **paths)
+{
+	static const char *const sub[] = {
+		"/etc/modprobe.d", "/run/modprobe.d", "/usr/local/lib/modprobe.d", "/lib/modprobe.d",
+	};
+	const char *p, *at = NULL;
+	size_t len, i;
+
+	for (p = dirname; (p = strstr(p, "/lib/modules/")); p++)
+		at = p;
+	if (!at)
+		return false;
+	len = (size_t)(at - dirname);
+	if (len >= 4 && !strncmp(at - 4, "/usr", 4))
+		len -= 4;
+	for (i = 0; i < ARRAY_SIZE(sub); i++) {
+		snprintf(dirs[i], 320, "%.*s%s", (int)len, dirname, sub[i]);
+		paths[i] = dirs[i];
+	}
+	paths[i] = NULL;
+	return true;
+}
+
+/*
+ * Whether an alias index is there. libkmod has no fallback to the text files: without
+ * modules.alias.bin (and modules.builtin.alias.bin) no modalias can name a variant driver,
+ * and each lookup would only try to open both and modules.builtin.bin again.
+ */
+static bool alias_index;
+
+static bool index_exists(const char *dirname, const char *name)
+{
+	char path[340];
+
+	snprintf(path, sizeof(path), "%s/%s", dirname, name);
+	return access(path, F_OK) == 0;
+}
+
 int mod_init(const char *dirname)
 {
-	char dir[300];
+	char dir[300], cfg_dirs[4][320];
+	const char *cfg[5];
 	struct utsname u;
+	bool under_root = false;
 
 	if (ctx)
 		return 0;
@@ -40,14 +86,16 @@ int mod_init(const char *dirname)
 		if (access(dir, F_OK) < 0)
 			snprintf(dir, sizeof(dir), "/usr/lib/modules/%s", u.release);
 		dirname = dir;
+	} else {
+		under_root = config_under_root(dirname, cfg_dirs, cfg);
 	}
-	ctx = kmod_new(dirname, NULL);
+	ctx = kmod_new(dirname, under_root ? cfg : NULL);
 	if (!ctx)
 		return -ENOMEM;
 	kmod_set_log_fn(ctx, silent, NULL);
-	if (kmod_load_resources(ctx) < 0) {
-		/* Without the indexes libkmod still reads the text files: slower, correct. */
-	}
+	alias_index = kmod_load_resources(ctx) == 0 ||
+		      index_exists(kmod_get_dirname(ctx), "modules.alias.bin") ||
+		      index_exists(kmod_get_dirname(ctx), "modules.builtin.alias.bin");
 	return 0;
 }
 
@@ -111,7 +159,7 @@ int mod_vfio_variant(const char *modalias, char *name, size_t size)
 	char alias[160];
 	int r = -ENOENT;
 
-	if (!ctx)
+	if (!ctx || !alias_index)
 		return -ENOENT;
 	/*
 	 * The kernel names variant drivers by "vfio_" + the device's modalias. vfio_pci's own

@@ -8,7 +8,8 @@
 /*
  * Kernel modules, the way modprobe handles them: dependencies, softdeps, modprobe.d
  * options, blacklists for aliases, compressed modules. The only user of libkmod.
- * dirname: the module directory (NULL: /lib/modules/`uname -r`, or /usr/lib/modules).
+ * dirname: the module directory (NULL: /lib/modules/`uname -r`, or /usr/lib/modules);
+ * given as ROOT/lib/modules/KVER (--root), modprobe.d is read under ROOT, not the host's.
  */
 int mod_init(const char *dirname);
 void mod_fini(void);
