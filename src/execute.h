@@ -18,13 +18,16 @@ enum dev_result {
 	RES_FAILED,	/* a step failed: error says which */
 };
 
+#define EXEC_ERROR_LEN 200	/* the longest error, with its NUL */
+
 struct exec_dev {
 	enum dev_result result;
-	char before[DRIVER_LEN];
+	const char *before;	/* the inventory's driver (the inventory outlives this) */
 	char after[DRIVER_LEN];
 	bool verified;
 	int group;		/* IOMMU group read back after a bind, -1: none or not read */
-	char error[200];
+	const char *error;	/* "", error_buf, or a fixed one: most devices have none */
+	char *error_buf;	/* allocated, or NULL */
 };
 
 struct exec_module {
@@ -36,6 +39,7 @@ struct exec_module {
 
 struct exec_result {
 	struct exec_dev *dev;		/* one per inventory device */
+	size_t n_dev;
 	struct exec_module modules[PLAN_MODULES_MAX];
 	size_t n_modules;
 	size_t n_ok, n_failed, n_changed;	/* selected devices */

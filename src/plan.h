@@ -35,7 +35,8 @@ struct plan_dev {
 	enum role role;
 	enum action action;
 	char target[DRIVER_LEN];	/* driver_override to write; "" clears it */
-	char reason[PLAN_REASON_LEN];
+	const char *reason;		/* a literal, or reason_buf; < PLAN_REASON_LEN */
+	char *reason_buf;		/* allocated, or NULL */
 	bool selected;			/* a GPU or NVSwitch that the mode is about */
 	bool failed;			/* the mode cannot be reached for it (on_error applies) */
 	bool listed;			/* shown in reports */
@@ -55,6 +56,7 @@ struct plan_group {
 struct plan {
 	enum mode mode;
 	struct plan_dev *dev;		/* one per inventory device */
+	size_t n_dev;			/* whose reasons plan_free() frees */
 	struct plan_group *group;
 	size_t n_groups;
 	char modules[PLAN_MODULES_MAX][DRIVER_LEN];	/* to load before binding */

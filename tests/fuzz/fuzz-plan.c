@@ -247,7 +247,8 @@ static void check_device(const struct world *w, const struct plan *p, size_t i)
 	fuzz_assert(pd->action >= ACT_SKIP && pd->action <= ACT_HOLD, "%s: action %d", n,
 		    (int)pd->action);
 	fuzz_assert(pd->role >= ROLE_NONE && pd->role <= ROLE_VF, "%s: role %d", n, (int)pd->role);
-	fuzz_assert(memchr(pd->reason, '\0', sizeof(pd->reason)) && pd->reason[0], "%s: no reason", n);
+	fuzz_assert(pd->reason && strlen(pd->reason) < PLAN_REASON_LEN && pd->reason[0],
+		    "%s: no reason", n);
 	fuzz_assert(memchr(pd->target, '\0', sizeof(pd->target)), "%s: target unterminated", n);
 
 	switch (pd->action) {
