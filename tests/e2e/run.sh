@@ -7,7 +7,8 @@
 # A scenario is tests/e2e/scenarios/NAME.sh, sourced with tests/e2e/lib.sh (read it first).
 # At most N boots run at a time (default 2, E2E_JOBS). For each scenario one line
 #     NAME: PASS | NAME: FAIL (reason) | NAME: SKIP (reason)
-# (on a failure followed by the tail of its console log), then the boot times, and last
+# (on a failure followed by the tail of its console log), then the boot times, gpuvm apply's
+# elapsed time in each boot and its share of the initramfs phase, and last
 #     N passed, N failed[, N skipped]
 # Exit status 0 when none failed. Logs: build/e2e/NAME.log (the whole console),
 # build/e2e/NAME.out (what the scenario itself printed: image build, QEMU command lines).
@@ -26,7 +27,8 @@ run_one() {
 	# shellcheck source=tests/e2e/lib.sh disable=SC1091
 	. "$here/lib.sh"
 	name=$1 scen=$here/scenarios/$1.sh
-	rm -f "$E2E_OUT/$name.result" "$E2E_OUT/$name.times" "$E2E_OUT/$name".*log
+	rm -f "$E2E_OUT/$name.result" "$E2E_OUT/$name.times" "$E2E_OUT/$name.apply" \
+		"$E2E_OUT/$name".*log
 	if [ ! -f "$scen" ]; then
 		echo "FAIL (no such scenario: $scen)" >"$E2E_OUT/$name.result"
 	else
@@ -102,6 +104,11 @@ for name; do
 	[ ! -f "$out/$name.times" ] || times="$times $(tr ' \n' '= ' <"$out/$name.times")"
 done
 [ -z "$times" ] || echo "boot times (s):$times"
+# gpuvm apply's elapsed_us (the state file) and its share of the initramfs phase (lib.sh)
+for name; do cat "$out/$name.apply" 2>/dev/null; done | awk '
+	{ s = s sprintf(" %s=%.1f", $1, $2 / 1000)
+	  if ($3 != "-" && $3 > 0) s = s sprintf(" (%.0f%% of %.0f)", 100 * $2 / $3, $3 / 1000) }
+	END { if (s != "") print "gpuvm apply, ms (share of the initramfs phase, ms):" s }'
 echo "wall time: $((t1 - t0)) s for $# scenarios, $jobs at a time"
 summary="$passed passed, $failed failed"
 [ "$skipped" -eq 0 ] || summary="$summary, $skipped skipped"

@@ -11,11 +11,12 @@
 # Facts ("@e2e KEY=VALUE"), for each stand-in present (vga = 1234:1111, virtio = 1af4:1050):
 #   NAME.device NAME.driver NAME.override NAME.group NAME.vfio_node (yes|no)
 #   NAME.driver_after_load NAME.override_after_load   (with e2e.load=)
-# and: uptime (/proc/uptime when the check began), iommus, dev_vfio, modules (sorted names from /proc/modules), type1 (yes|no:
-# /sys/module/vfio_iommu_type1), vfio_files (the vfio module files in /lib/modules), state
-# (yes|no: /run/gpuvm/state.json), load_failed (a module of e2e.load= that did not load),
-# run_gpuvm (the names in /run/gpuvm: state.json, and "pending" while gpuvm waits for its
-# config's disk), gpuvm_mounts (mount points under /run/gpuvm: none, once gpuvm is done).
+# and: uptime (/proc/uptime when the check began), iommus, dev_vfio, modules (sorted names
+# from /proc/modules), type1 (yes|no: /sys/module/vfio_iommu_type1), vfio_files (the vfio
+# module files in /lib/modules), state (yes|no: /run/gpuvm/state.json), load_failed (a module
+# of e2e.load= that did not load), run_gpuvm (the names in /run/gpuvm: state.json, and
+# "pending" while gpuvm waits for its config's disk), gpuvm_mounts (mount points under
+# /run/gpuvm: none, once gpuvm is done).
 # The state file itself is printed between "@state-begin" and "@state-end", each of its
 # lines as "@state LINE" (lib.sh's e2e_state reads it back). Then "@dmesg" lines from gpuvm,
 # vfio, the stand-ins' drivers and failed probes; last "@e2e end".
