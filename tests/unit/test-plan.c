@@ -415,6 +415,194 @@ static void smmu_pending(void)
 	CHECK(p.iommu_unusable, "no IOMMU: unusable");
 }
 
+static void add_exclude(const char *addr)
+{
+	pci_addr_parse(addr, &s.exclude[s.n_exclude++]);
+}
+
+static void build_hold(void)
+{
+	plan_free(&p);
+	CHECK_INT(plan_build_hold(&p, &s, &inv), 0, "hold plan builds");
+}
+
+/* Mark a device as held while gpuvm waited for its config: the override, no driver. */
+static void held(const char *addr)
+{
+	struct pci_dev *d = &devs[idx(addr)];
+
+	strcpy(d->override, HOLD_OVERRIDE);
+	d->driver[0] = '\0';
+}
+
+/*
+ * Issue 6: before the config's disk is there, the devices a VM mode would select are held
+ * (driver_override gpuvm-hold, no driver) whatever the mode is going to be; nothing else.
+ */
+static void hold_plan(void)
+{
+	reset(true);
+	add("0000:00:01.0", 0x8086, 0x1901, 0x060400, 1, "pcieport");
+	add("0000:00:1f.3", 0x8086, 0xa348, 0x040300, 3, "snd_hda_intel");
+	add("0000:01:00.0", 0x10de, 0x2204, 0x030000, 13, "nouveau");
+	add("0000:01:00.1", 0x10de, 0x1aef, 0x040300, 13, "snd_hda_intel");
+	add("0000:02:00.0", 0x10de, 0x1ad0, 0x060400, 14, "pcieport");	/* an NVIDIA bridge */
+	add("0000:03:00.0", 0x10de, 0x2204, 0x030000, 15, "nouveau");
+	add("0000:04:00.0", 0x10de, 0x22a3, 0x068000, 16, "nvidia-nvswitch");
+	add("0000:05:00.0", 0x10de, 0x2204, 0x030000, 17, NULL);
+	strcpy(s.config, "LABEL=gpuvm");
+	s.mode = MODE_CONTAINER;	/* what the image says: the disk may say otherwise */
+	add_exclude("0000:03:00.0");
+	held("0000:05:00.0");
+	build_hold();
+	expect("0000:01:00.0", ACT_HOLD, HOLD_OVERRIDE, "while gpuvm waits for its config (config=LABEL=gpuvm)");
+	CHECK(p.dev[idx("0000:01:00.0")].role == ROLE_GPU && p.dev[idx("0000:01:00.0")].selected,
+	      "hold: the GPU selected, as under vm-passthrough");
+	expect("0000:01:00.1", ACT_SKIP, NULL, "not selected");
+	expect("0000:00:1f.3", ACT_SKIP, NULL, "not selected");
+	expect("0000:00:01.0", ACT_SKIP, NULL, "bridge");
+	expect("0000:02:00.0", ACT_SKIP, NULL, "bridge");
+	expect("0000:03:00.0", ACT_SKIP, NULL, "excluded");
+	expect("0000:04:00.0", ACT_SKIP, NULL, "Fabric Manager");
+	expect("0000:05:00.0", ACT_KEEP, HOLD_OVERRIDE, "held while gpuvm waits");
+	CHECK_INT(p.n_groups, 0, "hold: no group planned");
+	CHECK_INT(p.n_modules, 0, "hold: no module to load");
+	CHECK_INT(p.mode, MODE_CONTAINER, "hold: the plan keeps the mode it was given");
+
+	/* nvswitch=vm: the NVSwitch goes to the VM too, so it is held (whatever the mode). */
+	s.nvswitch_vm = true;
+	build_hold();
+	expect("0000:04:00.0", ACT_HOLD, HOLD_OVERRIDE, "held, claimed by no driver");
+	CHECK(p.dev[idx("0000:04:00.0")].role == ROLE_NVSWITCH, "hold: an NVSwitch role");
+	s.mode = MODE_VM_VGPU;
+	build_hold();
+	expect("0000:04:00.0", ACT_HOLD, HOLD_OVERRIDE, NULL);
+	expect("0000:01:00.0", ACT_HOLD, HOLD_OVERRIDE, NULL);
+
+	/* Held but with a driver (it probed before the override): held again. */
+	strcpy(devs[idx("0000:05:00.0")].driver, "nouveau");
+	build_hold();
+	expect("0000:05:00.0", ACT_HOLD, HOLD_OVERRIDE, "claimed by no driver");
+
+	/* ids=: only what they match is held. */
+	s.nvswitch_vm = false;
+	pci_id_parse("10de:2204", &s.ids[0]);
+	s.n_ids = 1;
+	build_hold();
+	expect("0000:01:00.0", ACT_HOLD, HOLD_OVERRIDE, NULL);
+	expect("0000:04:00.0", ACT_SKIP, NULL, "not selected");
+
+	/* A device held before that is not selected now (exclude= added): released. */
+	s.n_ids = 0;
+	held("0000:03:00.0");
+	held("0000:01:00.1");
+	build_hold();
+	expect("0000:03:00.0", ACT_UNBIND, NULL, "excluded by exclude=");
+	expect("0000:03:00.0", ACT_UNBIND, NULL, "held while gpuvm waited for its config: released");
+	expect("0000:01:00.1", ACT_UNBIND, NULL, "released");
+
+	/* Nothing to hold: an empty plan, and no device at all. */
+	reset(true);
+	add("0000:00:1f.3", 0x8086, 0xa348, 0x040300, 3, "snd_hda_intel");
+	build_hold();
+	expect("0000:00:1f.3", ACT_SKIP, NULL, "not selected");
+	CHECK_INT(p.n_selected, 0, "hold: nothing selected");
+	reset(true);
+	build_hold();
+	CHECK(p.dev != NULL, "hold: a plan for no device");
+}
+
+/* Then the disk's config decides: a plan releases every hold it does not keep. */
+static void holds_released(void)
+{
+	reset(true);
+	add("0000:00:01.0", 0x8086, 0x1901, 0x060400, 1, "pcieport");
+	add("0000:01:00.0", 0x10de, 0x2204, 0x030000, 13, NULL);
+	add("0000:01:00.1", 0x10de, 0x1aef, 0x040300, 13, "snd_hda_intel");
+	add("0000:03:00.0", 0x10de, 0x2204, 0x030000, 15, NULL);
+	add("0000:04:00.0", 0x10de, 0x22a3, 0x068000, 16, NULL);
+	add("0000:05:00.0", 0x8086, 0x1533, 0x020000, 17, NULL);
+	held("0000:01:00.0");
+	held("0000:03:00.0");
+	held("0000:04:00.0");
+	held("0000:05:00.0");	/* held by an older config's ids= */
+
+	/* vm-passthrough: the held GPU is bound to vfio-pci; a held device no longer selected is released. */
+	s.mode = MODE_VM_PASSTHROUGH;
+	add_exclude("0000:03:00.0");
+	build();
+	expect("0000:01:00.0", ACT_BIND, "vfio-pci", "IOMMU group 13");
+	expect("0000:01:00.1", ACT_BIND, "vfio-pci", "companion");
+	expect("0000:03:00.0", ACT_UNBIND, NULL, "excluded by exclude=");
+	expect("0000:03:00.0", ACT_UNBIND, NULL, "held while gpuvm waited for its config: released");
+	expect("0000:04:00.0", ACT_UNBIND, NULL, "Fabric Manager");
+	expect("0000:04:00.0", ACT_UNBIND, NULL, "released");
+	expect("0000:05:00.0", ACT_UNBIND, NULL, "not selected; held while gpuvm waited");
+	expect("0000:00:01.0", ACT_SKIP, NULL, "bridge");
+	CHECK_STR(p.modules[0], "vfio-pci", "passthrough after a hold: vfio-pci loaded");
+
+	/* nvswitch=vm: the held NVSwitch is bound too. */
+	s.nvswitch_vm = true;
+	build();
+	expect("0000:04:00.0", ACT_BIND, "vfio-pci", "NVSwitch 10de:22a3 selected");
+	s.nvswitch_vm = false;
+
+	/* Container: the held GPU goes back to the host, with the reason. */
+	s.mode = MODE_CONTAINER;
+	build();
+	expect("0000:01:00.0", ACT_UNBIND, NULL, "held while gpuvm waited for its config; released to the host driver (mode container)");
+	expect("0000:01:00.1", ACT_KEEP, NULL, "left on snd_hda_intel");
+	expect("0000:03:00.0", ACT_UNBIND, NULL, "released");
+	expect("0000:05:00.0", ACT_UNBIND, NULL, "released");
+	/* Container with host_driver=: reserved for it, which replaces the hold. */
+	strcpy(s.host_driver, "nvidia");
+	build();
+	expect("0000:01:00.0", ACT_RESERVE, "nvidia", "reserved for nvidia");
+	s.host_driver[0] = '\0';
+
+	/* vm-vgpu: reserved for nvidia. */
+	s.mode = MODE_VM_VGPU;
+	build();
+	expect("0000:01:00.0", ACT_RESERVE, "nvidia", "mediated devices");
+	expect("0000:04:00.0", ACT_UNBIND, NULL, "released");
+
+	/* A companion held (by hand, or an older gpuvm): released on the host side. */
+	held("0000:01:00.1");
+	s.mode = MODE_CONTAINER;
+	build();
+	expect("0000:01:00.1", ACT_UNBIND, NULL, "companion of 0000:01:00.0: held while gpuvm waited");
+
+	/* No IOMMU: on_error=release releases the held GPU, on_error=hold holds it for vfio. */
+	inv.iommu.active = false;
+	inv.iommu.units = 0;
+	s.mode = MODE_VM_PASSTHROUGH;
+	s.on_error = ON_ERROR_RELEASE;
+	build();
+	CHECK(p.iommu_unusable, "no IOMMU after a hold: unusable");
+	expect("0000:01:00.0", ACT_UNBIND, NULL, "released to the host driver (on_error=release)");
+	expect("0000:01:00.1", ACT_UNBIND, NULL, "on_error=release");
+	expect("0000:03:00.0", ACT_UNBIND, NULL, "held while gpuvm waited for its config: released");
+	s.on_error = ON_ERROR_HOLD;
+	build();
+	expect("0000:01:00.0", ACT_HOLD, "vfio-pci", "IOMMU is not active");
+	expect("0000:01:00.0", ACT_HOLD, "vfio-pci", "on_error=hold");
+	expect("0000:03:00.0", ACT_UNBIND, NULL, "released");
+
+	/* With an IOMMU, a group the hold cannot finish: on_error decides as for any failure. */
+	inv.iommu.active = true;
+	inv.iommu.units = 1;
+	devs[idx("0000:05:00.0")].group = 13;
+	devs[idx("0000:05:00.0")].override[0] = '\0';
+	strcpy(devs[idx("0000:05:00.0")].driver, "igb");
+	build();
+	expect("0000:01:00.0", ACT_HOLD, "vfio-pci", "not viable");
+	s.on_error = ON_ERROR_RELEASE;
+	build();
+	expect("0000:01:00.0", ACT_UNBIND, NULL, "not viable");
+	expect("0000:05:00.0", ACT_SKIP, NULL, "blocks IOMMU group 13");
+	s.on_error = ON_ERROR_HOLD;
+}
+
 int main(void)
 {
 	log_setup(false, 0);
@@ -427,6 +615,8 @@ int main(void)
 	domains();
 	variants_and_groupless();
 	smmu_pending();
+	hold_plan();
+	holds_released();
 	plan_free(&p);
 	log_close();
 	return unit_done();
