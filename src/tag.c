@@ -106,6 +106,10 @@ int tag_parse(const char *s, struct tag_spec *t, const char **why)
 		*why = "the value has a control or non-ASCII byte";
 		return -EINVAL;
 	}
+	if (memchr(v, '"', n)) {	/* no escapes: tag_format could not write it back */
+		*why = "a double quote inside the value";
+		return -EINVAL;
+	}
 	memcpy(t->value, v, n);
 	t->value[n] = '\0';
 	if (t->type == TAG_PATH &&

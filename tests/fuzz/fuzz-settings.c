@@ -15,6 +15,7 @@
 #include "config.h"
 #include "fuzz.h"
 #include "settings.h"
+#include "tag.h"
 #include "util.h"
 
 #define PATH "/etc/gpuvm/gpuvm.conf"
@@ -92,12 +93,18 @@ static void check_values(const struct settings *s)
 		    "lists %zu %zu", s->n_ids, s->n_exclude);
 	fuzz_assert(!s->host_driver[0] || valid_driver_name(s->host_driver), "host_driver '%s'",
 		    s->host_driver);
+	/* A label may hold blanks ("LABEL=my disk"); no control or non-ASCII byte, ever. */
 	for (p = s->config; *p; p++)
-		fuzz_assert((unsigned char)*p > ' ' && (unsigned char)*p < 0x7f, "config byte 0x%02x",
+		fuzz_assert((unsigned char)*p >= ' ' && (unsigned char)*p < 0x7f, "config byte 0x%02x",
 			    (unsigned char)*p);
-	fuzz_assert(!s->config[0] || s->config[0] == '/' || startswith(s->config, "LABEL=") ||
-		    startswith(s->config, "UUID=") || startswith(s->config, "PARTUUID=") ||
-		    startswith(s->config, "PARTLABEL="), "config '%s'", s->config);
+	if (s->config[0]) {
+		struct tag_spec t;
+		const char *why;
+
+		fuzz_assert(tag_parse(s->config, &t, &why) == 0, "config '%s' taken, not a spec",
+			    s->config);
+	}
+	fuzz_assert(s->config_timeout_s <= 3600, "config_timeout %u", s->config_timeout_s);
 	fuzz_assert(s->write_timeout_ms >= 100 && s->write_timeout_ms <= 600000,
 		    "write_timeout_ms %u", s->write_timeout_ms);
 }

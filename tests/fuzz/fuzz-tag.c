@@ -58,16 +58,6 @@ static void check_file(const char *f)
 	}
 }
 
-/*
- * A known bug, exempt until fixed (tests/unit/test-tag.c marks it TODO): tag_format quotes
- * a value with a blank, and a quote inside it then ends the quoted value early. Drop this
- * once src/tag.c's tag_format cannot produce that.
- */
-static bool known_format_bug(const struct tag_spec *t)
-{
-	return strchr(t->value, '"') && strchr(t->value, ' ');
-}
-
 static void check_format(const struct tag_spec *t)
 {
 	static const size_t sizes[] = { 1, 2, 7, 10, 64, 129, 300 };
@@ -81,8 +71,6 @@ static void check_format(const struct tag_spec *t)
 	n = strlen(full);
 	fuzz_assert(n < sizeof(full) - 1, "formatted spec of %zu bytes", n);
 	r = tag_parse(full, &u, &why);
-	if (known_format_bug(t))
-		return;
 	fuzz_assert(r == 0, "'%s' formatted as '%s' does not parse: %s", t->value, full,
 		    why ? why : "(no reason)");
 	fuzz_assert(u.type == t->type && strcmp(u.value, t->value) == 0 &&
