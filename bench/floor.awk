@@ -16,12 +16,13 @@
 #   - one write per output stream used (stdout, stderr)
 #   - the process itself: execve, arch_prctl, set_tid_address (musl's start) and exit_group = 4
 # Costs outside the floor: memory (brk, mmap, munmap), fcntl, fstat, repeated reads of the
-# same path, fsync (on /run, a tmpfs at boot, it does nothing), and the fork/pipe/poll/
-# wait4/dup2 machinery that bounds each write in time.
+# same path, fsync (on /run, a tmpfs at boot, it does nothing), and the writer process that
+# bounds each write in time (socketpair, fork, its stdio and close_range, the request and
+# the answer on its socket, wait4).
 #
 # Output: one line of key=value; with -v list=1, then one line "syscall NAME COUNT" per
 # syscall name (unsorted). total counts every syscall of every process (the forked
-# writers too), the same as strace -f -c. uevent and iommu_group count the distinct
+# writer too), the same as strace -f -c. uevent and iommu_group count the distinct
 # per-function reads, the part of the floor that grows with the number of functions.
 
 function full(dir, rel) {

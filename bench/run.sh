@@ -6,7 +6,7 @@
 # machine) and for `plan` and `apply --root`, it measures:
 #   wall time    median, min and max of many runs (bench/timeit.c: fork to reaped exit,
 #                output to /dev/null), and the median CPU time (user + system)
-#   syscalls     every call of every process (strace -ff -y; the forked writers count)
+#   syscalls     every call of every process (strace -ff -y; the forked writer counts)
 #   floor        the fewest syscalls that fetch what the run used and make the changes it
 #                made (bench/floor.awk says how), and gpuvm's ratio to it
 #   instructions callgrind's total Ir (all processes), repeatable on a busy machine
@@ -442,7 +442,7 @@ if [ -n "$QUICK" ]; then mode="BENCH_QUICK=1 (smoke run: fewer repetitions, no 1
 	echo
 	echo "Wall: median (min–max) of the timed runs, from fork to exit. CPU: median user + system."
 	echo "Page faults: median minor faults of a run (exec included). Syscalls: every call of"
-	echo "every process (the writers \`apply\` forks included); ratio: syscalls / floor. Ir:"
+	echo "every process (the writer process \`apply\` forks included); ratio: syscalls / floor. Ir:"
 	echo "instructions (callgrind, all processes). RSS: peak. The floor program"
 	echo "(bench/floorprog.c, static musl) does only the per-function part of the floor: the"
 	echo "listing, each uevent read and each iommu_group readlink; its wall time is what"
@@ -461,6 +461,14 @@ if [ -n "$QUICK" ]; then mode="BENCH_QUICK=1 (smoke run: fewer repetitions, no 1
 	echo
 	targets
 	echo
+	echo "Where a target is missed. Wall: on this machine the process start alone and the floor"
+	echo "program (a program that makes only the floor's per-function reads) take about 5 ms or"
+	echo "more by themselves; what gpuvm adds is its CPU time over theirs. Peak RSS: at 10,000"
+	echo "functions most of it is the inventory, 340 bytes a function of fixed-size strings (address,"
+	echo "driver, modalias, driver_override, variant driver), then the plan and the execution"
+	echo "results (104 bytes a function each) and the state file's text; 2 MiB needs interned"
+	echo "driver names and the detail strings kept only for the devices read in detail."
+	echo
 	echo "## The syscall floor"
 	echo
 	echo "The fewest plain synchronous syscalls that fetch every piece of information the run"
@@ -471,10 +479,11 @@ if [ -n "$QUICK" ]; then mode="BENCH_QUICK=1 (smoke run: fewer repetitions, no 1
 	echo "deduplicated; a rename or a created directory 1; one write per output stream; the"
 	echo "process execve + arch_prctl + set_tid_address + exit_group (4). Not in the floor: memory"
 	echo "(brk, mmap, munmap), fcntl, fstat, repeated reads, fsync (a no-op on /run's tmpfs at"
-	echo "boot) and the fork/pipe/poll/wait4/dup2 that bound each write in time. The part that"
-	echo "grows with the machine is 4 per function: uevent (open, read, close) + the iommu_group"
-	echo "readlink. The floor takes the set of files gpuvm reads as needed: it measures how"
-	echo "dearly gpuvm reads, not whether it reads too much."
+	echo "boot) and the writer process that bounds each write in time (socketpair, fork, its"
+	echo "stdio and close_range, the request and the answer on its socket: 4 calls a write, wait4)."
+	echo "The part that grows with the machine is 4 per function: uevent (open, read, close) + the"
+	echo "iommu_group readlink. The floor takes the set of files gpuvm reads as needed: it measures"
+	echo "how dearly gpuvm reads, not whether it reads too much."
 	echo
 	echo "| workload | command | functions | per function: uevent + iommu_group | listings | other reads | writes | process + output | floor | gpuvm | ratio | forks |"
 	echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
