@@ -81,10 +81,11 @@ static int parse_host_driver(struct settings *s, const char *v, char *bad, size_
 	if (!valid_driver_name(v))
 		return -EINVAL;
 	/*
-	 * The host's driver, by definition not a vfio one: container mode would otherwise
-	 * reserve the GPUs for vfio-pci, a VM mode under another name.
+	 * The host's driver, by definition not vfio-pci or a variant of it (plan.c's
+	 * driver_is_vfio): container mode would otherwise reserve the GPUs for vfio-pci, a VM
+	 * mode under another name. nvidia_vgpu_vfio, a host-side vGPU driver, is fine.
 	 */
-	if (strstr(v, "vfio")) {
+	if (strstr(v, "vfio-pci") || strstr(v, "vfio_pci")) {
 		strscpy(bad, "a vfio driver is not a host driver (vm-passthrough binds vfio-pci)",
 			badsize);
 		return -EINVAL;
