@@ -253,6 +253,10 @@ $(B)/unit/test-kmod: tests/unit/test-kmod.c tests/unit/unit.h $(B)/host/kmod.o $
 test-arm64: $(A64)/gpuvm
 	GPUVM=$(CURDIR)/tests/arm64/gpuvm-qemu.sh $(PROVE) tests/bats/*.bats
 
+# make test (CI) builds the aarch64 binary, runs the bats suites on it, and the e2e suite's
+# arm64-* scenarios boot it (tests/e2e/arm64-lib.sh).
+test: arm64 test-arm64
+
 clean: clean-arm64
 clean-arm64:
 	rm -rf $(A64)/obj $(A64)/gpuvm

@@ -268,6 +268,24 @@ static void describe_group_why(char *why, size_t size, const struct plan_group *
 }
 
 /*
+ * The group of a pending device's slot-mate goes along with it when all of its members are
+ * functions of that slot that may be companions: the probe will likely put the device in it
+ * (a multi-function device without ACS), and a group is never half-bound.
+ */
+static bool group_goes_along(const struct plan *p, const struct inventory *inv, int grp,
+			     const struct pci_addr *slot)
+{
+	size_t k;
+
+	if (!inventory_group_in_slot(inv, grp, slot))
+		return false;
+	for (k = 0; k < inv->n; k++)
+		if (inv->dev[k].group == grp && !can_be_companion(&inv->dev[k], &p->dev[k]))
+			return false;
+	return true;
+}
+
+/*
  * A selected device whose IOMMU gives it a group only when a driver first probes it (an ARM
  * SMMU): the group cannot be known before the bind, so the device and the functions of its
  * slot that have no group yet (or a group of their own slot) are bound together, all or
@@ -300,7 +318,7 @@ static int plan_pending(struct plan *p, const struct settings *s, const struct i
 		if (j != i && p->dev[j].role == ROLE_NONE &&
 		    can_be_companion(&inv->dev[j], &p->dev[j]) &&
 		    (inventory_group_pending(inv, &inv->dev[j]) ||
-		     inventory_group_in_slot(inv, inv->dev[j].group, &d->addr))) {
+		     group_goes_along(p, inv, inv->dev[j].group, &d->addr))) {
 			p->dev[j].role = ROLE_COMPANION;
 			g->members[g->n_members++] = j;
 		}

@@ -23,6 +23,10 @@
  *    their members; viable iff nothing blocks; a viable group is bound whole (every
  *    member that is not a bridge); a non-viable group has no member bound; a blocker
  *    is never touched; no IOMMU group is ever half-bound;
+ *  - an IOMMU that gives groups at probe (an ARM SMMU): a selected device with neither
+ *    driver nor group is bound, in a pending group with functions of its slot only, each
+ *    of them without a group or in a group that goes along whole; under an IOMMU that
+ *    groups at boot such a device fails;
  *  - the planner is pure and deterministic: the inventory is left as it was and a
  *    second plan is the same.
  */
@@ -82,6 +86,8 @@ static void build_world(struct world *w, struct fuzz_in *in)
 	w->s.on_error = flags & 2 ? ON_ERROR_RELEASE : ON_ERROR_HOLD;
 	w->inv.iommu.active = (flags & 0x0c) != 0;	/* on three times in four */
 	w->inv.iommu.units = w->inv.iommu.active;
+	/* An ARM SMMU half the time the IOMMU is on: groups come at a driver's first probe. */
+	w->inv.iommu.groups_at_probe = w->inv.iommu.active && (flags & 0x10);
 	strscpy(w->s.host_driver, PICK(in, host_drivers), sizeof(w->s.host_driver));
 	n_ids = fuzz_pick(in, 4);
 	for (i = 0; i < 3; i++) {
@@ -317,7 +323,8 @@ static void check_device(const struct world *w, const struct plan *p, size_t i)
 	case MODE_VM_PASSTHROUGH:
 		fuzz_assert(pd->action != ACT_RESERVE, "%s: reserve in vm-passthrough", n);
 		if (pd->action == ACT_BIND)
-			fuzz_assert(w->inv.iommu.active && d->group >= 0 &&
+			fuzz_assert(w->inv.iommu.active &&
+				    (d->group >= 0 || inventory_group_pending(&w->inv, d)) &&
 				    streq(pd->target, vfio_target(d)) && has_module(p, pd->target),
 				    "%s: bind to %s (group %d, IOMMU %s)", n, pd->target, d->group,
 				    w->inv.iommu.active ? "on" : "off");
@@ -325,8 +332,11 @@ static void check_device(const struct world *w, const struct plan *p, size_t i)
 			fuzz_assert(streq(pd->target, vfio_target(d)), "%s: held for %s", n, pd->target);
 		if (pd->selected && !w->inv.iommu.active)
 			fuzz_assert(pd->failed, "%s: no IOMMU, yet not failed", n);
-		if (pd->selected && d->group < 0)
+		if (pd->selected && d->group < 0 && !inventory_group_pending(&w->inv, d))
 			fuzz_assert(pd->failed, "%s: no group, yet not failed", n);
+		if (pd->selected && inventory_group_pending(&w->inv, d))
+			fuzz_assert(!pd->failed && bound(pd), "%s: pending group, yet %s (%s)", n,
+				    action_name(pd->action), pd->reason);
 		break;
 	}
 }
@@ -339,6 +349,34 @@ static bool in_list(const size_t *v, size_t n, size_t x)
 		if (v[i] == x)
 			return true;
 	return false;
+}
+
+/* A pending group: the selected device first, then functions of its slot, all bound. */
+static void check_pending(const struct world *w, const struct plan *p, const struct plan_group *pg)
+{
+	const struct inventory *inv = &w->inv;
+	const struct pci_dev *d;
+	size_t i, k;
+
+	fuzz_assert(inv->iommu.groups_at_probe && pg->id == -1 && pg->viable && pg->n_members > 0 &&
+		    pg->n_blocked == 0, "pending group: id %d, viable %d, %zu members", pg->id,
+		    pg->viable, pg->n_members);
+	d = &w->dev[pg->members[0]];
+	fuzz_assert(p->dev[pg->members[0]].selected && inventory_group_pending(inv, d),
+		    "pending group: first member %s is not a selected pending device", d->name);
+	for (k = 0; k < pg->n_members; k++) {
+		const struct pci_dev *m = &w->dev[pg->members[k]];
+
+		fuzz_assert(pci_same_slot(&m->addr, &d->addr) && bound(&p->dev[pg->members[k]]),
+			    "pending group of %s: %s not in the slot or not bound", d->name, m->name);
+		if (m->group < 0)
+			continue;
+		for (i = 0; i < inv->n; i++)
+			if (w->dev[i].group == m->group)
+				fuzz_assert(in_list(pg->members, pg->n_members, i),
+					    "pending group of %s takes group %d but not %s", d->name,
+					    m->group, w->dev[i].name);
+	}
 }
 
 static void check_groups(const struct world *w, const struct plan *p)
@@ -356,6 +394,12 @@ static void check_groups(const struct world *w, const struct plan *p)
 		size_t members = 0;
 		bool any = false;
 
+		if (pg->pending) {
+			check_pending(w, p, pg);
+			continue;
+		}
+		fuzz_assert(!inventory_group_pending(inv, &w->dev[pg->members[0]]),
+			    "group %d: its first member is pending", pg->id);
 		for (k = 0; k < gi; k++)
 			fuzz_assert(p->group[k].id != pg->id, "group %d planned twice", pg->id);
 		for (i = 0; i < inv->n; i++)
@@ -445,7 +489,9 @@ static size_t vfio_targets(const struct world *w)
 	for (i = 0; i < w->inv.n; i++) {
 		const char *t = vfio_target(&w->dev[i]);
 
-		if (w->dev[i].group < 0 || is_bridge(&w->dev[i]))
+		/* A device without a group can be bound only when the probe gives it one. */
+		if ((w->dev[i].group < 0 && !inventory_group_pending(&w->inv, &w->dev[i])) ||
+		    is_bridge(&w->dev[i]))
 			continue;
 		for (j = 0; j < n && !streq(seen[j], t); j++)
 			;

@@ -407,7 +407,32 @@ static void smmu_pending(void)
 	expect("0009:01:00.0", ACT_HOLD, "nvgrace_gpu_vfio_pci", "no IOMMU group");
 	CHECK_INT(p.n_groups, 0, "DMAR: no pending group");
 
+	/* A slot-mate's group with a member that may not go along is not taken: never half-bound. */
+	reset(true);
+	inv.iommu.groups_at_probe = true;
+	strcpy(inv.iommu.unit, "smmu3.0x0000000009050000");
+	add("0007:01:00.0", 0x10de, 0x2204, 0x030000, -1, NULL);
+	add("0007:01:00.1", 0x10de, 0x1aef, 0x040300, 8, "snd_hda_intel");
+	add("0007:01:00.2", 0x10de, 0x1ada, 0x0c0330, 8, "xhci_hcd");
+	s.mode = MODE_VM_PASSTHROUGH;
+	pci_addr_parse("0007:01:00.2", &s.exclude[0]);
+	s.n_exclude = 1;
+	build();
+	expect("0007:01:00.0", ACT_BIND, "vfio-pci", "assigned when vfio-pci probes it");
+	expect("0007:01:00.1", ACT_SKIP, NULL, NULL);
+	expect("0007:01:00.2", ACT_SKIP, NULL, "excluded");
+	CHECK(p.n_groups == 1 && p.group[0].n_members == 1, "SMMU: the GPU's pending group is itself alone");
+	s.n_exclude = 0;
+	build();
+	expect("0007:01:00.1", ACT_BIND, "vfio-pci", "companion of 0007:01:00.0");
+	expect("0007:01:00.2", ACT_BIND, "vfio-pci", "companion of 0007:01:00.0");
+	CHECK(p.n_groups == 1 && p.group[0].n_members == 3, "SMMU: without exclude= group 8 goes along whole");
+
 	/* No IOMMU at all: the problem is named, whatever the groups. */
+	reset(true);
+	inv.iommu.groups_at_probe = true;
+	add("0006:01:00.0", 0x10de, 0x2204, 0x030000, -1, NULL);
+	s.mode = MODE_VM_PASSTHROUGH;
 	inv.iommu.active = false;
 	inv.iommu.units = 0;
 	build();
