@@ -99,6 +99,20 @@ static int read_int_attr(const char *name, const char *attr, int *out)
 	return 0;
 }
 
+/*
+ * A function that is there but cannot be read: kept, as vendor and device ffff (what
+ * config space reads as when nothing answers) and class ffffff, so that no plan selects
+ * it and a group that holds it is not viable, rather than left out of its group.
+ */
+static void unknown(struct pci_dev *d)
+{
+	d->vendor = d->device = 0xffff;
+	d->subvendor = d->subdevice = 0xffff;
+	d->class = 0xffffff;
+	d->driver[0] = '\0';
+	d->modalias[0] = '\0';
+}
+
 static int scan_one(const char *name, void *data)
 {
 	struct scan_ctx *c = data;
@@ -106,6 +120,7 @@ static int scan_one(const char *name, void *data)
 	char path[128], buf[1024], group[32];
 	struct pci_dev *d;
 	ssize_t n;
+	int r;
 
 	if (inv->n == c->cap) {
 		size_t cap = c->cap ? c->cap * 2 : 64;
@@ -125,12 +140,19 @@ static int scan_one(const char *name, void *data)
 
 	snprintf(path, sizeof(path), DEV_DIR "%s/uevent", name);
 	n = sysfs_read(path, buf, sizeof(buf));
+	if (n == -ENOENT)
+		return 0;	/* vanished (hot-unplugged) since the listing */
 	if (n < 0 || pci_dev_parse_uevent(d, buf) < 0)
-		return 0;	/* vanished or unreadable: skip it, the plan cannot use it */
+		unknown(d);
 
 	d->group = -1;
 	snprintf(path, sizeof(path), DEV_DIR "%s/iommu_group", name);
-	if (sysfs_link_name(path, group, sizeof(group)) == 0) {
+	r = sysfs_link_name(path, group, sizeof(group));
+	if (r < 0 && r != -ENOENT) {
+		unknown(d);	/* in some group, we cannot tell which */
+		inv->groups_unreadable = true;
+	}
+	if (r == 0) {
 		char *end;
 		long g = strtol(group, &end, 10);
 
@@ -216,6 +238,7 @@ int inventory_scan(struct inventory *inv,
 	inv->n = 0;
 	inv->types = NULL;
 	inv->n_types = 0;
+	inv->groups_unreadable = false;
 	r = sysfs_list("sys/bus/pci/devices", scan_one, &c);
 	if (c.err)
 		return c.err;
@@ -275,7 +298,9 @@ void inventory_free(struct inventory *inv)
 
 bool inventory_group_pending(const struct inventory *inv, const struct pci_dev *d)
 {
-	return inv->iommu.active && inv->iommu.groups_at_probe && d->group < 0 && !d->driver[0];
+	/* An unknown (unreadable) function is never taken along. */
+	return inv->iommu.active && inv->iommu.groups_at_probe && d->group < 0 && !d->driver[0] &&
+	       d->vendor != 0xffff;
 }
 
 bool inventory_group_in_slot(const struct inventory *inv, int group, const struct pci_addr *addr)

@@ -39,6 +39,8 @@ struct inventory {
 	struct iommu_state iommu;
 	struct group_type *types;	/* of the groups that hold interesting devices */
 	size_t n_types;
+	/* A function's iommu_group link could not be read: no group can be judged whole. */
+	bool groups_unreadable;
 };
 
 /* The type of an IOMMU group that was read, or NULL. */

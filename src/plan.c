@@ -185,7 +185,9 @@ static bool companion_of_selected(const struct plan *p, const struct inventory *
 
 static bool can_be_companion(const struct pci_dev *d, const struct plan_dev *pd)
 {
-	return !d->is_vf && !pd->selected && (pd->role == ROLE_NONE || pd->role == ROLE_COMPANION);
+	/* An unknown function (unreadable: inventory.c's ffff) is never taken along. */
+	return !d->is_vf && !pd->selected && d->vendor != 0xffff &&
+	       (pd->role == ROLE_NONE || pd->role == ROLE_COMPANION);
 }
 
 /* A VM mode that cannot finish for this device: on_error decides. */
@@ -567,6 +569,16 @@ static int reasons_kept(const struct plan *p)
 	return 0;
 }
 
+/* An iommu_group link could not be read: no group can be judged whole, none is bound. */
+static void unreadable_one(struct plan *p, const struct inventory *inv, size_t i, size_t gpu,
+			   const struct settings *s)
+{
+	fail(&p->dev[i], &inv->dev[i], s, vfio_target(&inv->dev[i]),
+	     "an iommu_group link in /sys/bus/pci/devices could not be read: no group can be judged whole");
+	if (i == gpu)
+		p->n_failed++;
+}
+
 int plan_build(struct plan *p, const struct settings *s, const struct inventory *inv)
 {
 	int r = 0;
@@ -590,6 +602,8 @@ int plan_build(struct plan *p, const struct settings *s, const struct inventory 
 		if (!inv->iommu.active) {
 			p->iommu_unusable = p->n_selected > 0;
 			for_slot(p, inv, noiommu_one, s);
+		} else if (inv->groups_unreadable) {
+			for_slot(p, inv, unreadable_one, s);
 		} else {
 			r = plan_groups(p, s, inv);
 		}

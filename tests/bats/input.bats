@@ -134,9 +134,12 @@ on_error="
 	ln -s ../../../kernel/iommu_groups/notanumber "$ROOT/sys/bus/pci/devices/0000:01:00.2/iommu_group"
 	gv --cmdline "gpuvm.mode=vm-passthrough" plan --json
 	printf '%s' "$output" | jq -e . >/dev/null
-	# The function that cannot be read is not seen; the one without a group is not a companion.
-	[ "$(jqr '[.devices[] | select(.address == "0000:01:00.1")] | length')" = 0 ]
-	[ "$(dev_field 0000:01:00.0 action)" = bind ]
+	# The function that cannot be read is kept as an unknown one (ffff:ffff), which nothing
+	# selects: its group (the GPU's) is not viable, and the GPU is not bound without it.
+	[ "$(dev_field 0000:01:00.1 vendor)" = ffff ]
+	[ "$(dev_field 0000:01:00.1 action)" = skip ]
+	[ "$(dev_field 0000:01:00.0 action)" = hold ]
+	assert_regex "$(dev_field 0000:01:00.0 reason)" "0000:01:00.1 \(ffff:ffff"
 }
 
 @test "status and plan without any PCI device" {

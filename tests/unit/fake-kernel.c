@@ -46,6 +46,7 @@ static struct {
 	int n_faults;
 	char *state;
 	int writes, loads;
+	int fired;		/* faults that fired */
 	char probe_error[160];
 } k;
 
@@ -197,10 +198,17 @@ static int fault_at(const char *path, bool read)
 
 		if (is_read != read || !strstr(path, f->what + (is_read ? 2 : 0)))
 			continue;
-		if (++f->seen == f->nth || f->nth == 0)
+		if (++f->seen == f->nth || f->nth == 0) {
+			k.fired++;
 			return f->err;
+		}
 	}
 	return 0;
+}
+
+int fk_faults_fired(void)
+{
+	return k.fired;
 }
 
 static int faulted(const char *path)

@@ -39,6 +39,8 @@ void fk_load_driver(const char *drv);
  * be "mod:NAME" for a module load, "state" for the state file, or "r:PATH" for a read.
  */
 void fk_fault(const char *what, int nth, int err);
+/* How many injected faults fired since fk_reset (what "" matches every write, "r:" every read). */
+int fk_faults_fired(void);
 
 const char *fk_driver(const char *addr);	/* "" when none */
 const char *fk_override(const char *addr);
