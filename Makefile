@@ -249,6 +249,15 @@ $(B)/unit/test-kmod: tests/unit/test-kmod.c tests/unit/unit.h $(B)/host/kmod.o $
 	$(Q)$(CC) $(CFLAGS_HOST) -Itests/unit -o $@ $< $(B)/host/kmod.o $(B)/host/util.o \
 		$(EXTRA_LDFLAGS) -lkmod
 
+# Every libkmod call of src/kmod.c failing in turn (--wrap; the module insert is never real).
+KMOD_WRAP := -Wl,--wrap=kmod_new,--wrap=kmod_load_resources,--wrap=kmod_module_new_from_lookup \
+	-Wl,--wrap=kmod_module_get_initstate,--wrap=kmod_module_get_path \
+	-Wl,--wrap=kmod_module_probe_insert_module
+$(B)/unit/test-kmod-faults: tests/unit/test-kmod-faults.c tests/unit/unit.h $(B)/host/kmod.o $(B)/host/util.o | $(B)/unit
+	@$(if $(Q),echo "  CCLD    $@")
+	$(Q)$(CC) $(CFLAGS_HOST) -Itests/unit -o $@ $< $(B)/host/kmod.o $(B)/host/util.o \
+		$(EXTRA_LDFLAGS) $(KMOD_WRAP) -lkmod
+
 # The bats suites on the aarch64 binary, each run through qemu-user.
 test-arm64: $(A64)/gpuvm
 	GPUVM=$(CURDIR)/tests/arm64/gpuvm-qemu.sh $(PROVE) tests/bats/*.bats
