@@ -397,7 +397,7 @@ static void cmd_plan(const struct options *o, const char *command, bool status, 
 			record_wait(&src, &inv, &p);
 		} else {
 			log_outcome(&inv, &p, &x, (double)rep.elapsed_us / 1000.0);
-			if (src.pending || o->defer) {
+			if (src.pending || o->defer || o->resume) {
 				r = pending_remove();
 				if (r < 0)
 					log_err("cannot remove /run/gpuvm/pending: %s", strerror(-r));

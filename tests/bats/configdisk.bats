@@ -270,3 +270,13 @@ override() {
 	gv config set mode=container
 	assert_output --partial "run dracut -f"
 }
+
+@test "apply --resume that decides removes the record even when config= is gone from its settings" {
+	gv --cmdline "gpuvm.config=LABEL=gpuvm-conf" apply --defer
+	[ "$status" -eq 5 ]
+	gv --cmdline "" apply --resume
+	assert_success
+	[ ! -e "$ROOT/run/gpuvm/pending" ]
+	# The hold is released all the same: the plan releases what it does not keep.
+	[ "$(override $GPU)" = "" ]
+}
