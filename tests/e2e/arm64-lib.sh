@@ -42,6 +42,7 @@ a64_need() {
 		exit 1
 	fi
 	E2E_KDIR=$A64_DIR/kernel
+	# shellcheck disable=SC2034 # used by lib.sh's e2e_qemu
 	E2E_KERNEL=$E2E_KDIR/boot/vmlinuz-$E2E_KVER # an Image: arm64's vmlinuz is not compressed
 }
 
@@ -101,27 +102,5 @@ a64_boot() {
 		shift
 		nextra=$((nextra - 1))
 	done
-	E2E_LOG=$E2E_OUT/$E2E_NAME$suffix.log
-	e2e_note "boot: qemu-system-aarch64 $* -kernel $E2E_KERNEL -initrd $E2E_IMG" \
-		"-append '$A64_CMDLINE $append'"
-	t0=$(date +%s.%N)
-	timeout -k 10 "$tmo" qemu-system-aarch64 "$@" -kernel "$E2E_KERNEL" -initrd "$E2E_IMG" \
-		-append "$A64_CMDLINE $append" </dev/null >"$E2E_LOG.raw" 2>&1
-	rc=$?
-	t1=$(date +%s.%N)
-	tr -d '\r' <"$E2E_LOG.raw" >"$E2E_LOG"
-	rm -f "$E2E_LOG.raw"
-	E2E_BOOT_SECS=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
-	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
-		E2E_BOOT_END=timeout
-	elif grep -q 'Kernel panic' "$E2E_LOG"; then
-		E2E_BOOT_END=panic
-	elif grep -q 'reboot: Power down' "$E2E_LOG"; then
-		E2E_BOOT_END=poweroff
-	else
-		E2E_BOOT_END='exit'
-	fi
-	echo "$E2E_NAME$suffix $E2E_BOOT_SECS" >>"$E2E_OUT/$E2E_NAME.times"
-	e2e_note "boot ended ($E2E_BOOT_END) after $E2E_BOOT_SECS s; log $E2E_LOG"
-	return 0
+	e2e_qemu qemu-system-aarch64 "$A64_CMDLINE $append" "$suffix" "$tmo" "$@"
 }

@@ -143,12 +143,22 @@ e2e_boot() {
 		shift
 		nextra=$((nextra - 1))
 	done
+	e2e_qemu qemu-system-x86_64 "$E2E_CMDLINE $append" "$suffix" "$tmo" "$@"
+}
+
+# e2e_qemu QEMU CMDLINE SUFFIX TIMEOUT ARGS…: boot $E2E_KERNEL with $E2E_IMG on QEMU (the
+# binary) with ARGS and the kernel command line CMDLINE, bounded by TIMEOUT seconds; the
+# console (CRs removed) to $E2E_OUT/$E2E_NAME$SUFFIX.log. Sets E2E_LOG, E2E_BOOT_SECS and
+# E2E_BOOT_END (poweroff, panic, timeout or exit) and records the boot time. e2e_boot and
+# arm64-lib.sh's a64_boot end here.
+e2e_qemu() {
+	qemu=$1 cmdline=$2 suffix=$3 tmo=$4
+	shift 4
 	E2E_LOG=$E2E_OUT/$E2E_NAME$suffix.log
-	e2e_note "boot: qemu-system-x86_64 $* -kernel $E2E_KERNEL -initrd $E2E_IMG" \
-		"-append '$E2E_CMDLINE $append'"
+	e2e_note "boot: $qemu $* -kernel $E2E_KERNEL -initrd $E2E_IMG -append '$cmdline'"
 	t0=$(date +%s.%N)
-	timeout -k 10 "$tmo" qemu-system-x86_64 "$@" -kernel "$E2E_KERNEL" -initrd "$E2E_IMG" \
-		-append "$E2E_CMDLINE $append" </dev/null >"$E2E_LOG.raw" 2>&1
+	timeout -k 10 "$tmo" "$qemu" "$@" -kernel "$E2E_KERNEL" -initrd "$E2E_IMG" \
+		-append "$cmdline" </dev/null >"$E2E_LOG.raw" 2>&1
 	rc=$?
 	t1=$(date +%s.%N)
 	tr -d '\r' <"$E2E_LOG.raw" >"$E2E_LOG"
@@ -165,23 +175,7 @@ e2e_boot() {
 	fi
 	echo "$E2E_NAME$suffix $E2E_BOOT_SECS" >>"$E2E_OUT/$E2E_NAME.times"
 	e2e_note "boot ended ($E2E_BOOT_END) after $E2E_BOOT_SECS s; log $E2E_LOG"
-	e2e_apply_time "$E2E_NAME$suffix"
 	return 0
-}
-
-# e2e_apply_time NAME: when the console shows a state file, append "NAME ELAPSED_US PHASE_US"
-# to $E2E_OUT/$E2E_NAME.apply: gpuvm apply's own elapsed_us, and the initramfs phase it was
-# part of, from the kernel's "Run /init as init process" to the start of the guest's check
-# (its "@e2e uptime=", guest/gpuvm-check.sh); "-" when either end is not on the console.
-# run.sh prints them with the boot times.
-e2e_apply_time() {
-	us=$(e2e_state .elapsed_us 2>/dev/null) || return 0
-	case $us in '' | *[!0-9]*) return 0 ;; esac
-	start=$(sed -n 's/^\[ *\([0-9.]*\)\] Run .* as init process.*/\1/p' "$E2E_LOG" | head -n 1)
-	end=$(e2e_fact uptime) || end=''
-	phase=$(awk -v a="$start" -v b="$end" 'BEGIN {
-		if (a == "" || b == "" || b <= a) print "-"; else printf "%d", (b - a) * 1e6 }')
-	echo "$1 $us $phase" >>"$E2E_OUT/$E2E_NAME.apply"
 }
 
 # e2e_boot_end WANT: the last boot ended as WANT (poweroff | panic | timeout | exit).
