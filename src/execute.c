@@ -31,26 +31,30 @@ struct step_ctx {
 	const struct exec_opts *o;
 	const struct pci_dev *d;
 	struct exec_dev *ed;
-	char drv[DRIVER_LEN];		/* the driver as far as we know, "" none */
-	char ovr[DRIVER_LEN];		/* driver_override as far as we know */
+	struct strpool *names;
+	/* Both point to the inventory's names, the plan's targets, or names: */
+	const char *drv;		/* the driver as far as we know, "" none */
+	const char *ovr;		/* driver_override as far as we know */
 	bool ovr_known;
 };
 
 static void step_init(struct step_ctx *c, const struct exec_opts *o, const struct pci_dev *d,
-		      struct exec_dev *ed)
+		      struct exec_dev *ed, struct strpool *names)
 {
 	c->o = o;
 	c->d = d;
 	c->ed = ed;
-	strscpy(c->drv, d->driver, sizeof(c->drv));
-	strscpy(c->ovr, d->override, sizeof(c->ovr));
+	c->names = names;
+	c->drv = d->driver;
+	c->ovr = d->override;
 	c->ovr_known = true;
 }
 
 static void clear_error(struct exec_dev *ed)
 {
-	free(ed->error_buf);
-	ed->error_buf = NULL;
+	if (ed->error_owned)
+		free((void *)ed->error);
+	ed->error_owned = false;
 	ed->error = "";
 }
 
@@ -75,8 +79,10 @@ static void set_error(struct exec_dev *ed, const char *fmt, ...)
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
 	clear_error(ed);
-	ed->error_buf = strdup(buf);
-	ed->error = ed->error_buf ? ed->error_buf : "a step failed (no memory to say more)";
+	ed->error = strdup(buf);
+	ed->error_owned = ed->error != NULL;
+	if (!ed->error)
+		ed->error = "a step failed (no memory to say more)";
 }
 #ifndef __clang__
 #pragma GCC diagnostic pop
@@ -99,18 +105,26 @@ static int fail_step(struct step_ctx *c, int err, const char *fmt, ...)
 	return err;
 }
 
-static int current_driver(const struct pci_dev *d, char *buf, size_t size)
+/* The driver bound now, in *drv: the inventory's name when unchanged, else one of names. */
+static int current_driver(const struct pci_dev *d, struct strpool *names, const char **drv)
 {
-	char path[96];
+	char path[96], buf[DRIVER_LEN];
 	int r;
 
 	snprintf(path, sizeof(path), DEV "%s/driver", d->name);
-	r = sysfs_link_name(path, buf, size);
+	r = sysfs_link_name(path, buf, sizeof(buf));
 	if (r == -ENOENT) {
-		buf[0] = '\0';
+		*drv = "";
 		return 0;
 	}
-	return r;
+	if (r < 0)
+		return r;
+	if (streq(buf, d->driver)) {
+		*drv = d->driver;
+		return 0;
+	}
+	*drv = strpool_add(names, buf);
+	return *drv ? 0 : -ENOMEM;
 }
 
 static int write_override(struct step_ctx *c, const char *target)
@@ -125,7 +139,7 @@ static int write_override(struct step_ctx *c, const char *target)
 	r = sysfs_write(path, target[0] ? target : "\n", c->o->timeout_ms);
 	if (r < 0)
 		return fail_step(c, r, "write '%s' to driver_override", target);
-	strscpy(c->ovr, target, sizeof(c->ovr));
+	c->ovr = target;
 	c->ovr_known = true;
 	return 0;
 }
@@ -139,7 +153,7 @@ static int unbind(struct step_ctx *c, const char *driver)
 	r = sysfs_write(path, c->d->name, c->o->timeout_ms);
 	if (r < 0 && r != -ENODEV)	/* -ENODEV: unbound meanwhile, as we wanted */
 		return fail_step(c, r, "unbind from %s", driver);
-	c->drv[0] = '\0';
+	c->drv = "";
 	return 0;
 }
 
@@ -174,11 +188,11 @@ static void verify(struct step_ctx *c, bool (*ok)(const char *drv, const char *t
 	int r;
 
 	if (!c->o->verify) {
-		strscpy(c->ed->after, "", sizeof(c->ed->after));
+		c->ed->after = "";
 		c->ed->result = good == RES_HELD ? RES_HELD : RES_UNVERIFIED;
 		return;
 	}
-	r = current_driver(c->d, c->ed->after, sizeof(c->ed->after));
+	r = current_driver(c->d, c->names, &c->ed->after);
 	if (r < 0) {
 		fail_step(c, r, "read the driver link");
 		return;
@@ -229,9 +243,8 @@ static bool target_or_none(const char *drv, const char *target)
 static void move_to(struct step_ctx *c, const char *target,
 		    bool (*ok)(const char *drv, const char *target))
 {
-	char drv[DRIVER_LEN];
+	const char *drv = c->drv;
 
-	strscpy(drv, c->drv, sizeof(drv));
 	if (write_override(c, target) < 0)
 		return;
 	if (!streq(drv, target)) {
@@ -245,9 +258,8 @@ static void move_to(struct step_ctx *c, const char *target,
 
 static void do_hold(struct step_ctx *c, const char *target)
 {
-	char drv[DRIVER_LEN];
+	const char *drv = c->drv;
 
-	strscpy(drv, c->drv, sizeof(drv));
 	if (write_override(c, target) < 0)
 		return;
 	/* Held means claimed by no driver, not even the target: a failed group stays whole. */
@@ -277,9 +289,8 @@ static int remove_id(struct step_ctx *c, const char *driver)
 
 static void do_release(struct step_ctx *c)
 {
-	char drv[DRIVER_LEN];
+	const char *drv = c->drv;
 
-	strscpy(drv, c->drv, sizeof(drv));
 	if (drv[0] && driver_is_vfio(drv) && remove_id(c, drv) < 0)
 		return;
 	if (write_override(c, "") < 0)
@@ -298,7 +309,7 @@ static void run_one(const struct plan *p, const struct inventory *inv, const str
 	const struct plan_dev *pd = &p->dev[i];
 	struct step_ctx c;
 
-	step_init(&c, o, &inv->dev[i], &res->dev[i]);
+	step_init(&c, o, &inv->dev[i], &res->dev[i], &res->names);
 	switch (pd->action) {
 	case ACT_SKIP:
 		return;
@@ -351,11 +362,11 @@ static void group_failed(const struct plan_group *g, const struct plan *p,
 		}
 		strscpy(err, ed->error[0] ? ed->error : "another function of its IOMMU group failed",
 			sizeof(err));
-		step_init(&c, o, &inv->dev[m], ed);
+		step_init(&c, o, &inv->dev[m], ed, &res->names);
 		c.ovr_known = false;	/* we may have written it: write again */
 		/* No kernel under --root: take it that the bind unbound it. */
-		if (!o->verify || current_driver(c.d, c.drv, sizeof(c.drv)) < 0)
-			c.drv[0] = '\0';
+		if (!o->verify || current_driver(c.d, &res->names, &c.drv) < 0)
+			c.drv = "";
 		ed->result = RES_NOOP;
 		clear_error(ed);
 		if (s->on_error == ON_ERROR_HOLD)
@@ -421,9 +432,8 @@ int execute(const struct plan *p, const struct settings *s, const struct invento
 	}
 	res->n_dev = inv->n;
 	for (i = 0; i < inv->n; i++) {
-		res->dev[i].before = inv->dev[i].driver;
 		res->dev[i].error = "";
-		strscpy(res->dev[i].after, inv->dev[i].driver, DRIVER_LEN);
+		res->dev[i].after = inv->dev[i].driver;
 		res->dev[i].group = -1;
 	}
 	modules_ok = load_modules(p, o, res) == 0;
@@ -474,4 +484,5 @@ void exec_result_free(struct exec_result *res)
 		clear_error(&res->dev[i]);
 	free(res->dev);
 	res->dev = NULL;
+	strpool_free(&res->names);
 }

@@ -20,14 +20,14 @@ enum dev_result {
 
 #define EXEC_ERROR_LEN 200	/* the longest error, with its NUL */
 
+/* One a PCI function (32 bytes); the driver before is the inventory's. */
 struct exec_dev {
-	enum dev_result result;
-	const char *before;	/* the inventory's driver (the inventory outlives this) */
-	char after[DRIVER_LEN];
-	bool verified;
+	const char *after;	/* the driver read back, "" none: the inventory's or names' */
+	const char *error;	/* "", a fixed one, or allocated (error_owned): most have none */
 	int group;		/* IOMMU group read back after a bind, -1: none or not read */
-	const char *error;	/* "", error_buf, or a fixed one: most devices have none */
-	char *error_buf;	/* allocated, or NULL */
+	enum dev_result result;
+	bool verified;
+	bool error_owned;	/* exec_result_free() frees error */
 };
 
 struct exec_module {
@@ -44,6 +44,7 @@ struct exec_result {
 	size_t n_modules;
 	size_t n_ok, n_failed, n_changed;	/* selected devices */
 	bool failed_modules;
+	struct strpool names;		/* drivers read back that the inventory did not name */
 };
 
 struct exec_opts {

@@ -2,8 +2,9 @@
 /*
  * PCI functions and IOMMU groups as sysfs shows them. This runs on every boot of every
  * node, so each function costs as few syscalls as the kernel allows: one uevent read
- * gives vendor, device, subsystem, class, driver and modalias; one readlink gives the
- * IOMMU group. The rest is read only for the devices a plan can touch.
+ * gives vendor, device, subsystem, class and driver (the modalias is built from them);
+ * one readlink gives the IOMMU group. The rest is read only for the devices a plan can
+ * touch, and each function keeps 72 bytes: driver names are interned.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -32,48 +33,99 @@ static int parse_id_pair(const char *v, uint16_t *a, uint16_t *b)
 	return 0;
 }
 
-int pci_dev_parse_uevent(struct pci_dev *d, const char *uevent)
+/* The value of the uevent line p if it starts with key, else NULL; len is the line's. */
+static const char *value_of(const char *p, size_t len, const char *key, size_t klen)
+{
+	return len >= klen && memcmp(p, key, klen) == 0 ? p + klen : NULL;
+}
+
+/* Copy the value v (up to the line's end at p + len) into val of VAL_SIZE bytes. */
+#define VAL_SIZE 16
+static int value_copy(const char *p, size_t len, const char *v, char *val)
+{
+	size_t n = len - (size_t)(v - p);
+
+	if (n >= VAL_SIZE)
+		return -EINVAL;
+	memcpy(val, v, n);
+	val[n] = '\0';
+	return 0;
+}
+
+int pci_dev_parse_uevent(struct pci_dev *d, const char *uevent, char *driver, size_t size)
 {
 	bool have_id = false, have_class = false;
 	const char *p = uevent;
 
-	d->driver[0] = '\0';
-	d->modalias[0] = '\0';
+	driver[0] = '\0';
 	while (*p) {
 		const char *nl = strchr(p, '\n');
 		size_t len = nl ? (size_t)(nl - p) : strlen(p);
-		char line[128];
+		char val[VAL_SIZE];
+		unsigned long c;
+		const char *v;
 
-		if (len < sizeof(line)) {
-			unsigned long v;
+		if ((v = value_of(p, len, "DRIVER=", 7))) {
+			size_t n = len - 7;
 
-			memcpy(line, p, len);
-			line[len] = '\0';
-			if (startswith(line, "DRIVER=")) {
-				/* It becomes part of a path (drivers/NAME/unbind): no '/', no "..". */
-				if (strscpy(d->driver, line + 7, sizeof(d->driver)) < 0 ||
-				    strchr(d->driver, '/') || streq(d->driver, "..") ||
-				    streq(d->driver, "."))
-					return -EINVAL;
-			} else if (startswith(line, "PCI_ID=")) {
-				if (parse_id_pair(line + 7, &d->vendor, &d->device) < 0)
-					return -EINVAL;
-				have_id = true;
-			} else if (startswith(line, "PCI_SUBSYS_ID=")) {
-				if (parse_id_pair(line + 14, &d->subvendor, &d->subdevice) < 0)
-					return -EINVAL;
-			} else if (startswith(line, "PCI_CLASS=")) {
-				if (parse_hex(line + 10, 6, &v) < 0)
-					return -EINVAL;
-				d->class = (uint32_t)v;
-				have_class = true;
-			} else if (startswith(line, "MODALIAS=")) {
-				strscpy(d->modalias, line + 9, sizeof(d->modalias));
-			}
+			/* It becomes part of a path (drivers/NAME/unbind): no '/', no "..". */
+			if (n >= size || n >= DRIVER_LEN || memchr(v, '/', n))
+				return -EINVAL;
+			memcpy(driver, v, n);
+			driver[n] = '\0';
+			if (streq(driver, "..") || streq(driver, "."))
+				return -EINVAL;
+		} else if ((v = value_of(p, len, "PCI_ID=", 7))) {
+			if (value_copy(p, len, v, val) < 0 ||
+			    parse_id_pair(val, &d->vendor, &d->device) < 0)
+				return -EINVAL;
+			have_id = true;
+		} else if ((v = value_of(p, len, "PCI_SUBSYS_ID=", 14))) {
+			if (value_copy(p, len, v, val) < 0 ||
+			    parse_id_pair(val, &d->subvendor, &d->subdevice) < 0)
+				return -EINVAL;
+		} else if ((v = value_of(p, len, "PCI_CLASS=", 10))) {
+			if (value_copy(p, len, v, val) < 0 || parse_hex(val, 6, &c) < 0)
+				return -EINVAL;
+			d->class = (uint32_t)c;
+			have_class = true;
 		}
 		p += len + (nl ? 1 : 0);
 	}
 	return have_id && have_class ? 0 : -EINVAL;
+}
+
+void pci_dev_modalias(const struct pci_dev *d, char *buf, size_t size)
+{
+	snprintf(buf, size, "pci:v%08Xd%08Xsv%08Xsd%08Xbc%02Xsc%02Xi%02X", d->vendor, d->device,
+		 d->subvendor, d->subdevice, (d->class >> 16) & 0xff, (d->class >> 8) & 0xff,
+		 d->class & 0xff);
+}
+
+void pci_dev_init(struct pci_dev *d)
+{
+	memset(d, 0, sizeof(*d));
+	d->group = -1;
+	d->driver = d->override = d->variant = "";
+	d->sriov_totalvfs = -1;
+	d->boot_vga = -1;
+}
+
+/* DEV_DIR NAME/ATTR into path (of PATH_SIZE bytes): the scan builds thousands of these. */
+#define PATH_SIZE 128
+static void dev_path(char *path, const char *name, const char *attr)
+{
+	size_t n = strlen(name), a = strlen(attr);
+
+	if (sizeof(DEV_DIR) + n + 1 + a > PATH_SIZE) {
+		path[0] = '\0';	/* names come from PCI addresses: never this long */
+		return;
+	}
+	memcpy(path, DEV_DIR, sizeof(DEV_DIR) - 1);
+	path += sizeof(DEV_DIR) - 1;
+	memcpy(path, name, n);
+	path[n] = '/';
+	memcpy(path + n + 1, attr, a + 1);
 }
 
 struct scan_ctx {
@@ -84,11 +136,11 @@ struct scan_ctx {
 
 static int read_int_attr(const char *name, const char *attr, int *out)
 {
-	char path[128], buf[32], *end;
+	char path[PATH_SIZE], buf[32], *end;
 	long v;
 	ssize_t n;
 
-	snprintf(path, sizeof(path), DEV_DIR "%s/%s", name, attr);
+	dev_path(path, name, attr);
 	n = sysfs_read(path, buf, sizeof(buf));
 	if (n < 0)
 		return (int)n;
@@ -109,15 +161,14 @@ static void unknown(struct pci_dev *d)
 	d->vendor = d->device = 0xffff;
 	d->subvendor = d->subdevice = 0xffff;
 	d->class = 0xffffff;
-	d->driver[0] = '\0';
-	d->modalias[0] = '\0';
+	d->driver = "";
 }
 
 static int scan_one(const char *name, void *data)
 {
 	struct scan_ctx *c = data;
 	struct inventory *inv = c->inv;
-	char path[128], buf[1024], group[32];
+	char path[PATH_SIZE], buf[1024], group[32], driver[DRIVER_LEN];
 	struct pci_dev *d;
 	ssize_t n;
 	int r;
@@ -134,19 +185,22 @@ static int scan_one(const char *name, void *data)
 		c->cap = cap;
 	}
 	d = &inv->dev[inv->n];
-	memset(d, 0, sizeof(*d));
+	pci_dev_init(d);
 	if (pci_addr_parse(name, &d->addr) < 0 || strscpy(d->name, name, sizeof(d->name)) < 0)
 		return 0;	/* not a PCI address: not ours to judge */
 
-	snprintf(path, sizeof(path), DEV_DIR "%s/uevent", name);
+	dev_path(path, name, "uevent");
 	n = sysfs_read(path, buf, sizeof(buf));
 	if (n == -ENOENT)
 		return 0;	/* vanished (hot-unplugged) since the listing */
-	if (n < 0 || pci_dev_parse_uevent(d, buf) < 0)
+	if (n < 0 || pci_dev_parse_uevent(d, buf, driver, sizeof(driver)) < 0) {
 		unknown(d);
+	} else if (!(d->driver = strpool_add(&inv->names, driver))) {
+		c->err = -ENOMEM;
+		return 1;
+	}
 
-	d->group = -1;
-	snprintf(path, sizeof(path), DEV_DIR "%s/iommu_group", name);
+	dev_path(path, name, "iommu_group");
 	r = sysfs_link_name(path, group, sizeof(group));
 	if (r < 0 && r != -ENOENT) {
 		unknown(d);	/* in some group, we cannot tell which */
@@ -159,35 +213,38 @@ static int scan_one(const char *name, void *data)
 		if (end != group && *end == '\0' && g >= 0 && g <= 0x7fffffff)
 			d->group = (int)g;
 	}
-	d->sriov_totalvfs = -1;
-	d->boot_vga = -1;
 	inv->n++;
 	return 0;
 }
 
-static void read_details(struct pci_dev *d)
+/* -ENOMEM only: an attribute that cannot be read is left as unknown. */
+static int read_details(struct inventory *inv, struct pci_dev *d)
 {
-	char path[128], buf[128];
+	char path[PATH_SIZE], buf[128];
+	int boot_vga = -1;
 	ssize_t n;
 
 	if (d->details)
-		return;
+		return 0;
 	d->details = true;
-	snprintf(path, sizeof(path), DEV_DIR "%s/driver_override", d->name);
+	dev_path(path, d->name, "driver_override");
 	n = sysfs_read(path, buf, sizeof(buf));
 	if (n > 0) {
 		rstrip(buf);
-		if (!streq(buf, "(null)"))
-			strscpy(d->override, buf, sizeof(d->override));
+		if (!streq(buf, "(null)") && !(d->override = strpool_add(&inv->names, buf))) {
+			d->override = "";
+			return -ENOMEM;
+		}
 	}
-	snprintf(path, sizeof(path), DEV_DIR "%s/physfn", d->name);
+	dev_path(path, d->name, "physfn");
 	d->is_vf = sysfs_exists(path);
 	if (d->is_vf)
-		return;
+		return 0;
 	if (read_int_attr(d->name, "sriov_totalvfs", &d->sriov_totalvfs) < 0)
 		d->sriov_totalvfs = -1;
-	if ((d->class >> 16) == 0x03 && read_int_attr(d->name, "boot_vga", &d->boot_vga) < 0)
-		d->boot_vga = -1;
+	if ((d->class >> 16) == 0x03 && read_int_attr(d->name, "boot_vga", &boot_vga) == 0)
+		d->boot_vga = boot_vga != 0;
+	return 0;
 }
 
 static int dev_cmp(const void *a, const void *b)
@@ -239,6 +296,7 @@ int inventory_scan(struct inventory *inv,
 	inv->types = NULL;
 	inv->n_types = 0;
 	inv->groups_unreadable = false;
+	memset(&inv->names, 0, sizeof(inv->names));
 	r = sysfs_list("sys/bus/pci/devices", scan_one, &c);
 	if (c.err)
 		return c.err;
@@ -252,29 +310,32 @@ int inventory_scan(struct inventory *inv,
 	groups = malloc(inv->n * sizeof(*groups));
 	if (!groups)
 		return -ENOMEM;
-	for (i = 0; i < inv->n; i++) {
+	r = 0;
+	for (i = 0; i < inv->n && r == 0; i++) {
 		struct pci_dev *d = &inv->dev[i];
 
 		if (!interesting(d, data))
 			continue;
-		read_details(d);
+		r = read_details(inv, d);
 		if (d->group >= 0)
 			groups[ng++] = d->group;
-		for (j = i; j > 0 && pci_same_slot(&inv->dev[j - 1].addr, &d->addr); j--)
-			read_details(&inv->dev[j - 1]);
-		for (j = i + 1; j < inv->n && pci_same_slot(&inv->dev[j].addr, &d->addr); j++)
-			read_details(&inv->dev[j]);
+		for (j = i; r == 0 && j > 0 && pci_same_slot(&inv->dev[j - 1].addr, &d->addr); j--)
+			r = read_details(inv, &inv->dev[j - 1]);
+		for (j = i + 1; r == 0 && j < inv->n && pci_same_slot(&inv->dev[j].addr, &d->addr);
+		     j++)
+			r = read_details(inv, &inv->dev[j]);
 	}
-	if (ng) {
+	if (r == 0 && ng) {
 		qsort(groups, ng, sizeof(*groups), int_cmp);
-		for (i = 0; i < inv->n; i++)
+		for (i = 0; i < inv->n && r == 0; i++)
 			if (inv->dev[i].group >= 0 &&
 			    bsearch(&inv->dev[i].group, groups, ng, sizeof(*groups), int_cmp))
-				read_details(&inv->dev[i]);
-		read_group_types(inv, groups, ng);
+				r = read_details(inv, &inv->dev[i]);
+		if (r == 0)
+			read_group_types(inv, groups, ng);
 	}
 	free(groups);
-	return 0;
+	return r;
 }
 
 const char *inventory_group_type(const struct inventory *inv, int group)
@@ -291,6 +352,7 @@ void inventory_free(struct inventory *inv)
 {
 	free(inv->dev);
 	free(inv->types);
+	strpool_free(&inv->names);
 	inv->dev = NULL;
 	inv->types = NULL;
 	inv->n = inv->n_types = 0;

@@ -8,24 +8,29 @@
 
 #include "iommu.h"
 #include "pci.h"
+#include "strpool.h"
 
 #define DRIVER_LEN 64
+#define MODALIAS_LEN 54		/* "pci:v%08Xd%08Xsv%08Xsd%08Xbc%02Xsc%02Xi%02X" */
 
+/*
+ * One PCI function, 72 bytes: a node may have 10,000 of them. The names are never NULL
+ * ("" when none); those that are not literals are the inventory's (inventory.names).
+ */
 struct pci_dev {
 	char name[PCI_ADDR_LEN];	/* as sysfs spells it: "0000:01:00.0" */
 	struct pci_addr addr;
 	uint16_t vendor, device, subvendor, subdevice;
 	uint32_t class;
 	int group;			/* IOMMU group, -1 when none */
-	char driver[DRIVER_LEN];	/* bound now, "" when none */
-	char modalias[96];
+	const char *driver;		/* bound now, "" when none */
 	/* Read only for devices that may matter (details == true): */
-	bool details;
-	char override[DRIVER_LEN];	/* driver_override, "" for (null) */
-	bool is_vf;			/* has a physfn link */
+	const char *override;		/* driver_override, "" for (null) */
+	const char *variant;		/* vfio variant driver from modules.alias, "" when none */
 	int sriov_totalvfs;		/* -1 when not SR-IOV capable */
-	int boot_vga;			/* -1 when absent */
-	char variant[DRIVER_LEN];	/* vfio variant driver from modules.alias, "" when none */
+	int8_t boot_vga;		/* -1 when absent */
+	bool details;
+	bool is_vf;			/* has a physfn link */
 };
 
 struct group_type {
@@ -41,13 +46,27 @@ struct inventory {
 	size_t n_types;
 	/* A function's iommu_group link could not be read: no group can be judged whole. */
 	bool groups_unreadable;
+	struct strpool names;		/* the devices' driver names */
 };
 
 /* The type of an IOMMU group that was read, or NULL. */
 const char *inventory_group_type(const struct inventory *inv, int group);
 
-/* Pure: parse a uevent attribute into the device. -EINVAL when PCI_ID or PCI_CLASS lacks. */
-int pci_dev_parse_uevent(struct pci_dev *d, const char *uevent);
+/*
+ * Pure: parse a uevent attribute into the device's IDs and class, and its DRIVER= into
+ * driver (of size size; "" when none). -EINVAL when PCI_ID or PCI_CLASS lacks, or the
+ * driver is no name (too long, '/', "." or ".."). d->driver is not touched.
+ */
+int pci_dev_parse_uevent(struct pci_dev *d, const char *uevent, char *driver, size_t size);
+
+/*
+ * Pure: the device's modalias, as the kernel's uevent spells it (built from the same IDs
+ * and class), into buf of at least MODALIAS_LEN bytes.
+ */
+void pci_dev_modalias(const struct pci_dev *d, char *buf, size_t size);
+
+/* A function as the scan starts it: no driver, no group, no details. */
+void pci_dev_init(struct pci_dev *d);
 
 /*
  * Read every PCI function: its uevent and IOMMU group (four syscalls a function),

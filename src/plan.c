@@ -73,6 +73,14 @@ static bool is_nvswitch(const struct pci_dev *d)
 	return d->vendor == PCI_VENDOR_NVIDIA && pci_class_is_nvswitch(d->class);
 }
 
+static void drop_reason(struct plan_dev *pd)
+{
+	if (pd->reason_owned)
+		free((void *)pd->reason);
+	pd->reason = NULL;
+	pd->reason_owned = false;
+}
+
 static void set(struct plan_dev *pd, enum action a, const char *target, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
@@ -93,9 +101,8 @@ static void set(struct plan_dev *pd, enum action a, const char *target, const ch
 	va_list ap;
 
 	pd->action = a;
-	strscpy(pd->target, target ? target : "", sizeof(pd->target));
-	free(pd->reason_buf);
-	pd->reason_buf = NULL;
+	pd->target = target ? target : "";
+	drop_reason(pd);
 	pd->listed = true;
 	if (!strchr(fmt, '%')) {
 		pd->reason = fmt;
@@ -104,8 +111,8 @@ static void set(struct plan_dev *pd, enum action a, const char *target, const ch
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	pd->reason_buf = strdup(buf);
-	pd->reason = pd->reason_buf;
+	pd->reason = strdup(buf);
+	pd->reason_owned = pd->reason != NULL;
 }
 #ifndef __clang__
 #pragma GCC diagnostic pop
@@ -666,7 +673,7 @@ void plan_free(struct plan *p)
 	}
 	free(p->group);
 	for (i = 0; p->dev && i < p->n_dev; i++)
-		free(p->dev[i].reason_buf);
+		drop_reason(&p->dev[i]);
 	free(p->dev);
 	memset(p, 0, sizeof(*p));
 }

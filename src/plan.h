@@ -31,16 +31,21 @@ enum role {
 #define PLAN_REASON_LEN 256
 #define PLAN_MODULES_MAX 8
 
+/* One a PCI function (40 bytes): a node may have 10,000. */
 struct plan_dev {
 	enum role role;
 	enum action action;
-	char target[DRIVER_LEN];	/* driver_override to write; "" clears it */
-	const char *reason;		/* a literal, or reason_buf; < PLAN_REASON_LEN */
-	char *reason_buf;		/* allocated, or NULL */
+	/*
+	 * driver_override to write; "" clears it. Never NULL: a literal, a name of the
+	 * inventory or the settings' host_driver, valid while they are.
+	 */
+	const char *target;
+	const char *reason;		/* a literal, or allocated (reason_owned); < PLAN_REASON_LEN */
+	const char *vgpu;		/* vm-vgpu: "sriov" or "mdev", else NULL */
 	bool selected;			/* a GPU or NVSwitch that the mode is about */
 	bool failed;			/* the mode cannot be reached for it (on_error applies) */
 	bool listed;			/* shown in reports */
-	const char *vgpu;		/* vm-vgpu: "sriov" or "mdev", else NULL */
+	bool reason_owned;		/* plan_free() frees reason */
 };
 
 struct plan_group {

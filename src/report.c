@@ -59,7 +59,7 @@ static void json_device(struct json *j, const struct report *r, size_t i)
 	if (r->exec) {
 		const struct exec_dev *ed = &r->exec->dev[i];
 
-		json_string(j, "driver_before", ed->before[0] ? ed->before : NULL);
+		json_string(j, "driver_before", d->driver[0] ? d->driver : NULL);
 		json_string(j, "driver_after", ed->after[0] ? ed->after : NULL);
 		json_bool(j, "verified", ed->verified);
 		json_string(j, "result", dev_result_name(ed->result));

@@ -198,21 +198,31 @@ static void modules_setup(const struct options *o, char *kver, size_t size)
 		mod_init(dir);
 }
 
-/* vfio variant drivers, from modules.alias, for the devices a VM mode may bind. */
-static void find_variants(const struct settings *s, struct inventory *inv)
+/* vfio variant drivers, from modules.alias, for the devices a VM mode may bind. -ENOMEM. */
+static int find_variants(const struct settings *s, struct inventory *inv)
 {
 	size_t i;
 
 	if (s->mode != MODE_VM_PASSTHROUGH)
-		return;
+		return 0;
 	for (i = 0; i < inv->n; i++) {
 		struct pci_dev *d = &inv->dev[i];
+		char alias[MODALIAS_LEN], variant[DRIVER_LEN];
+		const char *v;
 
-		if (d->details && d->modalias[0] && !pci_class_is_bridge(d->class) &&
-		    mod_vfio_variant(d->modalias, d->variant, sizeof(d->variant)) == 0 &&
-		    streq(d->variant, "vfio_pci"))
-			d->variant[0] = '\0';	/* vfio-pci itself is the default */
+		/* An unreadable function (ffff) is never bound: no lookup. */
+		if (!d->details || d->vendor == 0xffff || pci_class_is_bridge(d->class))
+			continue;
+		pci_dev_modalias(d, alias, sizeof(alias));
+		if (mod_vfio_variant(alias, variant, sizeof(variant)) < 0 ||
+		    streq(variant, "vfio_pci"))	/* vfio-pci itself is the default */
+			continue;
+		v = strpool_add(&inv->names, variant);
+		if (!v)
+			return -ENOMEM;
+		d->variant = v;
 	}
+	return 0;
 }
 
 static unsigned long long now_us(void)
@@ -253,7 +263,7 @@ static void log_outcome(const struct inventory *inv, const struct plan *p,
 		}
 		if (ed->result == RES_OK || ed->result == RES_UNVERIFIED)
 			log_info("%s: %s -> %s (%s%s)", inv->dev[i].name,
-				 ed->before[0] ? ed->before : "no driver",
+				 inv->dev[i].driver[0] ? inv->dev[i].driver : "no driver",
 				 ed->result == RES_OK ? (ed->after[0] ? ed->after : "no driver") :
 				 pd->target[0] ? pd->target : "the host driver",
 				 action_name(pd->action),
@@ -276,27 +286,18 @@ static void log_outcome(const struct inventory *inv, const struct plan *p,
 			 mode_name(p->mode), gpus, gpus == 1 ? "" : "s", x->n_failed, ms);
 }
 
+static void fill_state(FILE *f, void *rep)
+{
+	report_json(f, rep);
+}
+
+/* Streamed into the file: at 10,000 functions the text is a third of a megabyte. */
 static void write_state(struct report *rep)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	int r;
+	int r = sysfs_write_file_with("run/gpuvm", "state.json", fill_state, rep);
 
-	if (!f) {
-		log_err("cannot write /%s: out of memory", STATE_PATH);
-		return;
-	}
-	report_json(f, rep);
-	if (fclose(f) != 0) {
-		log_err("cannot write /%s: out of memory", STATE_PATH);
-		free(buf);
-		return;
-	}
-	r = sysfs_write_file("run/gpuvm", "state.json", buf, len);
 	if (r < 0)
 		log_err("cannot write /%s: %s", STATE_PATH, strerror(-r));
-	free(buf);
 }
 
 /* apply while config='s disk is awaited: record what is held and until when. */
@@ -362,8 +363,9 @@ static void cmd_plan(const struct options *o, const char *command, bool status, 
 	if (src.status == SRC_WAITING) {
 		r = plan_build_hold(&p, &s, &inv);
 	} else {
-		find_variants(&s, &inv);
-		r = plan_build(&p, &s, &inv);
+		r = find_variants(&s, &inv);
+		if (r == 0)
+			r = plan_build(&p, &s, &inv);
 	}
 	if (r < 0) {
 		log_err("cannot build the plan: %s", strerror(-r));
@@ -594,8 +596,7 @@ static void cmd_check(const struct options *o, struct outcome *out)
 		goto out;
 	}
 	modules_setup(o, kver, sizeof(kver));
-	find_variants(&s, &inv);
-	if (plan_build(&p, &s, &inv) < 0) {
+	if (find_variants(&s, &inv) < 0 || plan_build(&p, &s, &inv) < 0) {
 		log_err("cannot build the plan: out of memory");
 		out->error = true;
 		goto out;
@@ -809,8 +810,7 @@ static void cmd_kubevirt(const struct options *o, struct outcome *out)
 		goto out;
 	}
 	modules_setup(o, kver, sizeof(kver));
-	find_variants(&s, &inv);
-	if (plan_build(&p, &s, &inv) < 0) {
+	if (find_variants(&s, &inv) < 0 || plan_build(&p, &s, &inv) < 0) {
 		out->error = true;
 		goto out;
 	}

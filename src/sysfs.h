@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 /*
@@ -40,5 +41,13 @@ int sysfs_write(const char *path, const char *value, unsigned timeout_ms);
  * parents, mode 0755), fsync, rename, fsync of dir. The file is mode 0644.
  */
 int sysfs_write_file(const char *dir, const char *name, const char *data, size_t len);
+
+/*
+ * The same, with the contents written by fill() into a stream on the temporary file
+ * (64 KiB buffered): a large file, such as the state of 10,000 functions, is never held
+ * in memory whole. A write error of the stream fails it, and the file stays as it was.
+ */
+int sysfs_write_file_with(const char *dir, const char *name,
+			  void (*fill)(FILE *f, void *data), void *data);
 
 #endif

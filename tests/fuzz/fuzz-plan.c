@@ -115,11 +115,11 @@ static void build_world(struct world *w, struct fuzz_in *in)
 		d->device = (uint16_t)(0x2200 + b[2] / 16 % 4);
 		d->class = classes[b[3] % ARRAY_SIZE(classes)];
 		d->group = (int)(b[4] % 7) - 1;
-		strscpy(d->driver, drivers[b[5] % ARRAY_SIZE(drivers)], sizeof(d->driver));
-		strscpy(d->override, overrides[b[6] % ARRAY_SIZE(overrides)], sizeof(d->override));
+		d->driver = drivers[b[5] % ARRAY_SIZE(drivers)];
+		d->override = overrides[b[6] % ARRAY_SIZE(overrides)];
 		d->is_vf = b[7] % 8 == 0;
 		d->sriov_totalvfs = b[7] / 8 % 3 == 0 ? -1 : b[7] / 8 % 3 == 1 ? 0 : 16;
-		strscpy(d->variant, variants[b[8] % ARRAY_SIZE(variants)], sizeof(d->variant));
+		d->variant = variants[b[8] % ARRAY_SIZE(variants)];
 		d->boot_vga = (int)(b[9] % 3) - 1;
 		d->subvendor = d->vendor;
 		d->details = true;
@@ -255,7 +255,8 @@ static void check_device(const struct world *w, const struct plan *p, size_t i)
 	fuzz_assert(pd->role >= ROLE_NONE && pd->role <= ROLE_VF, "%s: role %d", n, (int)pd->role);
 	fuzz_assert(pd->reason && strlen(pd->reason) < PLAN_REASON_LEN && pd->reason[0],
 		    "%s: no reason", n);
-	fuzz_assert(memchr(pd->target, '\0', sizeof(pd->target)), "%s: target unterminated", n);
+	fuzz_assert(pd->target, "%s: no target (NULL)", n);
+	fuzz_assert(!pd->reason_owned || pd->reason != pd->target, "%s: reason owned twice", n);
 
 	switch (pd->action) {
 	case ACT_BIND:

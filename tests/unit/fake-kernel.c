@@ -456,6 +456,26 @@ int sysfs_write(const char *path, const char *value, unsigned timeout_ms)
 	return -ENOENT;
 }
 
+int sysfs_write_file_with(const char *dir, const char *name,
+			  void (*fill)(FILE *f, void *data), void *data)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	int r;
+
+	if (!f)
+		return -ENOMEM;
+	fill(f, data);
+	if (fclose(f) != 0) {
+		free(buf);
+		return -ENOMEM;
+	}
+	r = sysfs_write_file(dir, name, buf, len);
+	free(buf);
+	return r;
+}
+
 int sysfs_write_file(const char *dir, const char *name, const char *data, size_t len)
 {
 	int err = faulted("state");

@@ -1,9 +1,96 @@
 // SPDX-License-Identifier: MIT
-/* PCI addresses, IDs and their lists. */
+/* PCI addresses, IDs and their lists; a function's uevent and modalias; interned names. */
 #include <errno.h>
 
+#include "inventory.h"
 #include "pci.h"
+#include "strpool.h"
 #include "unit.h"
+
+/* An RTX 4090 on nouveau, as the kernel's pci_uevent() writes it. */
+#define UEVENT_4090                                                                       \
+	"DRIVER=nouveau\nPCI_CLASS=30000\nPCI_ID=10DE:2684\nPCI_SUBSYS_ID=1043:889C\n"   \
+	"PCI_SLOT_NAME=0000:41:00.0\nMODALIAS=pci:v000010DEd00002684sv00001043sd0000889Cbc03sc00i00\n"
+
+static void test_uevent(void)
+{
+	static const struct {
+		const char *in;
+		int ret;
+		const char *driver;
+	} bad[] = {
+		{ "PCI_CLASS=30000\n", -EINVAL, "" },			/* no PCI_ID */
+		{ "PCI_ID=10DE:2684\n", -EINVAL, "" },			/* no PCI_CLASS */
+		{ "PCI_ID=10DE2684\nPCI_CLASS=30000\n", -EINVAL, "" },
+		{ "PCI_ID=10DE:2684\nPCI_CLASS=1000000\n", -EINVAL, "" },	/* > 24 bits */
+		{ "PCI_ID=10DE:2684:0000000000000000\nPCI_CLASS=30000\n", -EINVAL, "" },
+		{ "DRIVER=..\nPCI_ID=10DE:2684\nPCI_CLASS=30000\n", -EINVAL, NULL },
+		{ "DRIVER=a/b\nPCI_ID=10DE:2684\nPCI_CLASS=30000\n", -EINVAL, NULL },
+		{ "DRIVER=" "0123456789012345678901234567890123456789012345678901234567890123"
+		  "\nPCI_ID=10DE:2684\nPCI_CLASS=30000\n", -EINVAL, NULL },	/* 64: too long */
+		{ "DRIVER=" "012345678901234567890123456789012345678901234567890123456789012"
+		  "\nPCI_ID=10DE:2684\nPCI_CLASS=30000", 0,
+		  "012345678901234567890123456789012345678901234567890123456789012" },
+		{ "PCI_ID=10de:2684\nPCI_CLASS=030200\nX_LONG=" "0123456789012345678901234567890123456789"
+		  "0123456789012345678901234567890123456789012345678901234567890123456789" "\n", 0, "" },
+	};
+	struct pci_dev d;
+	char driver[DRIVER_LEN], alias[MODALIAS_LEN];
+	size_t i;
+
+	pci_dev_init(&d);
+	CHECK(d.group == -1 && d.boot_vga == -1 && d.sriov_totalvfs == -1 && !d.details,
+	      "a new function: no group, no details");
+	CHECK_STR(d.driver, "", "a new function: no driver (\"\", never NULL)");
+	CHECK(d.override && !d.override[0] && d.variant && !d.variant[0],
+	      "a new function: no override, no variant");
+	CHECK(sizeof(struct pci_dev) <= 72, "a function takes %zu bytes, at most 72 (10,000: 720 KB)",
+	      sizeof(struct pci_dev));
+
+	d.driver = "kept";
+	CHECK_INT(pci_dev_parse_uevent(&d, UEVENT_4090, driver, sizeof(driver)), 0, "RTX 4090 uevent");
+	CHECK_STR(driver, "nouveau", "its driver");
+	CHECK_STR(d.driver, "kept", "the parser leaves d->driver to the caller");
+	CHECK(d.vendor == 0x10de && d.device == 0x2684 && d.subvendor == 0x1043 &&
+		      d.subdevice == 0x889c && d.class == 0x030000,
+	      "its IDs and class");
+	pci_dev_modalias(&d, alias, sizeof(alias));
+	CHECK_STR(alias, "pci:v000010DEd00002684sv00001043sd0000889Cbc03sc00i00",
+		  "its modalias is the one its uevent carries");
+	d.vendor = d.device = d.subvendor = d.subdevice = 0xffff;
+	d.class = 0xffffff;
+	pci_dev_modalias(&d, alias, sizeof(alias));
+	CHECK_INT(strlen(alias), MODALIAS_LEN - 1, "the longest modalias fits MODALIAS_LEN");
+	CHECK_INT(pci_dev_parse_uevent(&d, "DRIVER=x\n", driver, 4), -EINVAL,
+		  "a driver longer than the caller's buffer is refused");
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		pci_dev_init(&d);
+		CHECK_INT(pci_dev_parse_uevent(&d, bad[i].in, driver, sizeof(driver)), bad[i].ret,
+			  "uevent case %zu", i);
+		if (bad[i].driver)
+			CHECK_STR(driver, bad[i].driver, "uevent case %zu: driver", i);
+	}
+}
+
+static void test_strpool(void)
+{
+	struct strpool p = { 0 };
+	const char *a, *b, *c;
+	char buf[16];
+
+	a = strpool_add(&p, "vfio-pci");
+	strcpy(buf, "vfio-pci");
+	b = strpool_add(&p, buf);
+	c = strpool_add(&p, "nouveau");
+	CHECK(a && a == b, "one copy of a name added twice");
+	CHECK(c && c != a && strcmp(c, "nouveau") == 0, "another name, its own copy");
+	CHECK(a != (const char *)buf, "the pool's copy, not the caller's buffer");
+	CHECK_STR(strpool_add(&p, ""), "", "\"\" is no entry");
+	strpool_free(&p);
+	CHECK(strpool_add(&p, "after") != NULL, "a freed pool is empty and usable");
+	strpool_free(&p);
+}
 
 int main(void)
 {
@@ -94,5 +181,7 @@ int main(void)
 	      "GPU classes: VGA and 3D controllers");
 	CHECK(pci_class_is_bridge(0x060400) && pci_class_is_bridge(0x060000) && !pci_class_is_bridge(0x068000),
 	      "bridges, but an NVSwitch (0680) is an endpoint");
+	test_uevent();
+	test_strpool();
 	return unit_done();
 }

@@ -28,16 +28,15 @@ static struct pci_dev *add(const char *addr, unsigned vendor, unsigned device, u
 {
 	struct pci_dev *d = &devs[inv.n++];
 
+	pci_dev_init(d);
 	pci_addr_parse(addr, &d->addr);
 	pci_addr_format(&d->addr, d->name, sizeof(d->name));
 	d->vendor = (uint16_t)vendor;
 	d->device = (uint16_t)device;
 	d->class = class;
 	d->group = group;
-	strcpy(d->driver, driver ? driver : "");
+	d->driver = driver ? driver : "";
 	d->details = true;
-	d->sriov_totalvfs = -1;
-	d->boot_vga = -1;
 	return d;
 }
 
@@ -113,8 +112,8 @@ static void workstation(void)
 
 	/* Already bound with the override: nothing to do, no module to load. */
 	for (size_t i = idx("0000:01:00.0"); i <= idx("0000:01:00.3"); i++) {
-		strcpy(devs[i].driver, "vfio-pci");
-		strcpy(devs[i].override, "vfio-pci");
+		devs[i].driver = "vfio-pci";
+		devs[i].override = "vfio-pci";
 	}
 	build();
 	expect("0000:01:00.0", ACT_KEEP, "vfio-pci", "already on vfio-pci");
@@ -129,7 +128,7 @@ static void workstation(void)
 	CHECK_INT(p.n_groups, 0, "container mode plans no groups");
 
 	/* Only a stale override, already on the host driver: still cleared. */
-	strcpy(devs[idx("0000:01:00.0")].driver, "nouveau");
+	devs[idx("0000:01:00.0")].driver = "nouveau";
 	build();
 	expect("0000:01:00.0", ACT_UNBIND, NULL, "its vfio driver_override");
 
@@ -142,8 +141,8 @@ static void workstation(void)
 
 	/* Container, clean host: keep. */
 	for (size_t i = idx("0000:01:00.0"); i <= idx("0000:01:00.3"); i++)
-		devs[i].override[0] = '\0';
-	strcpy(devs[idx("0000:01:00.1")].driver, "snd_hda_intel");
+		devs[i].override = "";
+	devs[idx("0000:01:00.1")].driver = "snd_hda_intel";
 	build();
 	expect("0000:01:00.0", ACT_KEEP, NULL, "left on nouveau");
 	expect("0000:01:00.1", ACT_KEEP, NULL, "left on snd_hda_intel");
@@ -165,7 +164,7 @@ static void no_iommu(void)
 	s.on_error = ON_ERROR_RELEASE;
 	build();
 	expect("0000:01:00.0", ACT_KEEP, NULL, "left on nouveau (on_error=release)");
-	strcpy(devs[0].driver, "vfio-pci");
+	devs[0].driver = "vfio-pci";
 	build();
 	expect("0000:01:00.0", ACT_UNBIND, NULL, "released to the host driver");
 
@@ -288,7 +287,7 @@ static void hgx(void)
 
 	/* A stale vfio bind of an NVSwitch is undone even in passthrough. */
 	s.n_ids = 0;
-	strcpy(devs[idx("0000:a1:00.0")].driver, "vfio-pci");
+	devs[idx("0000:a1:00.0")].driver = "vfio-pci";
 	build();
 	expect("0000:a1:00.0", ACT_UNBIND, NULL, "Fabric Manager");
 }
@@ -314,7 +313,7 @@ static void sriov(void)
 	expect("0000:41:00.4", ACT_SKIP, NULL, "virtual function");
 	CHECK_INT(p.n_selected, 1, "VFs are never selected");
 
-	strcpy(devs[0].override, "nvidia");
+	devs[0].override = "nvidia";
 	build();
 	expect("0000:41:00.0", ACT_KEEP, "nvidia", "already on nvidia");
 
@@ -345,9 +344,9 @@ static void variants_and_groupless(void)
 {
 	reset(true);
 	add("0009:01:00.0", 0x10de, 0x2342, 0x030200, -1, NULL);
-	strcpy(devs[0].variant, "nvgrace_gpu_vfio_pci");
+	devs[0].variant = "nvgrace_gpu_vfio_pci";
 	add("0009:02:00.0", 0x10de, 0x2342, 0x030200, 5, NULL);
-	strcpy(devs[1].variant, "nvgrace_gpu_vfio_pci");
+	devs[1].variant = "nvgrace_gpu_vfio_pci";
 	s.mode = MODE_VM_PASSTHROUGH;
 	build();
 	expect("0009:02:00.0", ACT_BIND, "nvgrace_gpu_vfio_pci", NULL);
@@ -376,7 +375,7 @@ static void smmu_pending(void)
 	add("0008:01:00.1", 0x15b3, 0x1021, 0x020000, 9, "mlx5_core");
 	add("0008:02:00.0", 0x15b3, 0x1021, 0x020000, 9, "mlx5_core");
 	add("0009:01:00.0", 0x10de, 0x2342, 0x030200, -1, NULL);
-	strcpy(devs[6].variant, "nvgrace_gpu_vfio_pci");
+	devs[6].variant = "nvgrace_gpu_vfio_pci";
 	add("000a:01:00.0", 0x10de, 0x2342, 0x030200, -1, "nvidia");
 	s.mode = MODE_VM_PASSTHROUGH;
 	build();
@@ -456,8 +455,8 @@ static void held(const char *addr)
 {
 	struct pci_dev *d = &devs[idx(addr)];
 
-	strcpy(d->override, HOLD_OVERRIDE);
-	d->driver[0] = '\0';
+	d->override = HOLD_OVERRIDE;
+	d->driver = "";
 }
 
 /*
@@ -505,7 +504,7 @@ static void hold_plan(void)
 	expect("0000:01:00.0", ACT_HOLD, HOLD_OVERRIDE, NULL);
 
 	/* Held but with a driver (it probed before the override): held again. */
-	strcpy(devs[idx("0000:05:00.0")].driver, "nouveau");
+	devs[idx("0000:05:00.0")].driver = "nouveau";
 	build_hold();
 	expect("0000:05:00.0", ACT_HOLD, HOLD_OVERRIDE, "claimed by no driver");
 
@@ -617,8 +616,8 @@ static void holds_released(void)
 	inv.iommu.active = true;
 	inv.iommu.units = 1;
 	devs[idx("0000:05:00.0")].group = 13;
-	devs[idx("0000:05:00.0")].override[0] = '\0';
-	strcpy(devs[idx("0000:05:00.0")].driver, "igb");
+	devs[idx("0000:05:00.0")].override = "";
+	devs[idx("0000:05:00.0")].driver = "igb";
 	build();
 	expect("0000:01:00.0", ACT_HOLD, "vfio-pci", "not viable");
 	s.on_error = ON_ERROR_RELEASE;
