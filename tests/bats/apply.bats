@@ -107,6 +107,28 @@ load helpers
 	assert_regex "$stderr" "cannot write /run/gpuvm/state.json"
 }
 
+@test "a state file that does not fit: the error is told, the last state stays whole" {
+	[ "$(id -u)" -eq 0 ] || skip "mounting a small tmpfs on the tree's /run needs root"
+	mkfx workstation
+	mkdir -p "$ROOT/run"
+	mount -t tmpfs -o size=8k tmpfs "$ROOT/run" || skip "cannot mount tmpfs here"
+	mkdir -p "$ROOT/run/gpuvm"
+	printf '{"last": true}\n' >"$ROOT/run/gpuvm/state.json"
+	# what the tmpfs still holds: less than the state of a workstation apply
+	head -c 4000 /dev/zero >"$ROOT/run/filler"
+	gv --cmdline "gpuvm.mode=vm-passthrough" apply
+	st=$status
+	umount_err=
+	left=$(ls -A "$ROOT/run/gpuvm")
+	last=$(cat "$ROOT/run/gpuvm/state.json")
+	umount "$ROOT/run" || umount_err=1
+	[ -z "$umount_err" ]
+	[ "$st" -eq 0 ]
+	assert_regex "$stderr" "cannot write /run/gpuvm/state.json: No space left on device"
+	[ "$last" = '{"last": true}' ]
+	[ "$left" = state.json ]	# no temporary file left behind
+}
+
 @test "a write that blocks is abandoned after write_timeout_ms and the boot goes on" {
 	mkfx workstation
 	# A FIFO with no reader blocks the writer's open(), as a driver stuck in remove()
