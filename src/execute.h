@@ -20,12 +20,12 @@ enum dev_result {
 
 #define EXEC_ERROR_LEN 200	/* the longest error, with its NUL */
 
-/* One a PCI function (32 bytes); the driver before is the inventory's. */
+/* One a PCI function (24 bytes); the driver before is the inventory's. */
 struct exec_dev {
 	const char *after;	/* the driver read back, "" none: the inventory's or names' */
 	const char *error;	/* "", a fixed one, or allocated (error_owned): most have none */
 	int group;		/* IOMMU group read back after a bind, -1: none or not read */
-	enum dev_result result;
+	enum dev_result result : 8;
 	bool verified;
 	bool error_owned;	/* exec_result_free() frees error */
 };

@@ -30,6 +30,11 @@ const char *role_name(enum role r)
 	return n[r];
 }
 
+const char *vgpu_method_name(enum vgpu_method m)
+{
+	return m == VGPU_SRIOV ? "sriov" : m == VGPU_MDEV ? "mdev" : NULL;
+}
+
 bool driver_is_vfio(const char *name)
 {
 	return streq(name, "vfio-pci") || strstr(name, "vfio_pci") || strstr(name, "vfio-pci");
@@ -529,7 +534,7 @@ static void vgpu_one(struct plan *p, const struct inventory *inv, size_t i, size
 	char why[96];
 
 	if (i == gpu) {
-		p->dev[i].vgpu = d->sriov_totalvfs > 0 ? "sriov" : "mdev";
+		p->dev[i].vgpu = d->sriov_totalvfs > 0 ? VGPU_SRIOV : VGPU_MDEV;
 		if (d->sriov_totalvfs > 0)
 			snprintf(why, sizeof(why), "mode vm-vgpu: SR-IOV, %d VFs", d->sriov_totalvfs);
 		else

@@ -31,17 +31,23 @@ enum role {
 #define PLAN_REASON_LEN 256
 #define PLAN_MODULES_MAX 8
 
-/* One a PCI function (40 bytes): a node may have 10,000. */
+enum vgpu_method {
+	VGPU_NONE,
+	VGPU_SRIOV,	/* vm-vgpu on an SR-IOV GPU: its VFs */
+	VGPU_MDEV,	/* vm-vgpu on a GPU without SR-IOV: mediated devices */
+};
+
+/* One a PCI function (24 bytes): a node may have 10,000. */
 struct plan_dev {
-	enum role role;
-	enum action action;
 	/*
 	 * driver_override to write; "" clears it. Never NULL: a literal, a name of the
 	 * inventory or the settings' host_driver, valid while they are.
 	 */
 	const char *target;
 	const char *reason;		/* a literal, or allocated (reason_owned); < PLAN_REASON_LEN */
-	const char *vgpu;		/* vm-vgpu: "sriov" or "mdev", else NULL */
+	enum role role : 8;
+	enum action action : 8;
+	enum vgpu_method vgpu : 8;	/* vm-vgpu only */
 	bool selected;			/* a GPU or NVSwitch that the mode is about */
 	bool failed;			/* the mode cannot be reached for it (on_error applies) */
 	bool listed;			/* shown in reports */
@@ -95,6 +101,8 @@ void plan_free(struct plan *p);
 
 const char *action_name(enum action a);
 const char *role_name(enum role r);
+/* "sriov", "mdev", or NULL for VGPU_NONE. */
+const char *vgpu_method_name(enum vgpu_method m);
 bool driver_is_vfio(const char *name);
 /* A vfio driver_override, or gpuvm's hold: what a host-side plan clears. */
 bool override_is_ours(const char *override);

@@ -53,8 +53,8 @@ static void json_device(struct json *j, const struct report *r, size_t i)
 		json_string(j, "action", action_name(pd->action));
 		json_string(j, "target", pd->target[0] ? pd->target : NULL);
 		json_string(j, "reason", pd->reason);
-		if (pd->vgpu)
-			json_string(j, "vgpu", pd->vgpu);
+		if (pd->vgpu != VGPU_NONE)
+			json_string(j, "vgpu", vgpu_method_name(pd->vgpu));
 	}
 	if (r->exec) {
 		const struct exec_dev *ed = &r->exec->dev[i];

@@ -175,7 +175,23 @@ e2e_qemu() {
 	fi
 	echo "$E2E_NAME$suffix $E2E_BOOT_SECS" >>"$E2E_OUT/$E2E_NAME.times"
 	e2e_note "boot ended ($E2E_BOOT_END) after $E2E_BOOT_SECS s; log $E2E_LOG"
+	e2e_apply_time "$E2E_NAME$suffix"
 	return 0
+}
+
+# e2e_apply_time NAME: when the console shows a state file, append "NAME ELAPSED_US PHASE_US"
+# to $E2E_OUT/$E2E_NAME.apply: gpuvm apply's own elapsed_us, and the initramfs phase it was
+# part of, from the kernel's "Run /init as init process" to the start of the guest's check
+# (its "@e2e uptime=", guest/gpuvm-check.sh); "-" when either end is not on the console.
+# run.sh prints them with the boot times.
+e2e_apply_time() {
+	us=$(e2e_state .elapsed_us 2>/dev/null) || return 0
+	case $us in '' | *[!0-9]*) return 0 ;; esac
+	start=$(sed -n 's/^\[ *\([0-9.]*\)\] Run .* as init process.*/\1/p' "$E2E_LOG" | head -n 1)
+	end=$(e2e_fact uptime) || end=''
+	phase=$(awk -v a="$start" -v b="$end" 'BEGIN {
+		if (a == "" || b == "" || b <= a) print "-"; else printf "%d", (b - a) * 1e6 }')
+	echo "$1 $us $phase" >>"$E2E_OUT/$E2E_NAME.apply"
 }
 
 # e2e_boot_end WANT: the last boot ended as WANT (poweroff | panic | timeout | exit).

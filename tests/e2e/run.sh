@@ -109,6 +109,15 @@ for name; do cat "$out/$name.apply" 2>/dev/null; done | awk '
 	{ s = s sprintf(" %s=%.1f", $1, $2 / 1000)
 	  if ($3 != "-" && $3 > 0) s = s sprintf(" (%.0f%% of %.0f)", 100 * $2 / $3, $3 / 1000) }
 	END { if (s != "") print "gpuvm apply, ms (share of the initramfs phase, ms):" s }'
+# A boot whose console showed a state file must have given its time: the line above cannot
+# go missing unnoticed (it once did, when e2e_boot was split).
+for name; do
+	if [ "$(cat "$out/$name.result" 2>/dev/null)" = PASS ] && [ ! -s "$out/$name.apply" ] &&
+		grep -qs '^@state .*"elapsed_us"' "$out/$name".log "$out/$name"-*.log; then
+		echo "$name: FAIL (its console shows a state file, but no apply time was recorded)"
+		failed=$((failed + 1))
+	fi
+done
 echo "wall time: $((t1 - t0)) s for $# scenarios, $jobs at a time"
 summary="$passed passed, $failed failed"
 [ "$skipped" -eq 0 ] || summary="$summary, $skipped skipped"

@@ -303,10 +303,11 @@ static void check_device(const struct world *w, const struct plan *p, size_t i)
 			    (pd->action == ACT_HOLD || pd->action == ACT_UNBIND || pd->action == ACT_KEEP),
 			    "%s: failed, on_error=%s, planned %s", n,
 			    s->on_error == ON_ERROR_HOLD ? "hold" : "release", action_name(pd->action));
-	if (pd->vgpu)
+	fuzz_assert(pd->vgpu <= VGPU_MDEV, "%s: vgpu method %d", n, (int)pd->vgpu);
+	if (pd->vgpu != VGPU_NONE)
 		fuzz_assert(s->mode == MODE_VM_VGPU && pd->selected &&
-			    streq(pd->vgpu, d->sriov_totalvfs > 0 ? "sriov" : "mdev"),
-			    "%s: vgpu method %s", n, pd->vgpu);
+			    pd->vgpu == (d->sriov_totalvfs > 0 ? VGPU_SRIOV : VGPU_MDEV),
+			    "%s: vgpu method %s", n, vgpu_method_name(pd->vgpu));
 
 	switch (s->mode) {
 	case MODE_CONTAINER:
@@ -319,7 +320,7 @@ static void check_device(const struct world *w, const struct plan *p, size_t i)
 						      s->mode == MODE_VM_VGPU ? "nvidia" : ""),
 				    "%s: reserved for %s in mode %s", n, pd->target, mode_name(s->mode));
 		if (s->mode == MODE_VM_VGPU && pd->selected)
-			fuzz_assert(pd->vgpu, "%s: no vgpu method", n);
+			fuzz_assert(pd->vgpu != VGPU_NONE, "%s: no vgpu method", n);
 		break;
 	case MODE_VM_PASSTHROUGH:
 		fuzz_assert(pd->action != ACT_RESERVE, "%s: reserve in vm-passthrough", n);

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 
+#include "execute.h"
 #include "fake-kernel.h"
 #include "json.h"
 #include "log.h"
@@ -334,6 +335,9 @@ static void smmu_groups_at_probe(void)
 
 int main(void)
 {
+	/* A node may have 10,000 functions: the results keep one of these each. */
+	CHECK(sizeof(struct exec_dev) <= 24, "a result entry takes %zu bytes, at most 24",
+	      sizeof(struct exec_dev));
 	passthrough();
 	no_iommu();
 	group_and_probe();

@@ -309,7 +309,7 @@ static void sriov(void)
 	s.mode = MODE_VM_VGPU;
 	build();
 	expect("0000:41:00.0", ACT_RESERVE, "nvidia", "SR-IOV, 16 VFs");
-	CHECK_STR(p.dev[0].vgpu, "sriov", "vGPU method sriov");
+	CHECK_STR(vgpu_method_name(p.dev[0].vgpu), "sriov", "vGPU method sriov");
 	expect("0000:41:00.4", ACT_SKIP, NULL, "virtual function");
 	CHECK_INT(p.n_selected, 1, "VFs are never selected");
 
@@ -630,6 +630,9 @@ static void holds_released(void)
 int main(void)
 {
 	log_setup(false, 0);
+	/* A node may have 10,000 functions: the plan keeps one of these each. */
+	CHECK(sizeof(struct plan_dev) <= 24, "a plan entry takes %zu bytes, at most 24",
+	      sizeof(struct plan_dev));
 	workstation();
 	no_iommu();
 	gpu_with_nic();
