@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "inventory.h"
@@ -16,42 +17,60 @@
 
 #define DEV_DIR "sys/bus/pci/devices/"
 
-static int parse_id_pair(const char *v, uint16_t *a, uint16_t *b)
+static int hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* The n bytes at s as hexadecimal (after an optional "0x"): 1 to max digits, as parse_hex. */
+static int hex_n(const char *s, size_t n, unsigned max, unsigned long *out)
+{
+	unsigned long v = 0;
+	size_t i = 0;
+
+	if (n >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		i = 2;
+	if (i == n || n - i > max)
+		return -EINVAL;
+	for (; i < n; i++) {
+		int d = hex_digit(s[i]);
+
+		if (d < 0)
+			return -EINVAL;
+		v = v * 16 + (unsigned long)d;
+	}
+	*out = v;
+	return 0;
+}
+
+/* "VVVV:DDDD", the n bytes at v: four characters either side of the colon. */
+static int parse_id_pair(const char *v, size_t n, uint16_t *a, uint16_t *b)
 {
 	unsigned long x, y;
-	char buf[16];
-	const char *c = strchr(v, ':');
 
-	if (!c || c - v != 4 || strlen(c + 1) != 4)
-		return -EINVAL;
-	memcpy(buf, v, 4);
-	buf[4] = '\0';
-	if (parse_hex(buf, 4, &x) < 0 || parse_hex(c + 1, 4, &y) < 0)
+	if (n != 9 || v[4] != ':' || hex_n(v, 4, 4, &x) < 0 || hex_n(v + 5, 4, 4, &y) < 0)
 		return -EINVAL;
 	*a = (uint16_t)x;
 	*b = (uint16_t)y;
 	return 0;
 }
 
-/* The value of the uevent line p if it starts with key, else NULL; len is the line's. */
+/* The line p of len bytes starts with key (klen bytes): its value, else NULL. */
 static const char *value_of(const char *p, size_t len, const char *key, size_t klen)
 {
 	return len >= klen && memcmp(p, key, klen) == 0 ? p + klen : NULL;
 }
 
-/* Copy the value v (up to the line's end at p + len) into val of VAL_SIZE bytes. */
-#define VAL_SIZE 16
-static int value_copy(const char *p, size_t len, const char *v, char *val)
-{
-	size_t n = len - (size_t)(v - p);
-
-	if (n >= VAL_SIZE)
-		return -EINVAL;
-	memcpy(val, v, n);
-	val[n] = '\0';
-	return 0;
-}
-
+/*
+ * One pass over the text, as it runs for every function at every boot: a line is looked
+ * at only when its first byte can start a key gpuvm reads (DRIVER=, PCI_...).
+ */
 int pci_dev_parse_uevent(struct pci_dev *d, const char *uevent, char *driver, size_t size)
 {
 	bool have_id = false, have_class = false;
@@ -59,15 +78,15 @@ int pci_dev_parse_uevent(struct pci_dev *d, const char *uevent, char *driver, si
 
 	driver[0] = '\0';
 	while (*p) {
-		const char *nl = strchr(p, '\n');
-		size_t len = nl ? (size_t)(nl - p) : strlen(p);
-		char val[VAL_SIZE];
+		const char *e = p, *v;
+		size_t len, n;
 		unsigned long c;
-		const char *v;
 
-		if ((v = value_of(p, len, "DRIVER=", 7))) {
-			size_t n = len - 7;
-
+		while (*e && *e != '\n')
+			e++;
+		len = (size_t)(e - p);
+		if (*p == 'D' && (v = value_of(p, len, "DRIVER=", 7))) {
+			n = len - 7;
 			/* It becomes part of a path (drivers/NAME/unbind): no '/', no "..". */
 			if (n >= size || n >= DRIVER_LEN || memchr(v, '/', n))
 				return -EINVAL;
@@ -75,22 +94,22 @@ int pci_dev_parse_uevent(struct pci_dev *d, const char *uevent, char *driver, si
 			driver[n] = '\0';
 			if (streq(driver, "..") || streq(driver, "."))
 				return -EINVAL;
+		} else if (*p != 'P') {
+			/* not ours */
 		} else if ((v = value_of(p, len, "PCI_ID=", 7))) {
-			if (value_copy(p, len, v, val) < 0 ||
-			    parse_id_pair(val, &d->vendor, &d->device) < 0)
+			if (parse_id_pair(v, len - 7, &d->vendor, &d->device) < 0)
 				return -EINVAL;
 			have_id = true;
 		} else if ((v = value_of(p, len, "PCI_SUBSYS_ID=", 14))) {
-			if (value_copy(p, len, v, val) < 0 ||
-			    parse_id_pair(val, &d->subvendor, &d->subdevice) < 0)
+			if (parse_id_pair(v, len - 14, &d->subvendor, &d->subdevice) < 0)
 				return -EINVAL;
 		} else if ((v = value_of(p, len, "PCI_CLASS=", 10))) {
-			if (value_copy(p, len, v, val) < 0 || parse_hex(val, 6, &c) < 0)
+			if (hex_n(v, len - 10, 6, &c) < 0)
 				return -EINVAL;
 			d->class = (uint32_t)c;
 			have_class = true;
 		}
-		p += len + (nl ? 1 : 0);
+		p = *e ? e + 1 : e;
 	}
 	return have_id && have_class ? 0 : -EINVAL;
 }
@@ -174,7 +193,8 @@ static int scan_one(const char *name, void *data)
 	int r;
 
 	if (inv->n == c->cap) {
-		size_t cap = c->cap ? c->cap * 2 : 64;
+		/* 512 (36 KiB) hold most machines: no copy while they are read */
+		size_t cap = c->cap ? c->cap * 2 : 512;
 		struct pci_dev *nd = realloc(inv->dev, cap * sizeof(*nd));
 
 		if (!nd) {
@@ -252,6 +272,49 @@ static int dev_cmp(const void *a, const void *b)
 	return pci_addr_cmp(&((const struct pci_dev *)a)->addr, &((const struct pci_dev *)b)->addr);
 }
 
+/* An address as one number, in pci_addr_cmp's order. */
+static uint64_t addr_key(const struct pci_addr *a)
+{
+	return (uint64_t)a->domain << 24 | (uint64_t)a->bus << 16 | (uint64_t)a->dev << 8 | a->fn;
+}
+
+/*
+ * Sort the functions by address: the keys are sorted (16 bytes moved a swap, not a whole
+ * function; two functions never share an address), then the functions put in place by
+ * following the permutation's cycles.
+ */
+static int sort_devs(struct inventory *inv)
+{
+	struct sort_key *k = malloc(inv->n * sizeof(*k));
+	size_t i;
+
+	if (!k)
+		return -ENOMEM;
+	for (i = 0; i < inv->n; i++)
+		k[i] = (struct sort_key){ addr_key(&inv->dev[i].addr), i };
+	sort_keys(k, inv->n);
+	/* Position i wants the function now at k[i].idx. */
+	for (i = 0; i < inv->n; i++) {
+		struct pci_dev tmp;
+		size_t j = i;
+
+		if (k[i].idx == i || k[i].idx == SIZE_MAX)
+			continue;
+		tmp = inv->dev[i];
+		while (k[j].idx != i) {
+			size_t from = k[j].idx;
+
+			inv->dev[j] = inv->dev[from];
+			k[j].idx = SIZE_MAX;
+			j = from;
+		}
+		inv->dev[j] = tmp;
+		k[j].idx = SIZE_MAX;
+	}
+	free(k);
+	return 0;
+}
+
 static int int_cmp(const void *a, const void *b)
 {
 	int x = *(const int *)a, y = *(const int *)b;
@@ -304,7 +367,9 @@ int inventory_scan(struct inventory *inv,
 		return r;
 	if (inv->n == 0)
 		return 0;
-	qsort(inv->dev, inv->n, sizeof(*inv->dev), dev_cmp);
+	r = sort_devs(inv);
+	if (r < 0)
+		return r;
 
 	/* The interesting devices, their groups, and the functions of their slots. */
 	groups = malloc(inv->n * sizeof(*groups));

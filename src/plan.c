@@ -257,20 +257,6 @@ static int group_new(struct plan *p, int id)
 	return 0;
 }
 
-struct member {
-	int group;
-	size_t idx;
-};
-
-static int by_group(const void *a, const void *b)
-{
-	const struct member *x = a, *y = b;
-
-	if (x->group != y->group)
-		return (x->group > y->group) - (x->group < y->group);
-	return (x->idx > y->idx) - (x->idx < y->idx);
-}
-
 static void describe_group_why(char *why, size_t size, const struct plan_group *g,
 			       const struct inventory *inv)
 {
@@ -361,7 +347,7 @@ static int plan_pending(struct plan *p, const struct settings *s, const struct i
 /* vm-passthrough with an active IOMMU: whole groups, or nothing. */
 static int plan_groups(struct plan *p, const struct settings *s, const struct inventory *inv)
 {
-	struct member *order;
+	struct sort_key *order;	/* key: the group */
 	size_t i, n = 0;
 	int r = 0;
 
@@ -370,21 +356,21 @@ static int plan_groups(struct plan *p, const struct settings *s, const struct in
 		return -ENOMEM;
 	for (i = 0; i < inv->n; i++)
 		if (inv->dev[i].group >= 0)
-			order[n++] = (struct member){ inv->dev[i].group, i };
-	qsort(order, n, sizeof(*order), by_group);
+			order[n++] = (struct sort_key){ (uint64_t)inv->dev[i].group, i };
+	sort_keys(order, n);
 
 	for (i = 0; i < n;) {
 		size_t j, end, k;
 		bool any = false;
 		struct plan_group *g;
 
-		for (end = i; end < n && order[end].group == order[i].group; end++)
+		for (end = i; end < n && order[end].key == order[i].key; end++)
 			any |= selected(&p->dev[order[end].idx]);
 		if (!any) {
 			i = end;
 			continue;
 		}
-		r = group_new(p, order[i].group);
+		r = group_new(p, (int)order[i].key);
 		if (r < 0)
 			goto out;
 		g = &p->group[p->n_groups - 1];

@@ -83,3 +83,44 @@ bool valid_driver_name(const char *s)
 	}
 	return n > 0 && n <= 55;
 }
+
+static bool key_less(const struct sort_key *a, const struct sort_key *b)
+{
+	return a->key < b->key || (a->key == b->key && a->idx < b->idx);
+}
+
+static void sift_down(struct sort_key *k, size_t root, size_t n)
+{
+	for (;;) {
+		size_t child = 2 * root + 1;
+		struct sort_key t;
+
+		if (child >= n)
+			return;
+		if (child + 1 < n && key_less(&k[child], &k[child + 1]))
+			child++;
+		if (!key_less(&k[root], &k[child]))
+			return;
+		t = k[root];
+		k[root] = k[child];
+		k[child] = t;
+		root = child;
+	}
+}
+
+void sort_keys(struct sort_key *k, size_t n)
+{
+	size_t i;
+
+	if (n < 2)
+		return;
+	for (i = n / 2; i-- > 0;)
+		sift_down(k, i, n);
+	for (i = n - 1; i > 0; i--) {
+		struct sort_key t = k[0];
+
+		k[0] = k[i];
+		k[i] = t;
+		sift_down(k, 0, i);
+	}
+}

@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -29,6 +30,18 @@ int parse_hex(const char *s, unsigned max_digits, unsigned long *out);
  * ends in "...". Log lines never carry terminal escapes from a config or a command line.
  */
 void printable(const char *in, char *out, size_t size);
+/* A sort key and the index of what it sorts. */
+struct sort_key {
+	uint64_t key;
+	size_t idx;
+};
+
+/*
+ * Sort by key, then index: an in-place heapsort, O(n log n), no allocation and no callback
+ * (libc's qsort, called for each comparison, cost a fifth of a plan's instructions).
+ */
+void sort_keys(struct sort_key *k, size_t n);
+
 /* A driver or module name: [A-Za-z0-9_-], 1..55 characters. */
 bool valid_driver_name(const char *s);
 

@@ -6,6 +6,7 @@
 #include "pci.h"
 #include "strpool.h"
 #include "unit.h"
+#include "util.h"
 
 /* An RTX 4090 on nouveau, as the kernel's pci_uevent() writes it. */
 #define UEVENT_4090                                                                       \
@@ -90,6 +91,42 @@ static void test_strpool(void)
 	strpool_free(&p);
 	CHECK(strpool_add(&p, "after") != NULL, "a freed pool is empty and usable");
 	strpool_free(&p);
+}
+
+static int ref_cmp(const void *a, const void *b)
+{
+	const struct sort_key *x = a, *y = b;
+
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+/* sort_keys against qsort: sizes 0 to 300 and 10,000, few and many distinct keys. */
+static void test_sort_keys(void)
+{
+	static struct sort_key a[10000], b[10000];
+	static const size_t sizes[] = { 0, 1, 2, 3, 7, 64, 300, 10000 };
+	unsigned seed = 12345;
+	size_t t, i, m;
+	int bad = 0;
+
+	for (t = 0; t < sizeof(sizes) / sizeof(sizes[0]); t++) {
+		for (m = 1; m <= 1000000; m *= 1000) {
+			size_t n = sizes[t];
+
+			for (i = 0; i < n; i++) {
+				seed = seed * 1103515245u + 12345u;
+				a[i] = (struct sort_key){ (uint64_t)(seed >> 8) % m << 20, n - i };
+				b[i] = a[i];
+			}
+			sort_keys(a, n);
+			qsort(b, n, sizeof(b[0]), ref_cmp);
+			if (n && memcmp(a, b, n * sizeof(a[0])) != 0)
+				bad++;
+		}
+	}
+	CHECK_INT(bad, 0, "sort_keys sorts as qsort does (by key, then index), 24 arrays");
 }
 
 int main(void)
@@ -183,5 +220,6 @@ int main(void)
 	      "bridges, but an NVSwitch (0680) is an endpoint");
 	test_uevent();
 	test_strpool();
+	test_sort_keys();
 	return unit_done();
 }
