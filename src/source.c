@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * Where the settings come from, and the boot's wait for config='s disk: settings are
- * first read quietly to learn config=; then the config on that disk (or, when it cannot
- * be used, the initramfs's) is read once more, and that read is the one that logs.
+ * Where the settings come from, and the boot's wait for config='s disk: the initramfs's
+ * config is read once; settings are first taken from it quietly to learn config=; then
+ * from the config on that disk (or, when it cannot be used, from the initramfs's again),
+ * and that pass is the one that logs.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -45,27 +46,26 @@ static unsigned long long boot_ms(void)
 	return (unsigned long long)ts.tv_sec * 1000ULL + (unsigned long long)ts.tv_nsec / 1000000;
 }
 
-/* The initramfs's host config (or --config FILE): a buffer the caller frees, or NULL. */
-static void read_image_config(const struct options *o, char **buf, size_t *len,
-			      const char **path)
-{
-	int r;
+/* The initramfs's host config (or --config FILE), read once a run. */
+struct image_config {
+	char *buf;		/* NULL: none, or not read (err) */
+	size_t len;
+	const char *path;
+	int err;		/* 0, or why it could not be read (-ENOENT of CONFIG_PATH is 0) */
+};
 
-	*buf = NULL;
-	*len = 0;
+static void image_read(const struct options *o, struct image_config *ic)
+{
+	memset(ic, 0, sizeof(*ic));
 	if (o->config) {
-		*path = o->config;
-		r = config_read(AT_FDCWD, o->config, buf, len);
+		ic->path = o->config;
+		ic->err = config_read(AT_FDCWD, o->config, &ic->buf, &ic->len);
 	} else {
-		*path = CONFIG_PATH;
-		r = config_read(sysfs_rootfd(), CONFIG_PATH + 1, buf, len);
-		if (r == -ENOENT)
-			return;	/* no host config: the command line and defaults decide */
+		ic->path = CONFIG_PATH;
+		ic->err = config_read(sysfs_rootfd(), CONFIG_PATH + 1, &ic->buf, &ic->len);
+		if (ic->err == -ENOENT)
+			ic->err = 0;	/* no host config: the command line and defaults decide */
 	}
-	if (r == -EFBIG)
-		log_err("%s: larger than %zu bytes; file ignored", *path, CONFIG_MAX_SIZE);
-	else if (r < 0)
-		log_err("%s: cannot read: %s; file ignored", *path, strerror(-r));
 }
 
 static int load(struct settings *s, const char *cmdline, const char *buf, size_t len,
@@ -76,6 +76,16 @@ static int load(struct settings *s, const char *cmdline, const char *buf, size_t
 	};
 
 	return settings_load(s, &in);
+}
+
+/* The settings from the image's config and the command line; a read error is told here. */
+static int image_load(struct settings *s, const char *cmdline, const struct image_config *ic)
+{
+	if (ic->err == -EFBIG)
+		log_err("%s: larger than %zu bytes; file ignored", ic->path, CONFIG_MAX_SIZE);
+	else if (ic->err < 0)
+		log_err("%s: cannot read: %s; file ignored", ic->path, strerror(-ic->err));
+	return load(s, cmdline, ic->buf, ic->len, ic->path);
 }
 
 struct retry_ctx {
@@ -236,26 +246,23 @@ static int read_disk(const struct options *o, const struct tag_spec *t, struct s
 int settings_resolve(const struct options *o, const char *cmdline, enum source_policy pol,
 		     struct settings *s, struct source *src)
 {
+	struct image_config ic;
 	struct tag_spec t;
-	const char *why, *path;
-	char *image = NULL, *disk = NULL, spec[300], config_source[SOURCE_LEN];
-	size_t image_len = 0, disk_len = 0;
+	const char *why;
+	char *disk = NULL, spec[300], config_source[SOURCE_LEN];
+	size_t disk_len = 0;
 	unsigned long long now;
 	int r, errors;
 
 	memset(src, 0, sizeof(*src));
+	image_read(o, &ic);
 	log_mute(true);
-	read_image_config(o, &image, &image_len, &path);
-	load(s, cmdline, image, image_len, path);
+	image_load(s, cmdline, &ic);
 	log_mute(false);
-	free(image);
-	image = NULL;
 	strscpy(config_source, s->source[KEY_CONFIG], sizeof(config_source));
 	if (pol == SRC_NO_DISK || !s->config[0] || tag_parse(s->config, &t, &why) < 0) {
-		read_image_config(o, &image, &image_len, &path);
-		errors = load(s, cmdline, image, image_len, path);
-		free(image);
-		return errors;
+		errors = image_load(s, cmdline, &ic);
+		goto out;
 	}
 	strscpy(src->spec, s->config, sizeof(src->spec));
 	src->timeout_s = wait_seconds(s, cmdline);
@@ -278,26 +285,24 @@ int settings_resolve(const struct options *o, const char *cmdline, enum source_p
 				 s->source[KEY_CONFIG]);
 		strscpy(s->config, src->spec, sizeof(s->config));
 		strscpy(s->source[KEY_CONFIG], config_source, SOURCE_LEN);
-		return errors;
+		goto out;
 	}
 	if (r == -ENODEV && pol != SRC_LOOK && src->timeout_s > 0 && now < src->deadline_ms) {
 		/* --resume polls: the settings were logged when the wait began. */
 		src->status = SRC_WAITING;
 		log_mute(pol == SRC_RESUME);
-		read_image_config(o, &image, &image_len, &path);
-		errors = load(s, cmdline, image, image_len, path);
+		errors = image_load(s, cmdline, &ic);
 		log_mute(false);
-		free(image);
-		return errors;
+		goto out;
 	}
-	read_image_config(o, &image, &image_len, &path);
 	if (r == -ENODEV && pol != SRC_LOOK && src->timeout_s > 0)
 		snprintf(src->reason + strlen(src->reason), sizeof(src->reason) - strlen(src->reason),
 			 " after waiting %u s", src->timeout_s);
 	src->status = SRC_FALLBACK;
-	errors = load(s, cmdline, image, image_len, path) + 1;
+	errors = image_load(s, cmdline, &ic) + 1;
 	log_err("config: %s; using %s", src->reason,
-		image ? path : "the kernel command line and the defaults");
-	free(image);
+		ic.buf ? ic.path : "the kernel command line and the defaults");
+out:
+	free(ic.buf);
 	return errors;
 }

@@ -109,6 +109,8 @@ on_error="
 	gv --cmdline "gpuvm.mode=vm-passthrough" plan
 	assert_success
 	assert_regex "$stderr" "/etc/gpuvm/gpuvm.conf: larger than 65536 bytes; file ignored"
+	# told once: the config is read once a run, though the settings are taken from it twice
+	[ "$(printf '%s\n' "$stderr" | grep -c 'larger than 65536')" -eq 1 ]
 	rm "$ROOT/etc/gpuvm/gpuvm.conf"
 	mkdir "$ROOT/etc/gpuvm/gpuvm.conf"
 	gv --cmdline "" plan
@@ -117,6 +119,16 @@ on_error="
 	gv --config "$BATS_TEST_TMPDIR/absent.conf" --cmdline "" plan
 	assert_success
 	assert_regex "$stderr" "absent.conf: cannot read: No such file or directory"
+	[ "$(printf '%s\n' "$stderr" | grep -c 'absent.conf: cannot read')" -eq 1 ]
+}
+
+@test "the host config is opened once a run" {
+	command -v strace >/dev/null || skip "strace is not installed (scripts/install-packages.sh)"
+	fx_config "$ROOT" "mode=vm-passthrough"
+	run strace -f -e trace=open,openat -o "$BATS_TEST_TMPDIR/trace" \
+		"$GPUVM" --root "$ROOT" --cmdline "" plan
+	assert_success
+	[ "$(grep -c 'etc/gpuvm/gpuvm.conf' "$BATS_TEST_TMPDIR/trace")" -eq 1 ]
 }
 
 @test "--config replaces the host config" {
