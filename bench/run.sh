@@ -21,8 +21,12 @@
 #                    writes build/bench/RESULTS-quick.md, never bench/RESULTS.md
 #   BENCH_RUNS=N     timed runs per measurement (default 200, 100 at 1,000 functions,
 #                    20 at 10,000; 20 / 10 with BENCH_QUICK)
-#   BENCH_TREES=DIR  where the fixture trees go (default build/bench/trees; about 1.3 GB
-#                    with the 10,000-function tree)
+#   BENCH_TREES=DIR  where the fixture trees go (about 1.3 GB with the 10,000-function
+#                    tree). Default: /dev/shm/gpuvm-bench when /dev/shm is a tmpfs with
+#                    room (removed at the end unless BENCH_KEEP), else build/bench/trees.
+#                    sysfs lives in memory; on a disk file system each stand-in of a sysfs
+#                    write (open O_TRUNC, write, close) also starts writeback at its close
+#                    (ext4's auto_da_alloc), which no sysfs write does.
 #   BENCH_KEEP=1     reuse trees already built there (the fixture build is then not timed)
 #   BENCH_ONLY="W.." only these workloads (workstation hgx8 hgx8-sriov synthetic-1000
 #                    synthetic-10000)
@@ -44,7 +48,16 @@ SYMS=$OUT/gpuvm.syms
 TIMEIT=$OUT/timeit
 QUICK=${BENCH_QUICK:-}
 [ "$QUICK" = 0 ] && QUICK=
-TREES=${BENCH_TREES:-$OUT/trees}
+TREES_TMP=
+if [ -n "${BENCH_TREES:-}" ]; then
+	TREES=$BENCH_TREES
+elif [ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ] &&
+	[ "$(df -Pk /dev/shm | awk 'NR == 2 { print $4 }')" -gt 3000000 ]; then
+	TREES=/dev/shm/gpuvm-bench
+	TREES_TMP=1
+else
+	TREES=$OUT/trees
+fi
 KEEP=${BENCH_KEEP:-}
 [ "$KEEP" = 0 ] && KEEP=
 CMDLINE=gpuvm.mode=vm-passthrough
@@ -310,7 +323,7 @@ for w in $WORKLOADS; do
 		echo "#!/bin/sh"
 		echo "# put back what one gpuvm apply changes in $tree"
 		echo "set -e"
-		echo "cd '$TOP/$tree'"
+		echo "cd '$(cd "$tree" && pwd)'"
 		if [ -s "$OUT/$name.remove" ]; then
 			printf 'rm -rf'
 			while IFS= read -r f; do printf " '%s'" "$f"; done <"$OUT/$name.remove"
@@ -477,7 +490,12 @@ if [ -n "$QUICK" ]; then mode="BENCH_QUICK=1 (smoke run: fewer repetitions, no 1
 		"$(awk '/MemTotal/ { printf "%.0f GiB RAM", $2 / 1048576 }' /proc/meminfo)"
 	echo "- load average (1, 5, 15 min): $LOAD0 at the start, $LOAD1 at the end;" \
 		"the machine is shared (QEMU runs), so wall times are noisy: trust the counts"
-	echo "- trees: $TREES ($fstype); mode \`$CMDLINE\` (\`--cmdline\`, so /proc/cmdline is not read)"
+	if [ "$fstype" = tmpfs ]; then
+		treefs="tmpfs: in memory, as sysfs is"
+	else
+		treefs="$fstype: on a disk, so each stand-in of a sysfs write also starts writeback when it is closed, which no sysfs write does"
+	fi
+	echo "- trees: $TREES ($treefs); mode \`$CMDLINE\` (\`--cmdline\`, so /proc/cmdline is not read)"
 	echo "- tools: $(strace -V | head -n 1), $(valgrind --version)"
 	echo
 	echo "## Results"
@@ -558,3 +576,6 @@ mv "$REPORT.tmp" "$REPORT"
 # the same on the terminal
 sed -n '/^## Results/,/^## The syscall floor/p' "$REPORT" | sed '$d'
 log "written: $REPORT"
+if [ -n "$TREES_TMP" ] && [ -z "$KEEP" ]; then
+	rm -rf "$TREES"	# memory: keep it with BENCH_KEEP=1
+fi
