@@ -94,7 +94,7 @@ fuzz:
 	FUZZ_JOBS=2 tests/fuzz/run.sh $(FUZZ_SECONDS)
 
 # The cost of gpuvm on the boot path (bench/run.sh); not part of make test.
-bench: all
+bench: setup all
 	sh bench/run.sh
 
 # valgrind memcheck on the unit tests: no invalid access, no definite or indirect leak.
