@@ -17,44 +17,13 @@
 
 #define DEV_DIR "sys/bus/pci/devices/"
 
-static int hex_digit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-/* The n bytes at s as hexadecimal (after an optional "0x"): 1 to max digits, as parse_hex. */
-static int hex_n(const char *s, size_t n, unsigned max, unsigned long *out)
-{
-	unsigned long v = 0;
-	size_t i = 0;
-
-	if (n >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
-		i = 2;
-	if (i == n || n - i > max)
-		return -EINVAL;
-	for (; i < n; i++) {
-		int d = hex_digit(s[i]);
-
-		if (d < 0)
-			return -EINVAL;
-		v = v * 16 + (unsigned long)d;
-	}
-	*out = v;
-	return 0;
-}
-
 /* "VVVV:DDDD", the n bytes at v: four characters either side of the colon. */
 static int parse_id_pair(const char *v, size_t n, uint16_t *a, uint16_t *b)
 {
 	unsigned long x, y;
 
-	if (n != 9 || v[4] != ':' || hex_n(v, 4, 4, &x) < 0 || hex_n(v + 5, 4, 4, &y) < 0)
+	if (n != 9 || v[4] != ':' || parse_hex_n(v, 4, 4, &x) < 0 ||
+	    parse_hex_n(v + 5, 4, 4, &y) < 0)
 		return -EINVAL;
 	*a = (uint16_t)x;
 	*b = (uint16_t)y;
@@ -104,7 +73,7 @@ int pci_dev_parse_uevent(struct pci_dev *d, const char *uevent, char *driver, si
 			if (parse_id_pair(v, len - 14, &d->subvendor, &d->subdevice) < 0)
 				return -EINVAL;
 		} else if ((v = value_of(p, len, "PCI_CLASS=", 10))) {
-			if (hex_n(v, len - 10, 6, &c) < 0)
+			if (parse_hex_n(v, len - 10, 6, &c) < 0)
 				return -EINVAL;
 			d->class = (uint32_t)c;
 			have_class = true;

@@ -29,15 +29,16 @@ size_t rstrip(char *s)
 	return n;
 }
 
-int parse_hex(const char *s, unsigned max_digits, unsigned long *out)
+int parse_hex_n(const char *s, size_t len, unsigned max_digits, unsigned long *out)
 {
 	unsigned long v = 0;
+	size_t i = 0;
 	unsigned n = 0;
 
-	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
-		s += 2;
-	for (; *s; s++, n++) {
-		int c = (unsigned char)*s, d;
+	if (len >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		i = 2;
+	for (; i < len; i++, n++) {
+		int c = (unsigned char)s[i], d;
 
 		if (c >= '0' && c <= '9')
 			d = c - '0';
@@ -55,6 +56,11 @@ int parse_hex(const char *s, unsigned max_digits, unsigned long *out)
 		return -EINVAL;
 	*out = v;
 	return 0;
+}
+
+int parse_hex(const char *s, unsigned max_digits, unsigned long *out)
+{
+	return parse_hex_n(s, strlen(s), max_digits, out);
 }
 
 void printable(const char *in, char *out, size_t size)

@@ -25,6 +25,8 @@ int strscpy(char *dst, const char *src, size_t size);
 size_t rstrip(char *s);
 /* Parse a hexadecimal number of at most max_digits digits, optional "0x"; whole string. */
 int parse_hex(const char *s, unsigned max_digits, unsigned long *out);
+/* The same on the len bytes at s, which need not end there (a value inside a line). */
+int parse_hex_n(const char *s, size_t len, unsigned max_digits, unsigned long *out);
 /*
  * Copy input for a log line: control and non-ASCII bytes become '?', and a copy cut short
  * ends in "...". Log lines never carry terminal escapes from a config or a command line.
