@@ -2,9 +2,11 @@
 /*
  * PCI functions and IOMMU groups as sysfs shows them. This runs on every boot of every
  * node, so each function costs as few syscalls as the kernel allows: one uevent read
- * gives vendor, device, subsystem, class and driver (the modalias is built from them);
- * one readlink gives the IOMMU group. The rest is read only for the devices a plan can
- * touch, and each function keeps 72 bytes: driver names are interned.
+ * (open, read, close) gives vendor, device, subsystem, class and driver (the modalias is
+ * built from them). The rest is read only for the devices a plan can touch: their details,
+ * their iommu_group links, and the members of those groups, from each group's own listing
+ * (/sys/kernel/iommu_groups/N/devices) rather than one readlink for every function of the
+ * node. Each function keeps 72 bytes: driver names are interned.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -156,10 +158,9 @@ static int scan_one(const char *name, void *data)
 {
 	struct scan_ctx *c = data;
 	struct inventory *inv = c->inv;
-	char path[PATH_SIZE], buf[1024], group[32], driver[DRIVER_LEN];
+	char path[PATH_SIZE], buf[1024], driver[DRIVER_LEN];
 	struct pci_dev *d;
 	ssize_t n;
-	int r;
 
 	if (inv->n == c->cap) {
 		/* 512 (36 KiB) hold most machines: no copy while they are read */
@@ -188,22 +189,41 @@ static int scan_one(const char *name, void *data)
 		c->err = -ENOMEM;
 		return 1;
 	}
-
-	dev_path(path, name, "iommu_group");
-	r = sysfs_link_name(path, group, sizeof(group));
-	if (r < 0 && r != -ENOENT) {
-		unknown(d);	/* in some group, we cannot tell which */
-		inv->groups_unreadable = true;
-	}
-	if (r == 0) {
-		char *end;
-		long g = strtol(group, &end, 10);
-
-		if (end != group && *end == '\0' && g >= 0 && g <= 0x7fffffff)
-			d->group = (int)g;
-	}
 	inv->n++;
 	return 0;
+}
+
+/* A group number as sysfs spells it (a directory name): -1 when it is none. */
+static int parse_group(const char *s)
+{
+	char *end;
+	long g;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	g = strtol(s, &end, 10);
+	return *end == '\0' && g <= 0x7fffffff ? (int)g : -1;
+}
+
+/*
+ * The group its iommu_group link names, once a device. No link: no group (-1). A link
+ * that cannot be read: the device is in some group and we cannot tell which, so no group
+ * can be judged whole (the device stays what its uevent says: a GPU is still held).
+ */
+static void read_group_link(struct inventory *inv, struct pci_dev *d)
+{
+	char path[PATH_SIZE], group[32];
+	int r;
+
+	if (d->group_read)
+		return;
+	d->group_read = true;
+	dev_path(path, d->name, "iommu_group");
+	r = sysfs_link_name(path, group, sizeof(group));
+	if (r == 0)
+		d->group = parse_group(group);
+	else if (r != -ENOENT)
+		inv->groups_unreadable = true;
 }
 
 /* -ENOMEM only: an attribute that cannot be read is left as unknown. */
@@ -284,6 +304,61 @@ static int sort_devs(struct inventory *inv)
 	return 0;
 }
 
+/* An interesting device or a function of its slot: its details and its group. */
+static int take(struct inventory *inv, struct pci_dev *d, int *groups, size_t *ng)
+{
+	int r;
+
+	if (d->group_read)
+		return 0;	/* taken already: each function adds its group once */
+	r = read_details(inv, d);
+	read_group_link(inv, d);
+	if (d->group >= 0)
+		groups[(*ng)++] = d->group;
+	return r;
+}
+
+struct members_ctx {
+	struct inventory *inv;
+	int group;
+	int err;
+};
+
+static int add_member(const char *name, void *data)
+{
+	struct members_ctx *m = data;
+	struct pci_addr a;
+	struct pci_dev *d;
+
+	/* Not a PCI function we listed (hot-added since, or not PCI): not ours to judge. */
+	if (pci_addr_parse(name, &a) < 0 || !(d = inventory_find(m->inv, &a)))
+		return 0;
+	d->group = m->group;
+	d->group_read = true;
+	m->err = read_details(m->inv, d);
+	return m->err ? 1 : 0;
+}
+
+/*
+ * The members of a group, from /sys/kernel/iommu_groups/N/devices: one listing instead of
+ * a readlink for every function of the node. A group that cannot be listed cannot be
+ * judged whole.
+ */
+static int read_members(struct inventory *inv, int group)
+{
+	struct members_ctx m = { .inv = inv, .group = group };
+	char path[64];
+	int r;
+
+	snprintf(path, sizeof(path), "sys/kernel/iommu_groups/%d/devices", group);
+	r = sysfs_list(path, add_member, &m);
+	if (m.err)
+		return m.err;
+	if (r < 0)
+		inv->groups_unreadable = true;
+	return 0;
+}
+
 static int int_cmp(const void *a, const void *b)
 {
 	int x = *(const int *)a, y = *(const int *)b;
@@ -340,7 +415,7 @@ int inventory_scan(struct inventory *inv,
 	if (r < 0)
 		return r;
 
-	/* The interesting devices, their groups, and the functions of their slots. */
+	/* The interesting devices and the functions of their slots: details and group links. */
 	groups = malloc(inv->n * sizeof(*groups));
 	if (!groups)
 		return -ENOMEM;
@@ -350,21 +425,19 @@ int inventory_scan(struct inventory *inv,
 
 		if (!interesting(d, data))
 			continue;
-		r = read_details(inv, d);
-		if (d->group >= 0)
-			groups[ng++] = d->group;
+		r = take(inv, d, groups, &ng);
 		for (j = i; r == 0 && j > 0 && pci_same_slot(&inv->dev[j - 1].addr, &d->addr); j--)
-			r = read_details(inv, &inv->dev[j - 1]);
+			r = take(inv, &inv->dev[j - 1], groups, &ng);
 		for (j = i + 1; r == 0 && j < inv->n && pci_same_slot(&inv->dev[j].addr, &d->addr);
 		     j++)
-			r = read_details(inv, &inv->dev[j]);
+			r = take(inv, &inv->dev[j], groups, &ng);
 	}
+	/* Every member of those groups, as each group lists it, with its details. */
 	if (r == 0 && ng) {
 		qsort(groups, ng, sizeof(*groups), int_cmp);
-		for (i = 0; i < inv->n && r == 0; i++)
-			if (inv->dev[i].group >= 0 &&
-			    bsearch(&inv->dev[i].group, groups, ng, sizeof(*groups), int_cmp))
-				r = read_details(inv, &inv->dev[i]);
+		for (i = 0; i < ng && r == 0; i++)
+			if (i == 0 || groups[i] != groups[i - 1])
+				r = read_members(inv, groups[i]);
 		if (r == 0)
 			read_group_types(inv, groups, ng);
 	}

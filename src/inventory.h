@@ -22,7 +22,7 @@ struct pci_dev {
 	struct pci_addr addr;
 	uint16_t vendor, device, subvendor, subdevice;
 	uint32_t class;
-	int group;			/* IOMMU group, -1 when none */
+	int group;			/* IOMMU group; -1 when none, or not read */
 	const char *driver;		/* bound now, "" when none */
 	/* Read only for devices that may matter (details == true): */
 	const char *override;		/* driver_override, "" for (null) */
@@ -30,6 +30,7 @@ struct pci_dev {
 	int sriov_totalvfs;		/* -1 when not SR-IOV capable */
 	int8_t boot_vga;		/* -1 when absent */
 	bool details;
+	bool group_read;		/* its group is known: from its link or a listing */
 	bool is_vf;			/* has a physfn link */
 };
 
@@ -44,7 +45,10 @@ struct inventory {
 	struct iommu_state iommu;
 	struct group_type *types;	/* of the groups that hold interesting devices */
 	size_t n_types;
-	/* A function's iommu_group link could not be read: no group can be judged whole. */
+	/*
+	 * The iommu_group link of a device that matters, or the listing of its group, could
+	 * not be read: no group can be judged whole.
+	 */
 	bool groups_unreadable;
 	struct strpool names;		/* the devices' driver names */
 };
@@ -69,9 +73,11 @@ void pci_dev_modalias(const struct pci_dev *d, char *buf, size_t size);
 void pci_dev_init(struct pci_dev *d);
 
 /*
- * Read every PCI function: its uevent and IOMMU group (four syscalls a function),
- * then the details (driver_override, physfn, sriov_totalvfs, boot_vga) of the devices
- * for which interesting() says yes and of every member of their IOMMU groups and slots.
+ * Read every PCI function's uevent (three syscalls a function); then, for the devices for
+ * which interesting() says yes and the functions of their slots, the details
+ * (driver_override, physfn, sriov_totalvfs, boot_vga) and the iommu_group link; then the
+ * members of those IOMMU groups from each group's listing, with their details. Any other
+ * function's group is not read (-1): no plan looks at it.
  */
 int inventory_scan(struct inventory *inv,
 		   bool (*interesting)(const struct pci_dev *d, const void *data),

@@ -567,12 +567,12 @@ static int reasons_kept(const struct plan *p)
 	return 0;
 }
 
-/* An iommu_group link could not be read: no group can be judged whole, none is bound. */
+/* A group could not be read (a link, a listing): no group can be judged whole, none is bound. */
 static void unreadable_one(struct plan *p, const struct inventory *inv, size_t i, size_t gpu,
 			   const struct settings *s)
 {
 	fail(&p->dev[i], &inv->dev[i], s, vfio_target(&inv->dev[i]),
-	     "an iommu_group link in /sys/bus/pci/devices could not be read: no group can be judged whole");
+	     "an IOMMU group could not be read (an iommu_group link or /sys/kernel/iommu_groups/N/devices): no group can be judged whole");
 	if (i == gpu)
 		p->n_failed++;
 }

@@ -61,6 +61,26 @@ load helpers
 	[ "$(jqr '[.devices[] | select(.role == "bridge" and .action != "skip")] | length')" = 0 ]
 }
 
+@test "hgx8: one uevent read a function; IOMMU groups read only where the plan looks" {
+	command -v strace >/dev/null || skip "strace is not installed (scripts/install-packages.sh)"
+	mkfx hgx8
+	# LeakSanitizer cannot run under ptrace (make sanitize runs this on an ASan build)
+	ASAN_OPTIONS=detect_leaks=0 run --separate-stderr strace -f -e trace=open,openat,readlink,readlinkat \
+		-o "$BATS_TEST_TMPDIR/trace" "$GPUVM" --root "$ROOT" \
+		--cmdline "gpuvm.mode=vm-passthrough" plan --json
+	assert_success
+	n=$(find "$ROOT/sys/bus/pci/devices" -mindepth 1 -maxdepth 1 | wc -l)
+	[ "$n" -eq 300 ]
+	t=$BATS_TEST_TMPDIR/trace
+	[ "$(grep -c '/uevent"' "$t")" -eq "$n" ]
+	# the 12 NVIDIA functions (8 GPUs, 4 NVSwitches): a link each, a listing a group
+	[ "$(grep -c '/iommu_group"' "$t")" -eq 12 ]
+	[ "$(grep -c 'iommu_groups/[0-9]*/devices"' "$t")" -eq 12 ]
+	# and every device the plan lists still has its group
+	[ "$(jqr '.devices | length')" -eq 12 ]
+	[ "$(jqr '[.devices[] | select(.iommu_group == null)] | length')" -eq 0 ]
+}
+
 @test "hgx8: the BMC's VGA is never selected" {
 	mkfx hgx8
 	gv --cmdline "gpuvm.mode=vm-passthrough gpuvm.ids=10de:*" plan --json

@@ -354,7 +354,7 @@ int sysfs_link_name(const char *path, char *buf, size_t size)
 
 int sysfs_list(const char *dir, int (*cb)(const char *name, void *data), void *data)
 {
-	int i, r, err = read_faulted(dir);
+	int i, r, grp, end = 0, err = read_faulted(dir);
 
 	if (err)
 		return err;
@@ -366,6 +366,19 @@ int sysfs_list(const char *dir, int (*cb)(const char *name, void *data), void *d
 	}
 	if (strcmp(dir, "sys/class/iommu") == 0)
 		return k.iommu ? cb(k.smmu ? "smmu3.0x0000000009050000" : "dmar0", data) : -ENOENT;
+	if (sscanf(dir, "sys/kernel/iommu_groups/%d/devices%n", &grp, &end) == 1 &&
+	    dir[end] == '\0') {
+		bool any = false;
+
+		for (i = 0; i < k.n; i++) {
+			if (k.dev[i].group != grp)
+				continue;
+			any = true;
+			if ((r = cb(k.dev[i].name, data)))
+				return r;
+		}
+		return any ? 0 : -ENOENT;
+	}
 	if (strcmp(dir, "sys/kernel/iommu_groups") == 0) {
 		for (i = 0; i < k.n; i++) {
 			char g[16];

@@ -173,6 +173,9 @@ static void faults(void)
 		{ "mod:vfio-pci", 1, -EPERM, "", "", "Operation not permitted" },
 		{ "mod:vfio-pci", 1, -ENOEXEC, "", "", "Exec format error" },
 		{ "r:" GPU "/uevent", 1, -ENOENT, "nouveau", "snd_hda_intel", NULL },
+		/* The GPU's group cannot be read, by its link or by its listing: held, not bound. */
+		{ "r:" GPU "/iommu_group", 1, -EACCES, "", "", "an IOMMU group could not be read" },
+		{ "r:sys/kernel/iommu_groups/1/devices", 1, -EIO, "", "", "an IOMMU group could not be read" },
 	};
 	size_t i;
 
@@ -196,6 +199,14 @@ static void faults(void)
 			CHECK(strcmp(fk_driver(GPU), "nouveau") != 0, "fault %zu: GPU stays off nouveau (hold)", i);
 		}
 	}
+
+	/* A function no plan looks at: its group is never read, so its link cannot stop a bind. */
+	host(true);
+	fk_add(NIC, 0x8086, 0x1572, 0x020000, 2, "i40e", NULL);
+	fk_fault("r:" NIC "/iommu_group", 0, -EACCES);
+	apply(PT);
+	CHECK_STR(fk_driver(GPU), "vfio-pci", "a foreign NIC's unreadable iommu_group link: the GPU is bound");
+	CHECK(fk_faults_fired() == 0, "and that link was never read (its group is not the GPU's)");
 
 	/*
 	 * The module directory is gone (or libkmod cannot use it) while vfio-pci is in the
