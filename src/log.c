@@ -143,9 +143,14 @@ void log_msg(enum log_level level, const char *fmt, ...)
 			/* kmsg refused the line (rate limit, EINVAL): stderr still has it. */
 		}
 	}
-	if (level <= stderr_level)
-		fprintf(stderr, "gpuvm: %s%s\n",
-			level == LOG_ERR ? "error: " : level == LOG_WARNING ? "warning: " : "", msg);
+	if (level <= stderr_level) {
+		/* One write a line: whole on a console shared with others, and one syscall. */
+		n = snprintf(line, sizeof(line), "gpuvm: %s%s\n",
+			     level == LOG_ERR ? "error: " : level == LOG_WARNING ? "warning: " : "", msg);
+		if (n > 0 && write(STDERR_FILENO, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1) < 0) {
+			/* nowhere left to say it */
+		}
+	}
 }
 
 #if defined(__GNUC__) && !defined(__clang__)
