@@ -22,8 +22,10 @@
 #
 # Output: one line of key=value; with -v list=1, then one line "syscall NAME COUNT" per
 # syscall name (unsorted). total counts every syscall of every process (the forked
-# writer too), the same as strace -f -c. uevent and iommu_group count the distinct
-# per-function reads, the part of the floor that grows with the number of functions.
+# writer too), the same as strace -f -c. uevent counts the distinct per-function reads,
+# the part of the floor that grows with the number of functions; iommu_group the links
+# read (those of the devices that matter: the members of their groups come from each
+# group's listing).
 
 function full(dir, rel) {
 	if (rel ~ /^\//)

@@ -3,8 +3,9 @@
  * floorprog: the per-function part of the syscall floor as a program, to time it on this
  * machine. It does what any tool that plans from sysfs must at least do and nothing else:
  * list /sys/bus/pci/devices with one 64 KiB getdents64 buffer, then per function open, read
- * and close uevent and readlink iommu_group. Built static with musl like gpuvm, so that its
- * wall time is the floor's: what `gpuvm plan` could cost here if it did no other work.
+ * and close uevent (the IOMMU groups of the few devices that matter are read from their
+ * own listings, not per function). Built static with musl like gpuvm, so that its wall
+ * time is the floor's: what `gpuvm plan` could cost here if it did no other work.
  *
  *   floorprog ROOT      (ROOT as gpuvm's --root; exit 0, prints the number of functions)
  */
@@ -57,8 +58,6 @@ int main(int argc, char **argv)
 					n++;
 				close(fd);
 			}
-			memcpy(path + 20 + len, "/iommu_group", 13);
-			(void)readlinkat(root, path, buf, sizeof(buf));
 		}
 	}
 	close(dir);

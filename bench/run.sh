@@ -216,7 +216,7 @@ measure() {
 		"$(kv "$_k.time" max_us)" "$(kv "$_k.time" cpu_median_us)" \
 		"$(kv "$_k.time" hwm_kib)" "$(kv "$_k.time" minflt)" "$(kv "$_k.floor" total)" \
 		"$(kv "$_k.floor" floor)" "$(kv "$_k.floor" ir)" "$(kv "$_k.time" status)" >>"$TSV"
-	# floor parts: per function (uevent 3, iommu_group 1), listings, other reads,
+	# floor parts: per function (uevent 3), iommu_group links, listings, other reads,
 	# writes (3 each + mkdir + rename), process and output
 	awk -v w="$_w" -v c="$_c" -v n="$fns" '/^total=/ {
 		for (i = 1; i <= NF; i++) { k = index($i, "="); v[substr($i, 1, k - 1)] = substr($i, k + 1) }
@@ -423,7 +423,7 @@ targets() {
 
 floors() {
 	awk -F '\t' 'NR > 1 && $2 != "floor" {
-		printf "| %s | `%s` | %d | %d + %d | %d | %d | %d | %d | **%d** | %d | %.2f× | %d |\n",
+		printf "| %s | `%s` | %d | %d | %d | %d | %d | %d | %d | **%d** | %d | %.2f× | %d |\n",
 			$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11 / $10, $12 }' "$FLOORS"
 }
 
@@ -447,7 +447,7 @@ missed_notes() {
 		awk -F '\t' -v base="$base_med" -v bcpu="$base_cpu" '
 		$1 == "hgx8" { med[$3] = $6; cpu[$3] = $8; sc[$3] = $11; ir[$3] = $13; pf[$3] = $10 }
 		END {
-			printf "- Wall, hgx8: the floor program alone, which makes only the 4 syscalls a function\n"
+			printf "- Wall, hgx8: the floor program alone, which makes only the 3 syscalls a function\n"
 			printf "  that reading sysfs needs (%d calls), takes %.2f ms (CPU %.2f ms), and starting a\n", sc["floor"], med["floor"] / 1000, cpu["floor"] / 1000
 			printf "  process (`gpuvm --version`) %.2f ms (CPU %.2f ms): on this machine a syscall into\n", base / 1000, bcpu / 1000
 			printf "  sysfs costs about %.1f µs", sc["floor"] ? (cpu["floor"] - bcpu) / sc["floor"] : 0
@@ -506,7 +506,7 @@ if [ -n "$QUICK" ]; then mode="BENCH_QUICK=1 (smoke run: fewer repetitions, no 1
 	echo "instructions (callgrind, all processes). Peak RSS: VmHWM of the command's process, read"
 	echo "at its exit (bench/timeit.c traces one more run to stop it there). The floor program"
 	echo "(bench/floorprog.c, static musl) does only the per-function part of the floor: the"
-	echo "listing, each uevent read and each iommu_group readlink; its wall time is what"
+	echo "listing and each uevent read; its wall time is what"
 	echo "reading sysfs costs on this machine before any planning."
 	echo
 	echo "| workload | functions | command | wall ms | CPU ms | page faults | syscalls | per function | floor | ratio | Ir | Ir per function | peak RSS KiB |"
@@ -536,12 +536,14 @@ if [ -n "$QUICK" ]; then mode="BENCH_QUICK=1 (smoke run: fewer repetitions, no 1
 	echo "(brk, mmap, munmap), fcntl, fstat, repeated reads, fsync (a no-op on /run's tmpfs at"
 	echo "boot) and the writer process that bounds each write in time (socketpair, fork, its"
 	echo "stdio and close_range, the request and the answer on its socket: 4 calls a write, wait4)."
-	echo "The part that grows with the machine is 4 per function: uevent (open, read, close) + the"
-	echo "iommu_group readlink. The floor takes the set of files gpuvm reads as needed: it measures"
-	echo "how dearly gpuvm reads, not whether it reads too much."
+	echo "The part that grows with the machine is 3 per function: the uevent (open, read, close)."
+	echo "IOMMU groups are read only for the devices a plan can touch: their iommu_group links"
+	echo "and each of their groups' listing (/sys/kernel/iommu_groups/N/devices). The floor takes"
+	echo "the set of files gpuvm reads as needed: it measures how dearly gpuvm reads, not whether"
+	echo "it reads too much."
 	echo
-	echo "| workload | command | functions | per function: uevent + iommu_group | listings | other reads | writes | process + output | floor | gpuvm | ratio | forks |"
-	echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
+	echo "| workload | command | functions | per function: uevent | iommu_group links | listings | other reads | writes | process + output | floor | gpuvm | ratio | forks |"
+	echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 	floors
 	echo
 	echo "## Where the cost is (generated)"
