@@ -121,6 +121,7 @@ static void dev_path(char *path, const char *name, const char *attr)
 struct scan_ctx {
 	struct inventory *inv;
 	size_t cap;
+	struct sysfs_batch uevents;	/* closed 64 at a time */
 	int err;
 };
 
@@ -180,7 +181,7 @@ static int scan_one(const char *name, void *data)
 		return 0;	/* not a PCI address: not ours to judge */
 
 	dev_path(path, name, "uevent");
-	n = sysfs_read(path, buf, sizeof(buf));
+	n = sysfs_read_batched(&c->uevents, path, buf, sizeof(buf));
 	if (n == -ENOENT)
 		return 0;	/* vanished (hot-unplugged) since the listing */
 	if (n < 0 || pci_dev_parse_uevent(d, buf, driver, sizeof(driver)) < 0) {
@@ -393,7 +394,7 @@ int inventory_scan(struct inventory *inv,
 		   bool (*interesting)(const struct pci_dev *d, const void *data),
 		   const void *data)
 {
-	struct scan_ctx c = { .inv = inv };
+	struct scan_ctx c = { .inv = inv, .uevents = SYSFS_BATCH_INIT };
 	int *groups = NULL;
 	size_t i, j, ng = 0;
 	int r;
@@ -405,6 +406,7 @@ int inventory_scan(struct inventory *inv,
 	inv->groups_unreadable = false;
 	memset(&inv->names, 0, sizeof(inv->names));
 	r = sysfs_list("sys/bus/pci/devices", scan_one, &c);
+	sysfs_batch_close(&c.uevents);
 	if (c.err)
 		return c.err;
 	if (r < 0)

@@ -22,6 +22,19 @@ int sysfs_rootfd(void);
  * attribute in one read. Returns the length or -errno.
  */
 ssize_t sysfs_read(const char *path, char *buf, size_t size);
+/*
+ * The same read for many files (a uevent a PCI function): the descriptors are kept, up to
+ * SYSFS_BATCH_MAX, and closed with one close_range(2) a run of consecutive ones rather
+ * than one close(2) a file. sysfs_batch_close() closes what is held.
+ */
+#define SYSFS_BATCH_MAX 64
+struct sysfs_batch {
+	int fd[SYSFS_BATCH_MAX];
+	unsigned n;
+};
+#define SYSFS_BATCH_INIT { .n = 0 }
+ssize_t sysfs_read_batched(struct sysfs_batch *b, const char *path, char *buf, size_t size);
+void sysfs_batch_close(struct sysfs_batch *b);
 /* The last component of a symlink's target ("vfio-pci" for a driver link). */
 int sysfs_link_name(const char *path, char *buf, size_t size);
 /* Call cb for each entry of a directory but "." and ".."; cb's non-zero return stops. */

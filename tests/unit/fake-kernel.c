@@ -335,6 +335,17 @@ ssize_t sysfs_read(const char *path, char *buf, size_t size)
 	return -ENOENT;
 }
 
+ssize_t sysfs_read_batched(struct sysfs_batch *b, const char *path, char *buf, size_t size)
+{
+	(void)b;
+	return sysfs_read(path, buf, size);
+}
+
+void sysfs_batch_close(struct sysfs_batch *b)
+{
+	b->n = 0;
+}
+
 int sysfs_link_name(const char *path, char *buf, size_t size)
 {
 	const char *attr;
