@@ -15,6 +15,8 @@
 #     = 3 each, not deduplicated; a rename, a created directory: 1 each
 #   - one write per output stream used (stdout, stderr)
 #   - the process itself: execve, arch_prctl, set_tid_address (musl's start) and exit_group = 4
+# Each file is closed on its own here; gpuvm closes its uevent descriptors 64 at a time
+# (close_range), so its count can be under the floor.
 # Costs outside the floor: memory (brk, mmap, munmap), fcntl, fstat, repeated reads of the
 # same path, fsync (on /run, a tmpfs at boot, it does nothing), and the writer process that
 # bounds each write in time (socketpair, fork, its stdio and close_range, the request and

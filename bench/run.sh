@@ -11,6 +11,8 @@
 #                made (bench/floor.awk says how), and gpuvm's ratio to it
 #   instructions callgrind's total Ir (all processes), repeatable on a busy machine
 #   page faults  the median minor faults of a run (wait4), and its peak RSS (VmHWM at exit)
+# Every measured command starts with descriptors 0-2 only, as at boot (timeit closes the
+# rest; timeit -x runs strace and callgrind so).
 # and the size of build/gpuvm; and the same for bench/floorprog.c, a program that does
 # only the per-function part of the floor, to show what that costs on this machine. apply writes into its tree; before every apply run the
 # files the previous run changed are put back as they were (outside the timed region),
@@ -151,7 +153,7 @@ callgrind_ir() {
 	_pre=$1
 	shift
 	rm -f "$_pre".*
-	valgrind -q --tool=callgrind --dump-before=fork \
+	"$TIMEIT" -x -- valgrind -q --tool=callgrind --dump-before=fork \
 		--callgrind-out-file="$_pre.%p" "$@" >/dev/null 2>"$_pre.log" || :
 	awk '/^totals:/ { s += $2 } END { print s + 0 }' "$_pre".[0-9]*
 	rm -f "$_pre".[0-9]*
@@ -163,7 +165,7 @@ trace() {
 	shift
 	rm -rf "$_dir"
 	mkdir -p "$_dir"
-	strace -ff -y -o "$_dir/t" "$@" >/dev/null 2>&1 || :
+	"$TIMEIT" -x -- strace -ff -y -o "$_dir/t" "$@" >/dev/null 2>&1 || :
 	awk -v list=1 -f bench/floor.awk "$_dir"/t.* >"$_dir.calls"
 	head -n 1 "$_dir.calls"
 }
@@ -178,7 +180,7 @@ profile() {
 	shift
 	rm -f "$_pre".*
 	nm "$PROFBIN" 2>/dev/null | grep -q ' fork$' || return 0
-	valgrind -q --tool=callgrind --callgrind-out-file="$_pre.%p" "$@" >/dev/null 2>&1 || :
+	"$TIMEIT" -x -- valgrind -q --tool=callgrind --callgrind-out-file="$_pre.%p" "$@" >/dev/null 2>&1 || :
 	_f=$(awk '/^totals:/ { print $2, FILENAME }' "$_pre".[0-9]* | sort -nr |
 		awk 'NR == 1 { print $2 }')
 	callgrind_annotate --inclusive=yes "$_f" 2>/dev/null |
@@ -540,7 +542,9 @@ if [ -n "$QUICK" ]; then mode="BENCH_QUICK=1 (smoke run: fewer repetitions, no 1
 	echo "IOMMU groups are read only for the devices a plan can touch: their iommu_group links"
 	echo "and each of their groups' listing (/sys/kernel/iommu_groups/N/devices). The floor takes"
 	echo "the set of files gpuvm reads as needed: it measures how dearly gpuvm reads, not whether"
-	echo "it reads too much."
+	echo "it reads too much. It closes each file on its own; gpuvm closes its uevent descriptors"
+	echo "64 at a time with close_range(2) (one call a run of consecutive ones), so a run"
+	echo "that is mostly reads can come in under it (a ratio below 1)."
 	echo
 	echo "| workload | command | functions | per function: uevent | iommu_group links | listings | other reads | writes | process + output | floor | gpuvm | ratio | forks |"
 	echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"

@@ -6,7 +6,11 @@
  * before every run (warm-up runs included), outside the timed region.
  *
  *   timeit [-n RUNS] [-w WARMUP] [-p PREPARE] -- COMMAND [ARG]...
+ *   timeit -x -- COMMAND [ARG]...    (run it once, untimed, as below: for strace, callgrind)
  *
+ * The command starts as a boot hook does, with descriptors 0-2 only: whatever else the
+ * caller's shell holds (a job runner's pipe, say) is closed first, so that it cannot change
+ * what is measured (gpuvm closes its reads in runs of consecutive descriptors).
  * One line on stdout, key=value: runs min_us median_us max_us mean_us cpu_median_us
  * maxrss_kib hwm_kib minflt status. minflt: the median count of minor page faults of a run. Exit 1
  * if the command's exit status changes between runs.
@@ -25,9 +29,22 @@
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+/* Every descriptor above stderr: close_range(2), else one by one up to the limit. */
+static void close_above_stderr(void)
+{
+	long fd, max;
+
+	if (syscall(SYS_close_range, 3U, ~0U, 0) == 0)
+		return;
+	max = sysconf(_SC_OPEN_MAX);
+	for (fd = 3; fd < (max > 0 ? max : 1024); fd++)
+		close((int)fd);
+}
 
 static long long now_ns(void)
 {
@@ -83,9 +100,8 @@ static int run_once(char **argv, long long *wall, long long *cpu, long *rss, lon
 		if (nul >= 0) {
 			dup2(nul, STDOUT_FILENO);
 			dup2(nul, STDERR_FILENO);
-			if (nul > STDERR_FILENO)
-				close(nul);
 		}
+		close_above_stderr();
 		execv(argv[0], argv);
 		_exit(127);
 	}
@@ -142,6 +158,7 @@ static long hwm_run(char **argv)
 			dup2(nul, STDOUT_FILENO);
 			dup2(nul, STDERR_FILENO);
 		}
+		close_above_stderr();
 		if (ptrace(PTRACE_TRACEME, 0, NULL, NULL) < 0)
 			_exit(126);
 		execv(argv[0], argv);
@@ -171,12 +188,15 @@ static long hwm_run(char **argv)
 int main(int argc, char **argv)
 {
 	const char *prep = NULL;
-	int runs = 30, warm = 3, c, i, status = -1;
+	int runs = 30, warm = 3, once = 0, c, i, status = -1;
 	long long *wall, *cpu, *flt, sum = 0;
 	long rss, maxrss = 0, hwm;
 
-	while ((c = getopt(argc, argv, "+n:w:p:")) != -1) {
+	while ((c = getopt(argc, argv, "+n:w:p:x")) != -1) {
 		switch (c) {
+		case 'x':
+			once = 1;
+			break;
 		case 'n':
 			runs = atoi(optarg);
 			break;
@@ -187,15 +207,21 @@ int main(int argc, char **argv)
 			prep = optarg;
 			break;
 		default:
-			fprintf(stderr, "usage: timeit [-n RUNS] [-w WARMUP] [-p PREPARE] -- CMD [ARG]...\n");
+			fprintf(stderr, "usage: timeit [-n RUNS] [-w WARMUP] [-p PREPARE] -- CMD [ARG]...\n       timeit -x -- CMD [ARG]...\n");
 			return 2;
 		}
 	}
 	if (optind >= argc || runs < 1 || warm < 0) {
-		fprintf(stderr, "usage: timeit [-n RUNS] [-w WARMUP] [-p PREPARE] -- CMD [ARG]...\n");
+		fprintf(stderr, "usage: timeit [-n RUNS] [-w WARMUP] [-p PREPARE] -- CMD [ARG]...\n       timeit -x -- CMD [ARG]...\n");
 		return 2;
 	}
 	argv += optind;
+	if (once) {
+		close_above_stderr();
+		execvp(argv[0], argv);
+		fprintf(stderr, "timeit: %s: %s\n", argv[0], strerror(errno));
+		return 127;
+	}
 	wall = calloc((size_t)runs, sizeof(*wall));
 	cpu = calloc((size_t)runs, sizeof(*cpu));
 	flt = calloc((size_t)runs, sizeof(*flt));
