@@ -13,10 +13,15 @@ void json_init(struct json *j, FILE *f)
 
 static void indent(struct json *j)
 {
-	int i;
+	static const char spaces[] = "                                ";
+	size_t n = 2 * (size_t)j->depth;
 
-	for (i = 0; i < j->depth; i++)
-		fputs("  ", j->f);
+	while (n) {
+		size_t k = n < sizeof(spaces) - 1 ? n : sizeof(spaces) - 1;
+
+		fwrite(spaces, 1, k, j->f);
+		n -= k;
+	}
 }
 
 static void prefix(struct json *j, const char *key)
@@ -111,8 +116,16 @@ void json_escape(FILE *f, const char *str)
 	const unsigned char *s = (const unsigned char *)str;
 
 	while (*s) {
+		const unsigned char *run = s;
 		size_t n;
 
+		/* Printable ASCII but '"' and '\\', the bulk of it: a run at a time. */
+		while (*s >= 0x20 && *s < 0x7f && *s != '"' && *s != '\\')
+			s++;
+		if (s > run)
+			fwrite(run, 1, (size_t)(s - run), f);
+		if (!*s)
+			break;
 		switch (*s) {
 		case '"':
 			fputs("\\\"", f);
