@@ -457,7 +457,8 @@ missed_notes() {
 				printf ", so no program reading the tree this way gets under 5 ms.\n"
 			else
 				printf "; the floor program is under 5 ms, gpuvm is not.\n"
-			printf "  gpuvm over the floor program: plan +%.2f ms CPU (%d more syscalls, %.2fM more\n", (cpu["plan"] - cpu["floor"]) / 1000, sc["plan"] - sc["floor"], (ir["plan"] - ir["floor"]) / 1e6
+			d = sc["plan"] - sc["floor"]
+			printf "  gpuvm over the floor program: plan +%.2f ms CPU (%d %s syscalls, %.2fM more\n", (cpu["plan"] - cpu["floor"]) / 1000, d < 0 ? -d : d, d < 0 ? "fewer" : "more", (ir["plan"] - ir["floor"]) / 1e6
 			printf "  instructions, %d more page faults), apply +%.2f ms over plan: its %d writes, each sysfs\n", pf["plan"] - pf["floor"], (cpu["apply"] - cpu["plan"]) / 1000, w
 			printf "  write a round trip to the writer process that bounds it in time, and the state file.\n"
 		}' w="$(awk -F '\t' '$1 == "hgx8" && $2 == "apply" { print int(($8 - 2) / 3) }' "$FLOORS")" "$TSV"
