@@ -49,12 +49,10 @@ int pci_dev_parse_uevent(struct pci_dev *d, const char *uevent, char *driver, si
 
 	driver[0] = '\0';
 	while (*p) {
-		const char *e = p, *v;
+		const char *e = strchrnul(p, '\n'), *v;
 		size_t len, n;
 		unsigned long c;
 
-		while (*e && *e != '\n')
-			e++;
 		len = (size_t)(e - p);
 		if (*p == 'D' && (v = value_of(p, len, "DRIVER=", 7))) {
 			n = len - 7;
