@@ -340,11 +340,14 @@ static void pin_to_this_cpu(void)
 	pinned.on = sched_setaffinity(0, sizeof(one), &one) == 0;
 }
 
+/* gpuvm's mask back, and the writer's: it exits beside us, on another CPU if one is idle. */
 static void unpin(void)
 {
 	if (!pinned.on)
 		return;
 	sched_setaffinity(0, sizeof(pinned.saved), &pinned.saved);
+	if (writer.pid > 0)
+		sched_setaffinity(writer.pid, sizeof(pinned.saved), &pinned.saved);
 	pinned.on = false;
 }
 

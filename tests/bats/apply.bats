@@ -225,15 +225,17 @@ gpuvm_procs() {
 	main=$(head -n 1 "$t" | cut -d' ' -f1)
 	mask=$(grep "^$main  *sched_getaffinity(" "$t" | head -n 1 | sed 's/.*, \(\[[^]]*\]\)).*/\1/')
 	[ -n "$mask" ]
-	grep "^$main  *sched_setaffinity(" "$t" >"$t.set"
+	grep "^$main  *sched_setaffinity(0," "$t" >"$t.set"
 	[ "$(wc -l <"$t.set")" -eq 2 ]
 	# pinned to one CPU before the writer is forked (which inherits it) ...
 	head -n 1 "$t.set" | grep -qE ', \[[0-9]+\]\) += 0$'
-	pin=$(grep -n "^$main  *sched_setaffinity(" "$t" | head -n 1 | cut -d: -f1)
+	pin=$(grep -n "^$main  *sched_setaffinity(0," "$t" | head -n 1 | cut -d: -f1)
 	fork=$(grep -nE "^$main  *(fork|clone|clone3)\(" "$t" | head -n 1 | cut -d: -f1)
+	writer=$(grep -E "^$main  *(fork|clone|clone3)\(" "$t" | grep -oE '= [0-9]+$' | cut -c3-)
 	[ "$pin" -lt "$fork" ]
-	# ... and the mask it had, back before the state file is written
+	# ... and the mask it had, back before the state file is written, for the writer too
 	tail -n 1 "$t.set" | grep -F ", $mask)" | grep -qE '\) += 0$'
+	grep "^$main  *sched_setaffinity($writer," "$t" | grep -F ", $mask)" | grep -qE '\) += 0$'
 	back=$(grep -n "^$main  *sched_setaffinity(" "$t" | tail -n 1 | cut -d: -f1)
 	rename=$(grep -n "^$main .*rename.*state.json" "$t" | cut -d: -f1)
 	[ "$back" -lt "$rename" ]
