@@ -2,7 +2,6 @@
 /* Root-prefixed reads and time-bounded writes of kernel attributes. */
 #include <errno.h>
 #include <fcntl.h>
-#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,7 +20,6 @@
 static int rootfd = -1;
 
 static void stop_writer(bool blocked);
-static void unpin(void);
 static void reap_let_go(void);
 static void reap_abandoned(void);
 
@@ -41,7 +39,6 @@ int sysfs_init(const char *root)
 
 void sysfs_fini(void)
 {
-	unpin();
 	stop_writer(false);
 	reap_let_go();
 	reap_abandoned();
@@ -316,41 +313,6 @@ static int set_timeout(unsigned timeout_ms)
 	return 0;
 }
 
-/*
- * While there are writes to make, gpuvm and its writer share the CPU gpuvm is on: a write's
- * round trip is then two switches on one CPU rather than a wakeup of another (an idle
- * one at boot, out of a sleep state; an interrupt between CPUs in a VM). Best effort: a
- * mask that cannot be read or set leaves the scheduler to choose, as before.
- */
-static struct {
-	bool on;
-	cpu_set_t saved;
-} pinned;
-
-static void pin_to_this_cpu(void)
-{
-	int cpu = sched_getcpu();
-	cpu_set_t one;
-
-	if (pinned.on || cpu < 0 || cpu >= CPU_SETSIZE ||
-	    sched_getaffinity(0, sizeof(pinned.saved), &pinned.saved) < 0)
-		return;
-	CPU_ZERO(&one);
-	CPU_SET(cpu, &one);
-	pinned.on = sched_setaffinity(0, sizeof(one), &one) == 0;
-}
-
-/* gpuvm's mask back, and the writer's: it exits beside us, on another CPU if one is idle. */
-static void unpin(void)
-{
-	if (!pinned.on)
-		return;
-	sched_setaffinity(0, sizeof(pinned.saved), &pinned.saved);
-	if (writer.pid > 0)
-		sched_setaffinity(writer.pid, sizeof(pinned.saved), &pinned.saved);
-	pinned.on = false;
-}
-
 static int start_writer(void)
 {
 	int sv[2], r;
@@ -358,7 +320,6 @@ static int start_writer(void)
 
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 		return -errno;
-	pin_to_this_cpu();	/* the writer inherits it */
 	pid = fork();
 	if (pid < 0) {
 		r = -errno;
@@ -407,7 +368,6 @@ static void stop_writer(bool blocked)
  */
 void sysfs_writes_done(void)
 {
-	unpin();
 	if (writer.pid < 0)
 		return;
 	reap_let_go();		/* one let go before: it had long exited */

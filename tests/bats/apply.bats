@@ -212,31 +212,3 @@ gpuvm_procs() {
 	# and reaps it
 	grep -q "^$main  *wait4($writer," "$t"
 }
-
-@test "the writer shares gpuvm's CPU while there are writes; gpuvm's own mask is given back" {
-	command -v strace >/dev/null || skip "strace is not installed (scripts/install-packages.sh)"
-	mkfx workstation
-	# LeakSanitizer cannot run under ptrace (make sanitize runs this on an ASan build)
-	ASAN_OPTIONS=detect_leaks=0 run strace -f -e trace=sched_getaffinity,sched_setaffinity,fork,clone,clone3,renameat,renameat2 \
-		-o "$BATS_TEST_TMPDIR/trace" "$GPUVM" --root "$ROOT" \
-		--cmdline "gpuvm.mode=vm-passthrough" apply
-	assert_success
-	t=$BATS_TEST_TMPDIR/trace
-	main=$(head -n 1 "$t" | cut -d' ' -f1)
-	mask=$(grep "^$main  *sched_getaffinity(" "$t" | head -n 1 | sed 's/.*, \(\[[^]]*\]\)).*/\1/')
-	[ -n "$mask" ]
-	grep "^$main  *sched_setaffinity(0," "$t" >"$t.set"
-	[ "$(wc -l <"$t.set")" -eq 2 ]
-	# pinned to one CPU before the writer is forked (which inherits it) ...
-	head -n 1 "$t.set" | grep -qE ', \[[0-9]+\]\) += 0$'
-	pin=$(grep -n "^$main  *sched_setaffinity(0," "$t" | head -n 1 | cut -d: -f1)
-	fork=$(grep -nE "^$main  *(fork|clone|clone3)\(" "$t" | head -n 1 | cut -d: -f1)
-	writer=$(grep -E "^$main  *(fork|clone|clone3)\(" "$t" | grep -oE '= [0-9]+$' | cut -c3-)
-	[ "$pin" -lt "$fork" ]
-	# ... and the mask it had, back before the state file is written, for the writer too
-	tail -n 1 "$t.set" | grep -F ", $mask)" | grep -qE '\) += 0$'
-	grep "^$main  *sched_setaffinity($writer," "$t" | grep -F ", $mask)" | grep -qE '\) += 0$'
-	back=$(grep -n "^$main  *sched_setaffinity(" "$t" | tail -n 1 | cut -d: -f1)
-	rename=$(grep -n "^$main .*rename.*state.json" "$t" | cut -d: -f1)
-	[ "$back" -lt "$rename" ]
-}
