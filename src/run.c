@@ -386,7 +386,6 @@ static void cmd_plan(const struct options *o, const char *command, bool status, 
 		};
 
 		r = execute(&p, &s, &inv, &eo, &x);
-		sysfs_writes_done();	/* the writer exits while the state file is written */
 		if (r < 0) {
 			log_err("cannot apply the plan: %s", strerror(-r));
 			out->error = true;

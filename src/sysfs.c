@@ -20,7 +20,6 @@
 static int rootfd = -1;
 
 static void stop_writer(bool blocked);
-static void reap_let_go(void);
 static void reap_abandoned(void);
 
 int sysfs_init(const char *root)
@@ -30,7 +29,6 @@ int sysfs_init(const char *root)
 	if (fd < 0)
 		return -errno;
 	stop_writer(false);	/* it writes under the old root */
-	reap_let_go();
 	if (rootfd >= 0)
 		close(rootfd);
 	rootfd = fd;
@@ -40,7 +38,6 @@ int sysfs_init(const char *root)
 void sysfs_fini(void)
 {
 	stop_writer(false);
-	reap_let_go();
 	reap_abandoned();
 	if (rootfd >= 0)
 		close(rootfd);
@@ -211,8 +208,6 @@ static struct {
 /* Abandoned writers, reaped at sysfs_fini() if their write ended meanwhile. */
 static pid_t abandoned[ABANDONED_MAX];
 static size_t n_abandoned;
-/* An idle writer let go by sysfs_writes_done(): exiting, reaped at sysfs_fini(). */
-static pid_t let_go = -1;
 
 static int write_once(const char *path, const char *value, size_t len)
 {
@@ -360,29 +355,6 @@ static void stop_writer(bool blocked)
 	/* beyond that, init reaps it after we exit */
 	writer.pid = -1;
 	writer.fd = -1;
-}
-
-/*
- * The writer's exit (its copy of our address space torn down) then runs beside whatever
- * the caller does next, the state file say, instead of at sysfs_fini() while we wait.
- */
-void sysfs_writes_done(void)
-{
-	if (writer.pid < 0)
-		return;
-	reap_let_go();		/* one let go before: it had long exited */
-	close(writer.fd);
-	let_go = writer.pid;
-	writer.pid = -1;
-	writer.fd = -1;
-}
-
-static void reap_let_go(void)
-{
-	if (let_go < 0)
-		return;
-	reap(let_go, 0);	/* idle on a closed socket: it exits */
-	let_go = -1;
 }
 
 static void reap_abandoned(void)

@@ -48,11 +48,6 @@ bool sysfs_exists(const char *path);
  * gpuvm does; sysfs_fini() reaps it.
  */
 int sysfs_write(const char *path, const char *value, unsigned timeout_ms);
-/*
- * No more writes for now: the writer is let go (it exits on its closed socket while the
- * caller goes on) and reaped at sysfs_fini(). A later write starts a new one.
- */
-void sysfs_writes_done(void);
 
 /*
  * Replace dir/name with data atomically: a temporary file in dir (created with its

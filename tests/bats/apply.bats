@@ -190,25 +190,3 @@ gpuvm_procs() {
 	[ "$(cat "$ROOT/sys/bus/pci/drivers_probe")" = 0000:01:00.3 ]
 	[ -z "$(gpuvm_procs)" ]
 }
-
-@test "the writer is let go after the last write, before the state file is written" {
-	command -v strace >/dev/null || skip "strace is not installed (scripts/install-packages.sh)"
-	mkfx workstation
-	# LeakSanitizer cannot run under ptrace (make sanitize runs this on an ASan build)
-	ASAN_OPTIONS=detect_leaks=0 run strace -f -y -e trace=fork,clone,clone3,close,renameat,renameat2,wait4 \
-		-o "$BATS_TEST_TMPDIR/trace" "$GPUVM" --root "$ROOT" \
-		--cmdline "gpuvm.mode=vm-passthrough" apply
-	assert_success
-	t=$BATS_TEST_TMPDIR/trace
-	main=$(head -n 1 "$t" | cut -d' ' -f1)
-	writer=$(grep -E ' (fork|clone|clone3)\(' "$t" | grep -oE '= [0-9]+$' | cut -c3-)
-	[ "$(printf '%s\n' "$writer" | wc -l)" -eq 1 ]
-	# gpuvm closes its end of the writer's socket (the writer exits on it, while the state
-	# file is written) before the state file is renamed into place
-	close_line=$(grep -n "^$main  *close([0-9]*<socket:" "$t" | tail -n 1 | cut -d: -f1)
-	rename_line=$(grep -n "^$main .*rename.*state.json" "$t" | cut -d: -f1)
-	[ -n "$close_line" ] && [ -n "$rename_line" ]
-	[ "$close_line" -lt "$rename_line" ]
-	# and reaps it
-	grep -q "^$main  *wait4($writer," "$t"
-}

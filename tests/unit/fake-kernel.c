@@ -263,10 +263,6 @@ void sysfs_fini(void)
 {
 }
 
-void sysfs_writes_done(void)
-{
-}
-
 int sysfs_rootfd(void)
 {
 	return AT_FDCWD;	/* the host config is read from the working directory */
