@@ -185,6 +185,13 @@ static long hwm_run(char **argv)
 	return hwm;
 }
 
+static int usage(void)
+{
+	fprintf(stderr, "usage: timeit [-n RUNS] [-w WARMUP] [-p PREPARE] -- CMD [ARG]...\n"
+			"       timeit -x -- CMD [ARG]...\n");
+	return 2;
+}
+
 int main(int argc, char **argv)
 {
 	const char *prep = NULL;
@@ -207,13 +214,11 @@ int main(int argc, char **argv)
 			prep = optarg;
 			break;
 		default:
-			fprintf(stderr, "usage: timeit [-n RUNS] [-w WARMUP] [-p PREPARE] -- CMD [ARG]...\n       timeit -x -- CMD [ARG]...\n");
-			return 2;
+			return usage();
 		}
 	}
 	if (optind >= argc || runs < 1 || warm < 0) {
-		fprintf(stderr, "usage: timeit [-n RUNS] [-w WARMUP] [-p PREPARE] -- CMD [ARG]...\n       timeit -x -- CMD [ARG]...\n");
-		return 2;
+		return usage();
 	}
 	argv += optind;
 	if (once) {

@@ -205,17 +205,15 @@ static int parse_group(const char *s)
 }
 
 /*
- * The group its iommu_group link names, once a device. No link: no group (-1). A link
- * that cannot be read: the device is in some group and we cannot tell which, so no group
- * can be judged whole (the device stays what its uevent says: a GPU is still held).
+ * The group its iommu_group link names. No link: no group (-1). A link that cannot be
+ * read: the device is in some group and we cannot tell which, so no group can be judged
+ * whole (the device stays what its uevent says: a GPU is still held).
  */
 static void read_group_link(struct inventory *inv, struct pci_dev *d)
 {
 	char path[PATH_SIZE], group[32];
 	int r;
 
-	if (d->group_read)
-		return;
 	d->group_read = true;
 	dev_path(path, d->name, "iommu_group");
 	r = sysfs_link_name(path, group, sizeof(group));
