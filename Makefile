@@ -13,7 +13,7 @@ LDFLAGS_STATIC := -static -Wl,--gc-sections -s
 
 # The sources of the binary; tests link the same objects (but main.o) into test programs.
 SRCS := util.c strpool.c log.c cmdline.c config.c settings.c pci.c sysfs.c iommu.c inventory.c \
-	plan.c json.c report.c execute.c kmod.c iomem.c check.c cluster.c tag.c blkdev.c \
+	plan.c json.c report.c execute.c kmod.c iomem.c check.c cluster.c tag.c blkdev.c hostdev.c \
 	source.c run.c main.c
 OBJS := $(SRCS:%.c=$(B)/obj/%.o)
 HOST_OBJS := $(SRCS:%.c=$(B)/host/%.o)

@@ -473,6 +473,7 @@ int execute(const struct plan *p, const struct settings *s, const struct invento
 		else
 			res->n_ok++;
 	}
+	res->n_failed += p->n_unidentified;	/* the mode cannot be called reached */
 	return 0;
 }
 

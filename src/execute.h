@@ -42,7 +42,8 @@ struct exec_result {
 	size_t n_dev;
 	struct exec_module modules[PLAN_MODULES_MAX];
 	size_t n_modules;
-	size_t n_ok, n_failed, n_changed;	/* selected devices */
+	/* selected devices; n_failed also counts the plan's n_unidentified */
+	size_t n_ok, n_failed, n_changed;
 	bool failed_modules;
 	struct strpool names;		/* drivers read back that the inventory did not name */
 };

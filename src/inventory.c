@@ -140,17 +140,44 @@ static int read_int_attr(const char *name, const char *attr, int *out)
 	return 0;
 }
 
-/*
- * A function that is there but cannot be read: kept, as vendor and device ffff (what
- * config space reads as when nothing answers) and class ffffff, so that no plan selects
- * it and a group that holds it is not viable, rather than left out of its group.
- */
-static void unknown(struct pci_dev *d)
+/* An attribute sysfs writes as "0x%04x" or "0x%06x"; -EINVAL past max. */
+static int read_hex_attr(const char *name, const char *attr, unsigned long max,
+			 unsigned long *out)
 {
-	d->vendor = d->device = 0xffff;
-	d->subvendor = d->subdevice = 0xffff;
-	d->class = 0xffffff;
+	char path[PATH_SIZE], buf[32], *end;
+	ssize_t n;
+
+	dev_path(path, name, attr);
+	n = sysfs_read(path, buf, sizeof(buf));
+	if (n < 0)
+		return (int)n;
+	errno = 0;
+	*out = strtoul(buf, &end, 16);
+	if (end == buf || errno || *out > max || (*end && *end != '\n'))
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * A function that is there but whose uevent cannot be used: kept, unidentified, so that it
+ * is reported, never taken, and a group that holds it is not viable. What its vendor,
+ * device and class files say (a failure path: five more reads) tells whether it may belong
+ * to a selection; ffff (config space's "nothing answers") where they fail too.
+ */
+static void unidentified(struct pci_dev *d, int err)
+{
+	static const char *const attr[] = { "vendor", "device", "subsystem_vendor",
+					    "subsystem_device" };
+	uint16_t *id[] = { &d->vendor, &d->device, &d->subvendor, &d->subdevice };
+	unsigned long v;
+	size_t i;
+
+	d->unidentified = true;
+	d->unread_errno = (uint8_t)(err > 0 && err < 256 ? err : EINVAL);
 	d->driver = "";
+	for (i = 0; i < ARRAY_SIZE(attr); i++)
+		*id[i] = read_hex_attr(d->name, attr[i], 0xffff, &v) == 0 ? (uint16_t)v : 0xffff;
+	d->class = read_hex_attr(d->name, "class", 0xffffff, &v) == 0 ? (uint32_t)v : 0xffffff;
 }
 
 static int scan_one(const char *name, void *data)
@@ -182,8 +209,10 @@ static int scan_one(const char *name, void *data)
 	n = sysfs_read_batched(&c->uevents, path, buf, sizeof(buf));
 	if (n == -ENOENT)
 		return 0;	/* vanished (hot-unplugged) since the listing */
-	if (n < 0 || pci_dev_parse_uevent(d, buf, driver, sizeof(driver)) < 0) {
-		unknown(d);
+	if (n < 0) {
+		unidentified(d, (int)-n);
+	} else if (pci_dev_parse_uevent(d, buf, driver, sizeof(driver)) < 0) {
+		unidentified(d, EINVAL);
 	} else if (!(d->driver = strpool_add(&inv->names, driver))) {
 		c->err = -ENOMEM;
 		return 1;
@@ -321,15 +350,34 @@ struct members_ctx {
 	int err;
 };
 
+static int add_foreign(struct members_ctx *m, const char *name)
+{
+	struct inventory *inv = m->inv;
+	struct foreign_member *f = realloc(inv->foreign, (inv->n_foreign + 1) * sizeof(*f));
+
+	if (!f) {
+		m->err = -ENOMEM;
+		return 1;
+	}
+	inv->foreign = f;
+	f = &f[inv->n_foreign++];
+	f->group = m->group;
+	strscpy(f->name, name, sizeof(f->name));	/* a longer name is cut, still named */
+	return 0;
+}
+
 static int add_member(const char *name, void *data)
 {
 	struct members_ctx *m = data;
 	struct pci_addr a;
 	struct pci_dev *d;
 
-	/* Not a PCI function we listed (hot-added since, or not PCI): not ours to judge. */
+	/*
+	 * Not a PCI function we listed (hot-added since, or not PCI at all): vfio needs the
+	 * whole group, so the group is not viable and the report names the member.
+	 */
 	if (pci_addr_parse(name, &a) < 0 || !(d = inventory_find(m->inv, &a)))
-		return 0;
+		return add_foreign(m, name);
 	d->group = m->group;
 	d->group_read = true;
 	m->err = read_details(m->inv, d);
@@ -341,9 +389,16 @@ static int add_member(const char *name, void *data)
  * a readlink for every function of the node. A group that cannot be listed cannot be
  * judged whole.
  */
+static int foreign_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct foreign_member *)a)->name,
+		      ((const struct foreign_member *)b)->name);
+}
+
 static int read_members(struct inventory *inv, int group)
 {
 	struct members_ctx m = { .inv = inv, .group = group };
+	size_t first_foreign = inv->n_foreign;
 	char path[64];
 	int r;
 
@@ -351,6 +406,9 @@ static int read_members(struct inventory *inv, int group)
 	r = sysfs_list(path, add_member, &m);
 	if (m.err)
 		return m.err;
+	if (inv->n_foreign > first_foreign)	/* in name order, as a report lists them */
+		qsort(inv->foreign + first_foreign, inv->n_foreign - first_foreign,
+		      sizeof(*inv->foreign), foreign_cmp);
 	if (r < 0)
 		inv->groups_unreadable = true;
 	return 0;
@@ -400,6 +458,8 @@ int inventory_scan(struct inventory *inv,
 	inv->types = NULL;
 	inv->n_types = 0;
 	inv->groups_unreadable = false;
+	inv->foreign = NULL;
+	inv->n_foreign = 0;
 	memset(&inv->names, 0, sizeof(inv->names));
 	r = sysfs_list("sys/bus/pci/devices", scan_one, &c);
 	sysfs_batch_close(&c.uevents);
@@ -457,17 +517,19 @@ void inventory_free(struct inventory *inv)
 {
 	free(inv->dev);
 	free(inv->types);
+	free(inv->foreign);
 	strpool_free(&inv->names);
 	inv->dev = NULL;
 	inv->types = NULL;
-	inv->n = inv->n_types = 0;
+	inv->foreign = NULL;
+	inv->n = inv->n_types = inv->n_foreign = 0;
 }
 
 bool inventory_group_pending(const struct inventory *inv, const struct pci_dev *d)
 {
-	/* An unknown (unreadable) function is never taken along. */
+	/* An unidentified function is never taken along. */
 	return inv->iommu.active && inv->iommu.groups_at_probe && d->group < 0 && !d->driver[0] &&
-	       d->vendor != 0xffff;
+	       !d->unidentified;
 }
 
 bool inventory_group_in_slot(const struct inventory *inv, int group, const struct pci_addr *addr)

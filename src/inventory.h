@@ -13,6 +13,13 @@
 #define DRIVER_LEN 64
 #define MODALIAS_LEN 54		/* "pci:v%08Xd%08Xsv%08Xsd%08Xbc%02Xsc%02Xi%02X" */
 
+/* Found by inventory_host_uses(): a device the running host needs, whatever its class. */
+enum host_use {
+	HOST_USE_NONE,
+	HOST_USE_ROOT,		/* the root file system's disk is behind it */
+	HOST_USE_CONSOLE,	/* a console= serial port is, or is behind, it */
+};
+
 /*
  * One PCI function, 72 bytes: a node may have 10,000 of them. The names are never NULL
  * ("" when none); those that are not literals are the inventory's (inventory.names).
@@ -29,9 +36,22 @@ struct pci_dev {
 	const char *variant;		/* vfio variant driver from modules.alias, "" when none */
 	int sriov_totalvfs;		/* -1 when not SR-IOV capable */
 	int8_t boot_vga;		/* -1 when absent */
-	bool details;
-	bool group_read;		/* its group is known: from its link or a listing */
-	bool is_vf;			/* has a physfn link */
+	uint8_t unread_errno;		/* unidentified: why its uevent could not be used */
+	enum host_use host_use : 2;	/* the running host needs it (inventory_host_uses) */
+	bool details : 1;
+	bool group_read : 1;		/* its group is known: from its link or a listing */
+	bool is_vf : 1;			/* has a physfn link */
+	/*
+	 * Its uevent could not be read or parsed: not identified, never taken. The IDs and
+	 * class are what its vendor, device and class files say, ffff where they fail too.
+	 */
+	bool unidentified : 1;
+};
+
+/* A member of a group read that is not a PCI function of this host's listing. */
+struct foreign_member {
+	int group;
+	char name[48];
 };
 
 struct group_type {
@@ -50,6 +70,8 @@ struct inventory {
 	 * not be read: no group can be judged whole.
 	 */
 	bool groups_unreadable;
+	struct foreign_member *foreign;	/* in the groups read; a group that has one is not viable */
+	size_t n_foreign;
 	struct strpool names;		/* the devices' driver names */
 };
 

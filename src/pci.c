@@ -95,6 +95,26 @@ bool pci_id_match(const struct pci_id *id, uint16_t vendor, uint16_t device)
 	return id->vendor == vendor && (id->any_device || id->device == device);
 }
 
+const char *pci_class_host_needs(uint16_t vendor, uint32_t class)
+{
+	uint32_t base = class >> 16, sub = (class >> 8) & 0xff;
+
+	if (class > 0xffffff)
+		return NULL;
+	if (base == 0x01)
+		return "a mass-storage controller";
+	if (base == 0x06 && !pci_class_is_bridge(class)) {
+		if (sub == 0x80 && vendor == PCI_VENDOR_NVIDIA)
+			return NULL;	/* an NVSwitch: nvswitch= decides */
+		return sub == 0x01 ? "an ISA/LPC bridge" : "a bridge";
+	}
+	if (base == 0x08 && sub <= 0x06)
+		return sub == 0x06 ? "an IOMMU" : "a base system peripheral";
+	if (base == 0x0c && sub == 0x05)
+		return "an SMBus controller";
+	return NULL;
+}
+
 /* Walk the entries of a list separated by commas or whitespace. */
 static int list_walk(const char *s, size_t max, size_t *n, char *bad, size_t badsize,
 		     int (*one)(const char *item, size_t idx, void *out), void *out)

@@ -58,4 +58,13 @@ static inline bool pci_class_is_bridge(uint32_t class)
 	return sub == 0x0600 || sub == 0x0604 || sub == 0x0609;
 }
 
+/*
+ * What the host needs to boot and run, by class, whatever ids= says: mass storage (01xx: the
+ * root disk may be behind it), every bridge that is not a port (06xx: ISA/LPC, PCMCIA,
+ * CardBus, other; an NVSwitch, NVIDIA's 0680, is not one), base system peripherals (0800-0806:
+ * interrupt controllers, DMA, timers, RTC, hotplug, SD hosts, the IOMMU itself) and SMBus
+ * (0c05). Never bound; a group that holds one is not viable. NULL when the class is none.
+ */
+const char *pci_class_host_needs(uint16_t vendor, uint32_t class);
+
 #endif

@@ -26,6 +26,7 @@ const char *role_name(enum role r)
 		[ROLE_NONE] = "other", [ROLE_GPU] = "gpu", [ROLE_NVSWITCH] = "nvswitch",
 		[ROLE_COMPANION] = "companion", [ROLE_BRIDGE] = "bridge",
 		[ROLE_BLOCKER] = "blocker", [ROLE_EXCLUDED] = "excluded", [ROLE_VF] = "vf",
+		[ROLE_HOST] = "host", [ROLE_UNIDENTIFIED] = "unidentified",
 	};
 	return n[r];
 }
@@ -51,7 +52,8 @@ static bool id_matches(const struct settings *s, const struct pci_dev *d)
 
 	if (s->n_ids == 0)
 		return d->vendor == PCI_VENDOR_NVIDIA &&
-		       (pci_class_is_gpu(d->class) || pci_class_is_nvswitch(d->class));
+		       (pci_class_is_gpu(d->class) || pci_class_is_nvswitch(d->class) ||
+			d->class == 0xffffff);	/* an unidentified one's class file failed too */
 	for (i = 0; i < s->n_ids; i++)
 		if (pci_id_match(&s->ids[i], d->vendor, d->device))
 			return true;
@@ -60,7 +62,17 @@ static bool id_matches(const struct settings *s, const struct pci_dev *d)
 
 bool plan_interesting(const struct pci_dev *d, const void *settings)
 {
-	return d->vendor == PCI_VENDOR_NVIDIA || id_matches(settings, d);
+	return d->vendor == PCI_VENDOR_NVIDIA || d->unidentified || id_matches(settings, d);
+}
+
+/* Why the host needs d whatever ids= says, or NULL. */
+static const char *host_needs(const struct pci_dev *d)
+{
+	if (d->host_use == HOST_USE_ROOT)
+		return "the root file system's disk is behind it";
+	if (d->host_use == HOST_USE_CONSOLE)
+		return "a console= serial port is behind it";
+	return pci_class_host_needs(d->vendor, d->class);
 }
 
 static bool excluded(const struct settings *s, const struct pci_dev *d)
@@ -140,10 +152,29 @@ static void classify(struct plan *p, const struct settings *s, const struct inve
 		pd->role = ROLE_NONE;
 		set(pd, ACT_SKIP, NULL, "not selected");
 		pd->listed = d->vendor == PCI_VENDOR_NVIDIA;
+		if (d->unidentified) {
+			/* Judged again once the selection is known (judge_unidentified). */
+			pd->role = ROLE_UNIDENTIFIED;
+			set(pd, ACT_SKIP, NULL, "not identified: its uevent could not be used (%s); never taken",
+			    strerror(d->unread_errno));
+			continue;
+		}
 		if (pci_class_is_bridge(d->class)) {
 			pd->role = ROLE_BRIDGE;
 			set(pd, ACT_SKIP, NULL, "bridge: never bound");
 			pd->listed = false;
+			continue;
+		}
+		if (host_needs(d)) {
+			/* Listed, and so named, where the selection would have taken it. */
+			pd->role = ROLE_HOST;
+			if (id_matches(s, d) && !excluded(s, d)) {
+				set(pd, ACT_SKIP, NULL, "%s matches it, but the host needs it (%s): never bound",
+				    s->n_ids ? "ids=" : "the default match", host_needs(d));
+			} else {
+				set(pd, ACT_SKIP, NULL, "the host needs it (%s): never bound", host_needs(d));
+				pd->listed = false;
+			}
 			continue;
 		}
 		if (excluded(s, d)) {
@@ -197,8 +228,8 @@ static bool companion_of_selected(const struct plan *p, const struct inventory *
 
 static bool can_be_companion(const struct pci_dev *d, const struct plan_dev *pd)
 {
-	/* An unknown function (unreadable: inventory.c's ffff) is never taken along. */
-	return !d->is_vf && !pd->selected && d->vendor != 0xffff &&
+	/* An unidentified function, or one the host needs, is never taken along (its role). */
+	return !d->is_vf && !pd->selected && !d->unidentified &&
 	       (pd->role == ROLE_NONE || pd->role == ROLE_COMPANION);
 }
 
@@ -258,13 +289,43 @@ static int group_new(struct plan *p, int id)
 }
 
 static void describe_group_why(char *why, size_t size, const struct plan_group *g,
-			       const struct inventory *inv)
+			       const struct plan *p, const struct inventory *inv)
 {
-	const struct pci_dev *b = &inv->dev[g->blocked_by[0]];
+	const char *more = g->n_blocked + g->n_foreign > 1 ? ", among others" : "";
+	const struct pci_dev *b;
 
-	snprintf(why, size,
-		 "IOMMU group %d is not viable: %s (%04x:%04x, %s) is neither selected nor a function of a selected GPU's slot%s",
-		 g->id, b->name, b->vendor, b->device, drv(b), g->n_blocked > 1 ? ", among others" : "");
+	if (!g->n_blocked) {
+		snprintf(why, size,
+			 "IOMMU group %d is not viable: its member %s is not a PCI function this host lists (vfio takes a group whole)%s",
+			 g->id, g->foreign[0].name, more);
+		return;
+	}
+	b = &inv->dev[g->blocked_by[0]];
+	if (b->unidentified)
+		snprintf(why, size, "IOMMU group %d is not viable: %s could not be identified (%s)%s",
+			 g->id, b->name, strerror(b->unread_errno), more);
+	else if (p->dev[g->blocked_by[0]].role == ROLE_HOST)
+		snprintf(why, size,
+			 "IOMMU group %d is not viable: %s (%04x:%04x, %s) is needed by the host (%s)%s",
+			 g->id, b->name, b->vendor, b->device, drv(b), host_needs(b), more);
+	else
+		snprintf(why, size,
+			 "IOMMU group %d is not viable: %s (%04x:%04x, %s) is neither selected nor a function of a selected GPU's slot%s",
+			 g->id, b->name, b->vendor, b->device, drv(b), more);
+}
+
+/* The members of group id that are no PCI function of the listing: one run (read in order). */
+static void group_foreign(struct plan_group *g, const struct inventory *inv)
+{
+	size_t f;
+
+	for (f = 0; f < inv->n_foreign && inv->foreign[f].group != g->id; f++)
+		;
+	g->foreign = f < inv->n_foreign ? &inv->foreign[f] : NULL;
+	for (; f < inv->n_foreign && inv->foreign[f].group == g->id; f++)
+		g->n_foreign++;
+	if (g->n_foreign)
+		g->viable = false;
 }
 
 /*
@@ -395,6 +456,7 @@ static int plan_groups(struct plan *p, const struct settings *s, const struct in
 			g->blocked_by[g->n_blocked++] = m;
 			g->viable = false;
 		}
+		group_foreign(g, inv);
 		for (k = 0; k < g->n_members; k++) {
 			size_t m = g->members[k], gpu = m;
 			const struct pci_dev *d = &inv->dev[m];
@@ -407,10 +469,12 @@ static int plan_groups(struct plan *p, const struct settings *s, const struct in
 			}
 			if (!g->viable) {
 				if (pd->selected || pd->role == ROLE_COMPANION) {
-					describe_group_why(why, sizeof(why), g, inv);
+					describe_group_why(why, sizeof(why), g, p, inv);
 					fail(pd, d, s, vfio_target(d), why);
 					if (pd->role != ROLE_COMPANION)
 						p->n_failed++;
+				} else if (pd->role == ROLE_UNIDENTIFIED || pd->role == ROLE_HOST) {
+					pd->listed = true;	/* its reason stands: never taken */
 				} else {
 					set(pd, ACT_SKIP, NULL, "%s: not taken; it blocks IOMMU group %d",
 					    pd->role == ROLE_EXCLUDED ? "excluded" : "not selected", g->id);
@@ -577,6 +641,71 @@ static void unreadable_one(struct plan *p, const struct inventory *inv, size_t i
 		p->n_failed++;
 }
 
+/* Could an unidentified function belong to the selection? why says how, when it could. */
+static bool may_belong(const struct plan *p, const struct settings *s, const struct inventory *inv,
+		       size_t i, char *why, size_t size)
+{
+	const struct pci_dev *d = &inv->dev[i];
+	size_t j;
+
+	if (excluded(s, d))
+		return false;	/* named by exclude=: not wanted, whatever it is */
+	if (d->vendor == 0xffff) {
+		snprintf(why, size, "its vendor is unknown: it may be a device this mode selects");
+		return true;
+	}
+	if (id_matches(s, d)) {
+		snprintf(why, size, "its vendor and device files say %04x:%04x, which %s selects",
+			 d->vendor, d->device, s->n_ids ? "ids=" : "the default match");
+		return true;
+	}
+	for (j = 0; j < inv->n; j++) {
+		const struct pci_dev *o = &inv->dev[j];
+
+		if (!p->dev[j].selected)
+			continue;
+		if (pci_same_slot(&o->addr, &d->addr)) {
+			snprintf(why, size, "it is a function of the slot of %s", o->name);
+			return true;
+		}
+		if (d->group >= 0 && o->group == d->group) {
+			snprintf(why, size, "it is in IOMMU group %d with %s", d->group, o->name);
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * An unidentified function is never taken. Under a VM mode, one that may belong to the
+ * selection keeps the mode from being called reached: it is a failure of the outcome.
+ */
+static void judge_unidentified(struct plan *p, const struct settings *s,
+			       const struct inventory *inv)
+{
+	char why[PLAN_REASON_LEN];
+	size_t i;
+
+	for (i = 0; i < inv->n; i++) {
+		const struct pci_dev *d = &inv->dev[i];
+		struct plan_dev *pd = &p->dev[i];
+
+		if (pd->role != ROLE_UNIDENTIFIED || !may_belong(p, s, inv, i, why, sizeof(why)))
+			continue;
+		if (s->mode == MODE_CONTAINER) {
+			set(pd, ACT_SKIP, NULL,
+			    "not identified: its uevent could not be used (%s); %s: left as it is",
+			    strerror(d->unread_errno), why);
+			continue;
+		}
+		pd->failed = true;
+		p->n_unidentified++;
+		set(pd, ACT_SKIP, NULL,
+		    "not identified: its uevent could not be used (%s); %s, so %s cannot be called reached; never taken",
+		    strerror(d->unread_errno), why, mode_name(s->mode));
+	}
+}
+
 int plan_build(struct plan *p, const struct settings *s, const struct inventory *inv)
 {
 	int r = 0;
@@ -608,6 +737,7 @@ int plan_build(struct plan *p, const struct settings *s, const struct inventory 
 		break;
 	}
 	if (r == 0) {
+		judge_unidentified(p, s, inv);
 		release_holds(p, inv);
 		r = reasons_kept(p);
 	}

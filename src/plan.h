@@ -26,6 +26,8 @@ enum role {
 	ROLE_BLOCKER,	/* a foreign endpoint that makes a group not viable */
 	ROLE_EXCLUDED,
 	ROLE_VF,
+	ROLE_HOST,	/* the host needs it (its class, its root disk, its console): never bound */
+	ROLE_UNIDENTIFIED,	/* its uevent could not be used: never taken, always reported */
 };
 
 #define PLAN_REASON_LEN 256
@@ -62,6 +64,8 @@ struct plan_group {
 	size_t n_members;
 	size_t *blocked_by;
 	size_t n_blocked;
+	const struct foreign_member *foreign;	/* members that are no PCI function listed */
+	size_t n_foreign;
 };
 
 struct plan {
@@ -74,6 +78,12 @@ struct plan {
 	size_t n_modules;
 	size_t n_selected;		/* GPUs and NVSwitches selected */
 	size_t n_failed;		/* selected devices that cannot reach their state */
+	/*
+	 * Unidentified functions that may belong to a VM mode's selection (their vendor is
+	 * unknown or matches, or they share a selected device's slot): the mode cannot be
+	 * called reached while they are there. Counted as failures of the outcome.
+	 */
+	size_t n_unidentified;
 	bool iommu_unusable;		/* a VM mode without an active IOMMU */
 };
 
@@ -83,7 +93,7 @@ struct plan {
  */
 #define HOLD_OVERRIDE "gpuvm-hold"
 
-/* The devices worth reading in detail: NVIDIA's, or those matching ids=. */
+/* The devices worth reading in detail: NVIDIA's, those matching ids=, the unidentified. */
 bool plan_interesting(const struct pci_dev *d, const void *settings);
 
 /*

@@ -91,6 +91,8 @@ static void json_groups(struct json *j, const struct report *r)
 		json_array_begin(j, "blocked_by");
 		for (k = 0; k < pg->n_blocked; k++)
 			json_string(j, NULL, r->inv->dev[pg->blocked_by[k]].name);
+		for (k = 0; k < pg->n_foreign; k++)
+			json_string(j, NULL, pg->foreign[k].name);
 		json_array_end(j);
 		json_object_end(j);
 	}
@@ -285,10 +287,12 @@ void report_text(FILE *f, const struct report *r)
 					type ? ")" : "", g->viable ? "viable" : "NOT viable");
 			for (k = 0; k < g->n_members; k++)
 				fprintf(f, " %s", r->inv->dev[g->members[k]].name);
-			if (g->n_blocked) {
+			if (g->n_blocked + g->n_foreign) {
 				fprintf(f, "; blocked by");
 				for (k = 0; k < g->n_blocked; k++)
 					fprintf(f, " %s", r->inv->dev[g->blocked_by[k]].name);
+				for (k = 0; k < g->n_foreign; k++)
+					fprintf(f, " %s", g->foreign[k].name);
 			}
 			fputc('\n', f);
 		}

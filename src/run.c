@@ -18,6 +18,7 @@
 #include "cmdline.h"
 #include "config.h"
 #include "execute.h"
+#include "hostdev.h"
 #include "iomem.h"
 #include "inventory.h"
 #include "iommu.h"
@@ -153,6 +154,8 @@ static int scan_for(const struct settings *s, const struct source *src, const ch
 	r = inventory_scan(inv, interesting, &in);
 	if (r < 0)
 		log_err("cannot read the PCI devices in /sys/bus/pci/devices: %s", strerror(-r));
+	else if (s->n_ids)
+		hostdev_mark(inv, cmdline);	/* the default match cannot take them */
 	return r;
 }
 
@@ -210,8 +213,9 @@ static int find_variants(const struct settings *s, struct inventory *inv)
 		char alias[MODALIAS_LEN], variant[DRIVER_LEN];
 		const char *v;
 
-		/* An unreadable function (ffff) is never bound: no lookup. */
-		if (!d->details || d->vendor == 0xffff || pci_class_is_bridge(d->class))
+		/* An unidentified function, a bridge, what the host needs: never bound, no lookup. */
+		if (!d->details || d->unidentified || pci_class_is_bridge(d->class) ||
+		    pci_class_host_needs(d->vendor, d->class) || d->host_use != HOST_USE_NONE)
 			continue;
 		pci_dev_modalias(d, alias, sizeof(alias));
 		if (mod_vfio_variant(alias, variant, sizeof(variant)) < 0 ||
@@ -286,6 +290,33 @@ static void log_outcome(const struct inventory *inv, const struct plan *p,
 			 mode_name(p->mode), gpus, gpus == 1 ? "" : "s", x->n_failed, ms);
 }
 
+/*
+ * The cause of every outcome that is not a success, kept for the report's "errors" (and,
+ * for what is only a warning, "warnings"): a VM mode without an IOMMU, what the host needs
+ * and ids= would have taken, an unidentified function. The devices that fail are told here
+ * for plan; apply tells them after execution, with what became of them (log_outcome).
+ */
+static void log_plan(const struct inventory *inv, const struct plan *p, const struct settings *s,
+		     bool devices)
+{
+	size_t i;
+
+	if (p->iommu_unusable)
+		log_err("%s needs an active IOMMU and none is active: %zu selected device%s %s (on_error=%s); `gpuvm check` says what to change",
+			mode_name(p->mode), p->n_selected, p->n_selected == 1 ? "" : "s",
+			s->on_error == ON_ERROR_HOLD ? "held" : "left to the host",
+			s->on_error == ON_ERROR_HOLD ? "hold" : "release");
+	for (i = 0; i < inv->n; i++) {
+		const struct plan_dev *pd = &p->dev[i];
+
+		if (devices && pd->failed)
+			log_err("%s: %s", inv->dev[i].name, pd->reason);
+		else if (!pd->failed && ((pd->role == ROLE_HOST && pd->listed) ||
+					 pd->role == ROLE_UNIDENTIFIED))
+			log_warn("%s: %s", inv->dev[i].name, pd->reason);
+	}
+}
+
 static void fill_state(FILE *f, void *rep)
 {
 	report_json(f, rep);
@@ -314,7 +345,7 @@ static void record_wait(const struct source *src, const struct inventory *inv,
 	r = pending_write(src, held, n);
 	if (r < 0)
 		log_err("cannot write /run/gpuvm/pending: %s; the GPUs stay held", strerror(-r));
-	log_info("config=%s: not there yet; %zu GPU%s held, waiting up to %u s for it", src->spec,
+	log_warn("config=%s: not there yet; %zu GPU%s held, waiting up to %u s for it", src->spec,
 		 n, n == 1 ? "" : "s", src->timeout_s);
 }
 
@@ -373,9 +404,10 @@ static void cmd_plan(const struct options *o, const char *command, bool status, 
 		goto out;
 	}
 	rep.plan = &p;
+	log_plan(&inv, &p, &s, !apply);
 	out->iommu_unusable = p.iommu_unusable;
 	out->selected = p.n_selected;
-	out->failed = p.n_failed;
+	out->failed = p.n_failed + p.n_unidentified;
 	out->ok = p.n_selected - p.n_failed;
 	out->pending = src.status == SRC_WAITING;
 	if (apply) {

@@ -135,6 +135,21 @@ int sysfs_link_name(const char *path, char *buf, size_t size)
 	return strscpy(buf, base ? base + 1 : target, size);
 }
 
+int sysfs_link_target(const char *path, char *buf, size_t size)
+{
+	ssize_t n;
+
+	if (size < 2)
+		return -EINVAL;
+	n = readlinkat(rootfd, path, buf, size);
+	if (n < 0)
+		return -errno;
+	if ((size_t)n >= size)
+		return -ENAMETOOLONG;
+	buf[n] = '\0';
+	return 0;
+}
+
 /* A directory entry as getdents64(2) returns it. */
 struct dirent64_raw {
 	uint64_t d_ino;

@@ -37,6 +37,8 @@ ssize_t sysfs_read_batched(struct sysfs_batch *b, const char *path, char *buf, s
 void sysfs_batch_close(struct sysfs_batch *b);
 /* The last component of a symlink's target ("vfio-pci" for a driver link). */
 int sysfs_link_name(const char *path, char *buf, size_t size);
+/* A symlink's whole target, as readlink(2) gives it; -ENAMETOOLONG past size. */
+int sysfs_link_target(const char *path, char *buf, size_t size);
 /* Call cb for each entry of a directory but "." and ".."; cb's non-zero return stops. */
 int sysfs_list(const char *dir, int (*cb)(const char *name, void *data), void *data);
 bool sysfs_exists(const char *path);

@@ -59,7 +59,8 @@ load helpers
 	output=$(cat "$ROOT/run/gpuvm/state.json")
 	[ "$(dev_field 0000:01:00.0 action)" = hold ]
 	[ "$(jqr .result)" = failed ]
-	assert_regex "$(jqr '.errors[0]')" "IOMMU is not active"
+	assert_regex "$(jqr '.errors[0]')" "vm-passthrough needs an active IOMMU and none is active"
+	assert_regex "$(jqr '.errors[1]')" "0000:01:00.0: the IOMMU is not active"
 }
 
 @test "apply on a non-viable group: exit 1, the NIC untouched" {

@@ -147,12 +147,14 @@ on_error="
 	ln -s ../../../kernel/iommu_groups/notanumber "$ROOT/sys/bus/pci/devices/0000:01:00.2/iommu_group"
 	gv --cmdline "gpuvm.mode=vm-passthrough" plan --json
 	printf '%s' "$output" | jq -e . >/dev/null
-	# The function that cannot be read is kept as an unknown one (ffff:ffff), which nothing
-	# selects: its group (the GPU's) is not viable, and the GPU is not bound without it.
-	[ "$(dev_field 0000:01:00.1 vendor)" = ffff ]
+	# The function whose uevent cannot be parsed is kept, unidentified (its IDs from its
+	# vendor and device files), and never taken: its group (the GPU's) is not viable, and
+	# the GPU is not bound without it.
+	[ "$(dev_field 0000:01:00.1 vendor)" = 10de ]
+	[ "$(dev_field 0000:01:00.1 role)" = unidentified ]
 	[ "$(dev_field 0000:01:00.1 action)" = skip ]
 	[ "$(dev_field 0000:01:00.0 action)" = hold ]
-	assert_regex "$(dev_field 0000:01:00.0 reason)" "0000:01:00.1 \(ffff:ffff"
+	assert_regex "$(dev_field 0000:01:00.0 reason)" "0000:01:00.1 could not be identified \(Invalid argument\)"
 }
 
 @test "status and plan without any PCI device" {

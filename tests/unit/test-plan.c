@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
 /* The planner over in-memory inventories shaped like real machines. */
+#include <errno.h>
 #include <stdarg.h>
 
 #include "log.h"
 #include "plan.h"
 #include "settings.h"
 #include "unit.h"
+#include "util.h"
 
 static struct pci_dev devs[512];
 static struct inventory inv;
@@ -627,6 +629,211 @@ static void holds_released(void)
 	s.on_error = ON_ERROR_HOLD;
 }
 
+/*
+ * ids= that matches everything of a vendor (issue 15): what the host needs is never bound,
+ * by class or by what the running host uses, and a group that holds one is not viable.
+ */
+static void host_needs_rule(void)
+{
+	static const struct {
+		const char *addr;
+		unsigned class;
+		const char *why;
+	} host[] = {
+		{ "0000:00:17.0", 0x010601, "mass-storage" },	/* AHCI */
+		{ "0000:00:1d.0", 0x010802, "mass-storage" },	/* NVMe */
+		{ "0000:00:1f.0", 0x060100, "ISA/LPC bridge" },
+		{ "0000:00:1f.4", 0x0c0500, "SMBus" },
+		{ "0000:00:1e.0", 0x068000, "a bridge" },	/* "other bridge", not NVIDIA's */
+		{ "0000:00:1c.0", 0x060700, "a bridge" },	/* CardBus */
+		{ "0000:00:00.2", 0x080600, "an IOMMU" },
+		{ "0000:00:08.0", 0x080000, "base system peripheral" },
+	};
+	const struct plan_group *g;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(host); i++) {
+		reset(true);
+		add("0000:00:01.0", 0x8086, 0x1901, 0x060400, 1, "pcieport");
+		add(host[i].addr, 0x8086, 0x1234, host[i].class, 5, "somedrv");
+		s.mode = MODE_VM_PASSTHROUGH;
+		pci_id_parse("8086:*", &s.ids[0]);
+		s.n_ids = 1;
+		build();
+		expect(host[i].addr, ACT_SKIP, NULL, "ids= matches it, but the host needs it");
+		expect(host[i].addr, ACT_SKIP, NULL, host[i].why);
+		CHECK(p.dev[idx(host[i].addr)].role == ROLE_HOST && !p.dev[idx(host[i].addr)].selected &&
+		      p.dev[idx(host[i].addr)].listed, "%06x: the host's, not selected, named", host[i].class);
+		CHECK_INT(p.n_selected, 0, "%06x: nothing selected", host[i].class);
+		CHECK_INT(p.n_modules, 0, "%06x: no module to load", host[i].class);
+		/* Container mode reserves for host_driver= what it selects: not these either. */
+		s.mode = MODE_CONTAINER;
+		strcpy(s.host_driver, "nvidia");
+		build();
+		expect(host[i].addr, ACT_SKIP, NULL, "the host needs it");
+		s.host_driver[0] = '\0';
+	}
+
+	/* The ports stay what they were (never bound, never block); an NVSwitch is no bridge. */
+	CHECK(!pci_class_host_needs(0x8086, 0x060400) && !pci_class_host_needs(0x8086, 0x060000) &&
+	      !pci_class_host_needs(0x8086, 0x060900) && !pci_class_host_needs(0x10de, 0x068000) &&
+	      pci_class_host_needs(0x1000, 0x068000) && !pci_class_host_needs(0x8086, 0x0c8000) &&
+	      !pci_class_host_needs(0x8086, 0x020000) && !pci_class_host_needs(0xffff, 0xffffff),
+	      "ports, NVSwitches, serial buses, NICs and unknown classes are not the host's by class");
+
+	/* A group that holds one is not viable: the selected members are not bound. */
+	reset(true);
+	add("0000:00:1f.0", 0x8086, 0x7a84, 0x060100, 28, NULL);
+	add("0000:00:1f.3", 0x8086, 0x7ad0, 0x040300, 28, "snd_hda_intel");
+	add("0000:00:1f.4", 0x8086, 0x7aa3, 0x0c0500, 28, "i801_smbus");
+	add("0000:00:1f.5", 0x8086, 0x7aa4, 0x0c8000, 28, "intel-spi");
+	s.mode = MODE_VM_PASSTHROUGH;
+	pci_id_parse("8086:*", &s.ids[0]);
+	s.n_ids = 1;
+	build();
+	g = group(28);
+	CHECK(g && !g->viable && g->n_blocked == 2, "the PCH group is not viable, blocked by two");
+	expect("0000:00:1f.3", ACT_HOLD, "vfio-pci", "0000:00:1f.0 (8086:7a84, no driver) is needed by the host (an ISA/LPC bridge), among others");
+	expect("0000:00:1f.5", ACT_HOLD, "vfio-pci", "not viable");
+	expect("0000:00:1f.0", ACT_SKIP, NULL, "the host needs it");
+	CHECK_INT(p.n_modules, 0, "no module to load");
+
+	/* Where the running host says so: the root disk's NIC (iSCSI), the console's UART. */
+	reset(true);
+	add("0000:03:00.0", 0x8086, 0x1533, 0x020000, 7, "igb")->host_use = HOST_USE_ROOT;
+	add("0000:04:00.0", 0x8086, 0x9c3d, 0x070002, 8, "serial")->host_use = HOST_USE_CONSOLE;
+	add("0000:05:00.0", 0x8086, 0x1533, 0x020000, 9, "igb");
+	s.mode = MODE_VM_PASSTHROUGH;
+	pci_id_parse("8086:*", &s.ids[0]);
+	s.n_ids = 1;
+	build();
+	expect("0000:03:00.0", ACT_SKIP, NULL, "the root file system's disk is behind it");
+	expect("0000:04:00.0", ACT_SKIP, NULL, "a console= serial port is behind it");
+	expect("0000:05:00.0", ACT_BIND, "vfio-pci", "selected by ids=");
+	CHECK_INT(p.n_selected, 1, "only the other NIC is selected");
+	/* exclude= on one of them: not named as a refusal, still never bound. */
+	pci_addr_parse("0000:03:00.0", &s.exclude[0]);
+	s.n_exclude = 1;
+	build();
+	CHECK(!p.dev[idx("0000:03:00.0")].listed, "excluded and the host's: not listed");
+	s.n_exclude = 0;
+}
+
+/* A function whose uevent cannot be used (issue 15): never taken, never silent. */
+static void unidentified(void)
+{
+	struct pci_dev *d;
+	const struct plan_group *g;
+
+	/* The GPU itself: its vendor and device files say NVIDIA. */
+	reset(true);
+	d = add("0000:01:00.0", 0x10de, 0x1e87, 0x030000, 13, "");
+	d->unidentified = true;
+	d->unread_errno = EISDIR;
+	add("0000:01:00.1", 0x10de, 0x10f8, 0x040300, 13, "snd_hda_intel");
+	s.mode = MODE_VM_PASSTHROUGH;
+	build();
+	expect("0000:01:00.0", ACT_SKIP, NULL, "not identified: its uevent could not be used (Is a directory)");
+	expect("0000:01:00.0", ACT_SKIP, NULL, "10de:1e87, which the default match selects, so vm-passthrough cannot be called reached");
+	CHECK(p.dev[0].role == ROLE_UNIDENTIFIED && p.dev[0].failed && p.dev[0].listed && !p.dev[0].selected,
+	      "unidentified: failed, listed, not selected");
+	CHECK_INT(p.n_unidentified, 1, "counted against the outcome");
+	CHECK_INT(p.n_selected, 0, "nothing selected");
+	expect("0000:01:00.1", ACT_SKIP, NULL, "not selected");
+
+	/* Nothing readable at all: vendor unknown. */
+	d->vendor = d->device = 0xffff;
+	d->class = 0xffffff;
+	build();
+	expect("0000:01:00.0", ACT_SKIP, NULL, "its vendor is unknown");
+	CHECK_INT(p.n_unidentified, 1, "vendor unknown: counted");
+
+	/* exclude= names it: not wanted, not counted, still reported. */
+	pci_addr_parse("0000:01:00.0", &s.exclude[0]);
+	s.n_exclude = 1;
+	build();
+	CHECK_INT(p.n_unidentified, 0, "excluded: not counted");
+	CHECK(p.dev[0].listed && p.dev[0].role == ROLE_UNIDENTIFIED, "excluded: still listed");
+	s.n_exclude = 0;
+
+	/* Container: reported, not a failure. */
+	s.mode = MODE_CONTAINER;
+	build();
+	expect("0000:01:00.0", ACT_SKIP, NULL, "left as it is");
+	CHECK(!p.dev[0].failed && p.n_unidentified == 0, "container: not a failure");
+
+	/* A companion slot-mate in the GPU's group: the group is not viable. */
+	reset(true);
+	add("0000:01:00.0", 0x10de, 0x2204, 0x030000, 2, "nouveau");
+	d = add("0000:01:00.1", 0x10de, 0x1aef, 0x040300, 2, "");
+	d->unidentified = true;
+	d->unread_errno = EIO;
+	s.mode = MODE_VM_PASSTHROUGH;
+	build();
+	g = group(2);
+	CHECK(g && !g->viable && g->n_blocked == 1, "its group is not viable");
+	expect("0000:01:00.0", ACT_HOLD, "vfio-pci", "0000:01:00.1 could not be identified (Input/output error)");
+	expect("0000:01:00.1", ACT_SKIP, NULL, "could not be used (Input/output error)");
+	CHECK_INT(p.n_failed, 1, "the GPU failed");
+	CHECK_INT(p.n_unidentified, 1, "and the slot-mate counts");
+
+	/* In the slot but another group (ACS): the GPU binds, the outcome is not whole. */
+	d->group = 3;
+	d->vendor = 0x1b21;	/* not NVIDIA: only the slot says it may belong */
+	build();
+	expect("0000:01:00.0", ACT_BIND, "vfio-pci", "in IOMMU group 2");
+	expect("0000:01:00.1", ACT_SKIP, NULL, "it is a function of the slot of 0000:01:00.0");
+	CHECK_INT(p.n_unidentified, 1, "slot-mate: counted");
+
+	/* Elsewhere and not NVIDIA's: reported, not counted. */
+	d->addr.dev = 5;
+	pci_addr_format(&d->addr, d->name, sizeof(d->name));
+	build();
+	CHECK_INT(p.n_unidentified, 0, "a foreign unidentified function is not counted");
+	CHECK(p.dev[1].listed && p.dev[1].role == ROLE_UNIDENTIFIED, "but listed");
+
+	/* Never pending (ARM): an unidentified slot-mate is not taken along. */
+	reset(true);
+	inv.iommu.groups_at_probe = true;
+	add("0000:01:00.0", 0x10de, 0x2204, 0x030000, -1, "");
+	d = add("0000:01:00.1", 0x10de, 0x1aef, 0x040300, -1, "");
+	d->unidentified = true;
+	d->unread_errno = EIO;
+	s.mode = MODE_VM_PASSTHROUGH;
+	build();
+	CHECK(!inventory_group_pending(&inv, d), "no pending group for it");
+	expect("0000:01:00.1", ACT_SKIP, NULL, "never taken");
+	CHECK_INT(p.n_unidentified, 1, "counted");
+}
+
+/* Group members that are no PCI function of this host (issue 15): not viable, named. */
+static void foreign_members(void)
+{
+	static struct foreign_member f[] = { { 2, "0000:05:00.0" }, { 2, "ACPI0007:00" },
+					     { 9, "0000:06:00.0" } };
+	const struct plan_group *g;
+
+	reset(true);
+	add("0000:01:00.0", 0x10de, 0x2204, 0x030000, 2, "nouveau");
+	add("0000:01:00.1", 0x10de, 0x1aef, 0x040300, 2, "snd_hda_intel");
+	add("0000:02:00.0", 0x10de, 0x2204, 0x030000, 4, "nouveau");
+	inv.foreign = f;
+	inv.n_foreign = ARRAY_SIZE(f);
+	s.mode = MODE_VM_PASSTHROUGH;
+	build();
+	g = group(2);
+	CHECK(g && !g->viable && g->n_blocked == 0 && g->n_foreign == 2, "group 2: not viable, two foreign");
+	CHECK(g && g->n_foreign == 2 && !strcmp(g->foreign[1].name, "ACPI0007:00"), "named");
+	expect("0000:01:00.0", ACT_HOLD, "vfio-pci", "its member 0000:05:00.0 is not a PCI function this host lists");
+	expect("0000:01:00.0", ACT_HOLD, "vfio-pci", "among others");
+	expect("0000:01:00.1", ACT_HOLD, "vfio-pci", "not viable");
+	g = group(4);
+	CHECK(g && g->viable && g->n_foreign == 0, "group 4 (no foreign member) is viable");
+	expect("0000:02:00.0", ACT_BIND, "vfio-pci", "in IOMMU group 4");
+	inv.foreign = NULL;
+	inv.n_foreign = 0;
+}
+
 int main(void)
 {
 	log_setup(false, 0);
@@ -644,6 +851,9 @@ int main(void)
 	smmu_pending();
 	hold_plan();
 	holds_released();
+	host_needs_rule();
+	unidentified();
+	foreign_members();
 	plan_free(&p);
 	log_close();
 	return unit_done();
