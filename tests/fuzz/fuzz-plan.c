@@ -27,6 +27,13 @@
  *    driver nor group is bound, in a pending group with functions of its slot only, each
  *    of them without a group or in a group that goes along whole; under an IOMMU that
  *    groups at boot such a device fails;
+ *  - what the host needs (mass storage, a bridge that is no port, base system peripherals,
+ *    SMBus, the root disk's or a console's device) is never selected nor taken, whatever
+ *    ids= says, and a group that holds it is not viable;
+ *  - an unidentified function is never taken and always listed; under a VM mode it fails
+ *    the outcome (n_unidentified) exactly when it may belong to the selection (vendor
+ *    unknown or matching, a selected device's slot or group) and is not excluded;
+ *  - a group with a member that is no PCI function of the listing is not viable;
  *  - the planner is pure and deterministic: the inventory is left as it was and a
  *    second plan is the same.
  */
@@ -43,7 +50,7 @@
 static const uint16_t vendors[] = { 0x10de, 0x10de, 0x8086, 0x15b3 };
 static const uint32_t classes[] = {
 	0x030000, 0x030200, 0x040300, 0x060400, 0x060000, 0x060900, 0x020000, 0x068000,
-	0x0c0330, 0x010802, 0x030000, 0x040300,
+	0x0c0330, 0x010802, 0x030000, 0x040300, 0x060100, 0x0c0500, 0x080600, 0x068000,
 };
 static const uint8_t buses[] = { 0x00, 0x01, 0x02, 0x41 };
 static const char *const drivers[] = {
@@ -70,6 +77,7 @@ struct world {
 	struct settings s;
 	struct inventory inv;
 	struct pci_dev dev[DEVS_MAX];
+	struct foreign_member foreign[1];
 };
 
 static void build_world(struct world *w, struct fuzz_in *in)
@@ -121,6 +129,15 @@ static void build_world(struct world *w, struct fuzz_in *in)
 		d->sriov_totalvfs = b[7] / 8 % 3 == 0 ? -1 : b[7] / 8 % 3 == 1 ? 0 : 16;
 		d->variant = variants[b[8] % ARRAY_SIZE(variants)];
 		d->boot_vga = (int)(b[9] % 3) - 1;
+		/* One in eight unidentified (nothing readable, half of those); a few the host's. */
+		d->unidentified = b[9] / 3 % 8 == 0;
+		if (d->unidentified && b[2] & 0x40) {
+			d->vendor = d->device = 0xffff;
+			d->class = 0xffffff;
+		}
+		d->unread_errno = EIO;
+		d->host_use = b[9] / 24 % 6 == 1 ? HOST_USE_ROOT :
+			      b[9] / 24 % 6 == 2 ? HOST_USE_CONSOLE : HOST_USE_NONE;
 		d->subvendor = d->vendor;
 		d->details = true;
 		if (!w->inv.iommu.active)
@@ -137,6 +154,13 @@ static void build_world(struct world *w, struct fuzz_in *in)
 		pci_addr_format(&w->dev[i].addr, w->dev[i].name, sizeof(w->dev[i].name));
 	if (w->inv.n)
 		w->inv.iommu.groups = w->inv.iommu.active;
+	/* A group listing with a member that is no PCI function of the listing. */
+	if (w->inv.iommu.active && flags & 0x20) {
+		w->foreign[0].group = (int)(flags >> 6);
+		strscpy(w->foreign[0].name, "0000:77:00.0", sizeof(w->foreign[0].name));
+		w->inv.foreign = w->foreign;
+		w->inv.n_foreign = 1;
+	}
 
 	if (n_ids)
 		strscpy(w->s.source[KEY_IDS], "cmdline", SOURCE_LEN);
@@ -198,13 +222,37 @@ static bool ref_excluded(const struct settings *s, const struct pci_dev *d)
 	return false;
 }
 
+/* What the host needs, from the design (DESIGN.md, gpuvm(8) "Selection"). */
+static bool ref_host(const struct pci_dev *d)
+{
+	uint32_t base = d->class >> 16, sub = d->class >> 8 & 0xff;
+
+	if (d->host_use != HOST_USE_NONE)
+		return true;
+	return base == 0x01 || (base == 0x06 && !is_bridge(d) && !is_nvswitch(d)) ||
+	       (base == 0x08 && sub <= 0x06) || (base == 0x0c && sub == 0x05);
+}
+
 static bool ref_selected(const struct settings *s, const struct pci_dev *d)
 {
-	if (is_bridge(d) || !ref_match(s, d) || d->is_vf || ref_excluded(s, d))
+	if (d->unidentified || is_bridge(d) || ref_host(d) || !ref_match(s, d) || d->is_vf ||
+	    ref_excluded(s, d))
 		return false;
 	if (is_nvswitch(d))
 		return s->nvswitch_vm && s->mode == MODE_VM_PASSTHROUGH;
 	return true;
+}
+
+static bool slot_or_group_mate_selected(const struct world *w, const struct plan *p, size_t i)
+{
+	size_t j;
+
+	for (j = 0; j < w->inv.n; j++)
+		if (j != i && p->dev[j].selected &&
+		    (pci_same_slot(&w->dev[j].addr, &w->dev[i].addr) ||
+		     (w->dev[i].group >= 0 && w->dev[j].group == w->dev[i].group)))
+			return true;
+	return false;
 }
 
 static bool slot_mate_selected(const struct world *w, const struct plan *p, size_t i)
@@ -252,7 +300,8 @@ static void check_device(const struct world *w, const struct plan *p, size_t i)
 
 	fuzz_assert(pd->action >= ACT_SKIP && pd->action <= ACT_HOLD, "%s: action %d", n,
 		    (int)pd->action);
-	fuzz_assert(pd->role >= ROLE_NONE && pd->role <= ROLE_VF, "%s: role %d", n, (int)pd->role);
+	fuzz_assert(pd->role >= ROLE_NONE && pd->role <= ROLE_UNIDENTIFIED, "%s: role %d", n,
+		    (int)pd->role);
 	fuzz_assert(pd->reason && strlen(pd->reason) < PLAN_REASON_LEN && pd->reason[0],
 		    "%s: no reason", n);
 	fuzz_assert(pd->target, "%s: no target (NULL)", n);
@@ -278,9 +327,24 @@ static void check_device(const struct world *w, const struct plan *p, size_t i)
 		break;
 	}
 
-	if (is_bridge(d))
+	if (d->unidentified)
+		fuzz_assert(pd->action == ACT_SKIP && pd->role == ROLE_UNIDENTIFIED && pd->listed,
+			    "%s: unidentified, planned %s as %s (%s)", n, action_name(pd->action),
+			    role_name(pd->role), pd->reason);
+	else if (is_bridge(d))
 		fuzz_assert(pd->action == ACT_SKIP && pd->role == ROLE_BRIDGE && !pd->selected,
 			    "%s: bridge planned %s (%s)", n, action_name(pd->action), pd->reason);
+	else if (ref_host(d))
+		fuzz_assert(pd->action == ACT_SKIP && pd->role == ROLE_HOST && !pd->selected &&
+			    (pd->listed || !ref_match(s, d) || ref_excluded(s, d)),
+			    "%s (class %06x): the host's, planned %s as %s (%s)", n, d->class,
+			    action_name(pd->action), role_name(pd->role), pd->reason);
+	if (pd->role == ROLE_UNIDENTIFIED)
+		fuzz_assert(pd->failed == (s->mode != MODE_CONTAINER && !ref_excluded(s, d) &&
+					   (d->vendor == 0xffff || ref_match(s, d) ||
+					    slot_or_group_mate_selected(w, p, i))),
+			    "%s: unidentified, failed %d in mode %s (%s)", n, pd->failed,
+			    mode_name(s->mode), pd->reason);
 	fuzz_assert(pd->selected == ref_selected(s, d), "%s: selected %d, the design says %d (%s)", n,
 		    pd->selected, !pd->selected, pd->reason);
 	if (pd->selected)
@@ -298,7 +362,7 @@ static void check_device(const struct world *w, const struct plan *p, size_t i)
 	if (pd->role == ROLE_BLOCKER)
 		fuzz_assert(pd->action == ACT_SKIP, "%s: a blocker planned %s (%s)", n,
 			    action_name(pd->action), pd->reason);
-	if (pd->failed)
+	if (pd->failed && pd->role != ROLE_UNIDENTIFIED)
 		fuzz_assert((pd->action == ACT_HOLD) == (s->on_error == ON_ERROR_HOLD) &&
 			    (pd->action == ACT_HOLD || pd->action == ACT_UNBIND || pd->action == ACT_KEEP),
 			    "%s: failed, on_error=%s, planned %s", n,
@@ -312,7 +376,8 @@ static void check_device(const struct world *w, const struct plan *p, size_t i)
 	switch (s->mode) {
 	case MODE_CONTAINER:
 	case MODE_VM_VGPU:
-		fuzz_assert(pd->action != ACT_BIND && pd->action != ACT_HOLD && !pd->failed,
+		fuzz_assert(pd->action != ACT_BIND && pd->action != ACT_HOLD &&
+			    (!pd->failed || (s->mode == MODE_VM_VGPU && pd->role == ROLE_UNIDENTIFIED)),
 			    "%s: %s in mode %s", n, action_name(pd->action), mode_name(s->mode));
 		if (pd->action == ACT_RESERVE || (pd->action == ACT_KEEP && pd->target[0]))
 			fuzz_assert(pd->selected &&
@@ -413,14 +478,23 @@ static void check_groups(const struct world *w, const struct plan *p)
 			}
 		fuzz_assert(members == pg->n_members && any, "group %d: %zu members of %zu",
 			    pg->id, pg->n_members, members);
-		fuzz_assert(pg->viable == (pg->n_blocked == 0), "group %d: viable %d, %zu blockers",
-			    pg->id, pg->viable, pg->n_blocked);
+		fuzz_assert(pg->viable == (pg->n_blocked == 0 && pg->n_foreign == 0),
+			    "group %d: viable %d, %zu blockers, %zu foreign", pg->id, pg->viable,
+			    pg->n_blocked, pg->n_foreign);
+		fuzz_assert(pg->n_foreign == (w->inv.n_foreign && w->foreign[0].group == pg->id),
+			    "group %d: %zu foreign members", pg->id, pg->n_foreign);
+		for (i = 0; i < inv->n; i++)
+			if (w->dev[i].group == pg->id && (w->dev[i].unidentified ||
+							  (ref_host(&w->dev[i]) && !is_bridge(&w->dev[i]))))
+				fuzz_assert(in_list(pg->blocked_by, pg->n_blocked, i),
+					    "group %d: %s (the host's or unidentified) does not block it",
+					    pg->id, w->dev[i].name);
 		for (k = 0; k < pg->n_blocked; k++) {
 			size_t b = pg->blocked_by[k];
 			const struct plan_dev *pd = &p->dev[b];
 
 			fuzz_assert(in_list(pg->members, pg->n_members, b) && !pd->selected &&
-				    !is_bridge(&w->dev[b]),
+				    (!is_bridge(&w->dev[b]) || w->dev[b].unidentified),
 				    "group %d: %s cannot block it", pg->id, w->dev[b].name);
 			fuzz_assert(pd->action == ACT_SKIP ||
 				    (pd->action == ACT_UNBIND && pd->role == ROLE_NVSWITCH),
@@ -465,13 +539,16 @@ static void check_groups(const struct world *w, const struct plan *p)
 
 static void check_plan(const struct world *w, const struct plan *p)
 {
-	size_t i, sel = 0, failed = 0;
+	size_t i, sel = 0, failed = 0, unidentified = 0;
 
 	for (i = 0; i < w->inv.n; i++) {
 		check_device(w, p, i);
 		sel += p->dev[i].selected;
 		failed += p->dev[i].selected && p->dev[i].failed;
+		unidentified += p->dev[i].role == ROLE_UNIDENTIFIED && p->dev[i].failed;
 	}
+	fuzz_assert(p->n_unidentified == unidentified, "n_unidentified %zu, counted %zu",
+		    p->n_unidentified, unidentified);
 	fuzz_assert(p->mode == w->s.mode, "plan mode %d", (int)p->mode);
 	fuzz_assert(p->n_selected == sel, "n_selected %zu, counted %zu", p->n_selected, sel);
 	fuzz_assert(p->n_failed == failed, "n_failed %zu, counted %zu", p->n_failed, failed);
