@@ -14,7 +14,7 @@ LDFLAGS_STATIC := -static -Wl,--gc-sections -s
 # The sources of the binary; tests link the same objects (but main.o) into test programs.
 SRCS := util.c strpool.c log.c cmdline.c config.c settings.c pci.c sysfs.c iommu.c inventory.c \
 	plan.c json.c report.c execute.c kmod.c iomem.c check.c cluster.c tag.c blkdev.c hostdev.c \
-	source.c run.c main.c
+	source.c writefile.c run.c main.c
 OBJS := $(SRCS:%.c=$(B)/obj/%.o)
 HOST_OBJS := $(SRCS:%.c=$(B)/host/%.o)
 
@@ -71,7 +71,7 @@ $(B)/unit/%: tests/unit/%.c tests/unit/unit.h $(UNIT_OBJS) | $(B)/unit
 # The unit test of src/blkdev.c links the real src/sysfs.c (a root of image files, not the
 # fake kernel) and the host's libblkid, each of whose calls it fails through the linker
 # (issue 7), and syscall() for a kernel without openat2 (tests/unit/test-blkdev.c).
-BLKDEV_TEST_OBJS = $(addprefix $(B)/host/,blkdev.o sysfs.o tag.o util.o log.o)
+BLKDEV_TEST_OBJS = $(addprefix $(B)/host/,blkdev.o sysfs.o writefile.o tag.o util.o log.o)
 BLKDEV_TEST_WRAP := -Wl,--wrap=blkid_new_probe,--wrap=blkid_free_probe,--wrap=blkid_probe_set_device \
 	-Wl,--wrap=blkid_do_safeprobe,--wrap=blkid_probe_lookup_value,--wrap=blkid_probe_get_partitions \
 	-Wl,--wrap=blkid_partlist_numof_partitions,--wrap=blkid_partlist_get_partition \

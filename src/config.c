@@ -5,12 +5,15 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <stdio.h>
+#include <limits.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "config.h"
 #include "util.h"
+#include "writefile.h"
 
 static bool valid_key(const char *k)
 {
@@ -105,16 +108,14 @@ int config_read(int dirfd, const char *path, char **buf, size_t *len)
 	return config_read_max(dirfd, path, CONFIG_MAX_SIZE, buf, len);
 }
 
-int config_read_max(int dirfd, const char *path, size_t max, char **buf, size_t *len)
+/* Read the regular file open at fd, at most max bytes; closes fd. */
+static int read_fd(int fd, size_t max, char **buf, size_t *len)
 {
 	struct stat st;
 	char *b = NULL;
 	size_t got = 0;
-	int fd, r = 0;
+	int r = 0;
 
-	fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0)
-		return -errno;
 	if (fstat(fd, &st) < 0) {
 		r = -errno;
 		goto out;
@@ -163,6 +164,15 @@ out:
 	return r;
 }
 
+int config_read_max(int dirfd, const char *path, size_t max, char **buf, size_t *len)
+{
+	int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+
+	if (fd < 0)
+		return -errno;
+	return read_fd(fd, max, buf, len);
+}
+
 /* The key of a line, as parse_line sees it (same trimming), into key; false if none. */
 static bool line_key(const char *line, size_t n, char *key, size_t size)
 {
@@ -181,27 +191,6 @@ static bool line_key(const char *line, size_t n, char *key, size_t size)
 	memcpy(key, line + i, end - i);
 	key[end - i] = '\0';
 	return true;
-}
-
-static int mkdirs(int dirfd, const char *dir)
-{
-	char p[512];
-	size_t i;
-
-	if (strscpy(p, dir, sizeof(p)) < 0)
-		return -ENAMETOOLONG;
-	for (i = 1;; i++) {
-		if (p[i] == '/' || p[i] == '\0') {
-			char c = p[i];
-
-			p[i] = '\0';
-			if (p[0] && mkdirat(dirfd, p, 0755) < 0 && errno != EEXIST)
-				return -errno;
-			p[i] = c;
-			if (!c)
-				return 0;
-		}
-	}
 }
 
 static int write_all(int fd, const char *data, size_t len)
@@ -265,58 +254,96 @@ static int rewrite(const char *old, size_t len, const char *key, const char *val
 	return 0;
 }
 
-int config_update(int dirfd, const char *path, const char *key, const char *value,
-		  bool (*same_key)(const char *a, const char *b), bool *changed)
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
+static long long now_ms(void)
 {
-	char dir[512], tmp[600];
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * Wait for the directory's lock, CONFIG_LOCK_WAIT_S at most (-ETIMEDOUT): a writer that
+ * never lets go must not hang the label mirror. Polled: flock(2) itself waits forever.
+ */
+static int lock_dir(int dfd)
+{
+	struct timespec pause = { 0, 1000000 };	/* 1 ms, doubled up to 16 ms */
+	long long start = now_ms();
+
+	for (;;) {
+		if (flock(dfd, LOCK_EX | LOCK_NB) == 0)
+			return 0;
+		if (errno != EWOULDBLOCK && errno != EINTR)
+			return -errno;
+		if (now_ms() - start >= CONFIG_LOCK_WAIT_S * 1000LL)
+			return -ETIMEDOUT;
+		nanosleep(&pause, NULL);
+		if (pause.tv_nsec < 16000000)
+			pause.tv_nsec *= 2;
+	}
+}
+
+int config_update(int dirfd, const char *path, const char *key, const char *value,
+		  bool (*same_key)(const char *a, const char *b), bool *changed,
+		  const char **why)
+{
+	char dir[PATH_MAX], tmp[NAME_MAX + 1];
 	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
 	char *old = NULL, *text = NULL;
 	size_t oldlen = 0, len = 0;
 	struct stat st;
-	int dfd, fd = -1, r;
+	int dfd, fd, r;
 	mode_t mode = 0644;
 
 	*changed = false;
+	*why = NULL;
+	if (!*base)
+		return -EISDIR;
 	if (slash)
 		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
 	else
 		strscpy(dir, ".", sizeof(dir));
 	if (!*dir)
 		strscpy(dir, "/", sizeof(dir));
-	r = mkdirs(dirfd, dir);
-	if (r < 0)
-		return r;
-	dfd = openat(dirfd, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	dfd = wf_open_dir(dirfd, dir, true, why);
 	if (dfd < 0)
-		return -errno;
+		return dfd;
 	/* One writer at a time: the lock is the directory's, so the rename cannot lose it. */
-	while ((r = flock(dfd, LOCK_EX)) < 0 && errno == EINTR)
-		;
+	r = lock_dir(dfd);
 	if (r < 0) {
-		r = -errno;
+		if (r == -ETIMEDOUT)
+			*why = "another process holds the lock on its directory (waited "
+			       STR(CONFIG_LOCK_WAIT_S) " s)";
 		goto out;
 	}
-	r = config_read(dfd, base, &old, &oldlen);
+	/* The old file is read only when it is the config itself: a regular file, one link. */
+	r = wf_open_old(dfd, base, why);
+	if (r >= 0) {
+		if (fstat(r, &st) == 0)
+			mode = st.st_mode & 0777;
+		r = read_fd(r, CONFIG_MAX_SIZE, &old, &oldlen);
+	}
 	if (r == -ENOENT) {
 		old = NULL;
 		oldlen = 0;
 	} else if (r < 0) {
 		goto out;
-	} else if (fstatat(dfd, base, &st, 0) == 0) {
-		mode = st.st_mode & 07777;
 	}
 	r = rewrite(old ? old : "", oldlen, key, value, same_key, &text, &len);
 	if (r < 0)
 		goto out;
 	if (old && len == oldlen && memcmp(old, text, len) == 0)
 		goto out;	/* already so: nothing to write */
-	snprintf(tmp, sizeof(tmp), ".%s.%ld.tmp", base, (long)getpid());
-	fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
+	fd = wf_create_tmp(dfd, base, mode, tmp, sizeof(tmp), why);
 	if (fd < 0) {
-		r = -errno;
+		r = fd;
 		goto out;
 	}
-	if (fchmod(fd, mode) < 0 || (r = write_all(fd, text, len)) < 0 || fsync(fd) < 0) {
+	if ((r = write_all(fd, text, len)) < 0 || fsync(fd) < 0) {
 		r = r < 0 ? r : -errno;
 		goto fail;
 	}

@@ -38,16 +38,24 @@ int config_read(int dirfd, const char *path, char **buf, size_t *len);
 /* The same with another size limit (pci.ids is larger than any config). */
 int config_read_max(int dirfd, const char *path, size_t max, char **buf, size_t *len);
 
+/* How long config set waits for another writer's lock before it gives up. */
+#define CONFIG_LOCK_WAIT_S 5
+
 /*
  * Set KEY=VALUE in the config at path (relative to dirfd): the last line whose key
  * same_key() matches is rewritten in place, keeping its spelling (the label key stays
  * the label key); otherwise the line is appended. Comments, order and other keys stay.
- * Atomic and serialised: under an exclusive flock of the directory, a temporary file in
- * the same directory is written, fsynced and renamed, then the directory is fsynced. The
- * directory (0755) and the file (0644) are created when absent. *changed tells whether
- * the file's text changed.
+ * Atomic and serialised: under an exclusive flock of the directory (waited for
+ * CONFIG_LOCK_WAIT_S at most: -ETIMEDOUT), a temporary file in the same directory is
+ * written, fsynced and renamed, then the directory is fsynced. The directory (0755) and the
+ * file (0644) are created when absent; an existing file keeps its permission bits. Nothing
+ * is followed or copied that is not the config itself (src/writefile.h): a symlink on the
+ * way or at the file, a file that is not regular or has another hard link is refused
+ * (-ELOOP, -ENOTDIR, -EINVAL, -EMLINK) with *why saying which. *changed tells whether the
+ * file's text changed.
  */
 int config_update(int dirfd, const char *path, const char *key, const char *value,
-		  bool (*same_key)(const char *a, const char *b), bool *changed);
+		  bool (*same_key)(const char *a, const char *b), bool *changed,
+		  const char **why);
 
 #endif

@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: MIT
-/* A JSON writer small enough to read in one sitting, and a validator for what others wrote. */
+/*
+ * A JSON writer small enough to read in one sitting, a validator for what others wrote, and
+ * a reader of one string in a text the validator accepted.
+ */
+#include <errno.h>
 #include <string.h>
 
 #include "json.h"
@@ -376,4 +380,186 @@ bool json_valid(const char *text, size_t len)
 		return false;
 	ws(&p);
 	return p.s == p.end;
+}
+
+/*
+ * The reader, over a text json_valid accepted: so it only skips and decodes, never
+ * checks. A key is compared once decoded ("m\u006fde" is "mode").
+ */
+static const char *skip_ws(const char *s, const char *end)
+{
+	while (s < end && (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r'))
+		s++;
+	return s;
+}
+
+static const char *skip_string(const char *s, const char *end)
+{
+	for (s++; s < end && *s != '"'; s++)
+		if (*s == '\\')
+			s++;
+	return s + 1;
+}
+
+static const char *skip_value(const char *s, const char *end)
+{
+	int depth = 0;
+
+	s = skip_ws(s, end);
+	do {
+		if (*s == '"') {
+			s = skip_string(s, end);
+			continue;
+		}
+		if (*s == '{' || *s == '[')
+			depth++;
+		else if (*s == '}' || *s == ']')
+			depth--;
+		else if (depth == 0)	/* a number or a literal */
+			while (s + 1 < end && !strchr(",]} \t\r\n", s[1]))
+				s++;
+		s++;
+	} while (depth > 0 && s < end);
+	return s;
+}
+
+static unsigned hex4_value(const char *s)
+{
+	unsigned v = 0;
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		char c = s[i];
+
+		v = v * 16 + (unsigned)(c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10);
+	}
+	return v;
+}
+
+/* Append the UTF-8 of cp at out[*n] while it fits in size (with the NUL). */
+static void put_utf8(unsigned cp, char *out, size_t size, size_t *n)
+{
+	unsigned char u[4];
+	size_t k, i;
+
+	if (cp < 0x80) {
+		u[0] = (unsigned char)cp;
+		k = 1;
+	} else if (cp < 0x800) {
+		u[0] = (unsigned char)(0xc0 | cp >> 6);
+		u[1] = (unsigned char)(0x80 | (cp & 0x3f));
+		k = 2;
+	} else if (cp < 0x10000) {
+		u[0] = (unsigned char)(0xe0 | cp >> 12);
+		u[1] = (unsigned char)(0x80 | ((cp >> 6) & 0x3f));
+		u[2] = (unsigned char)(0x80 | (cp & 0x3f));
+		k = 3;
+	} else {
+		u[0] = (unsigned char)(0xf0 | cp >> 18);
+		u[1] = (unsigned char)(0x80 | ((cp >> 12) & 0x3f));
+		u[2] = (unsigned char)(0x80 | ((cp >> 6) & 0x3f));
+		u[3] = (unsigned char)(0x80 | (cp & 0x3f));
+		k = 4;
+	}
+	for (i = 0; i < k; i++, (*n)++)
+		if (*n + 1 < size)
+			out[*n] = (char)u[i];
+}
+
+/*
+ * Decode the string at *s (its opening quote) into out; *s moves past it. 0, -E2BIG when it
+ * does not fit (*s moves all the same), -EINVAL for \u0000 or a lone surrogate.
+ */
+static int decode_string(const char **s, const char *end, char *out, size_t size)
+{
+	const char *p = *s + 1;
+	size_t n = 0;
+	int r = 0;
+
+	while (p < end && *p != '"') {
+		unsigned cp;
+
+		if (*p != '\\') {
+			if (n + 1 < size)
+				out[n] = *p;
+			n++;
+			p++;
+			continue;
+		}
+		p++;
+		switch (*p++) {
+		case 'b': cp = '\b'; break;
+		case 'f': cp = '\f'; break;
+		case 'n': cp = '\n'; break;
+		case 'r': cp = '\r'; break;
+		case 't': cp = '\t'; break;
+		case 'u':
+			cp = hex4_value(p);
+			p += 4;
+			if (cp >= 0xd800 && cp <= 0xdbff && end - p >= 6 && p[0] == '\\' &&
+			    p[1] == 'u' && hex4_value(p + 2) >= 0xdc00 && hex4_value(p + 2) <= 0xdfff) {
+				cp = 0x10000 + ((cp - 0xd800) << 10) + (hex4_value(p + 2) - 0xdc00);
+				p += 6;
+			} else if ((cp >= 0xd800 && cp <= 0xdfff) || cp == 0) {
+				/* a lone surrogate is no character; U+0000 would end the C string */
+				r = -EINVAL;
+			}
+			break;
+		default:	/* '"', '\\', '/' */
+			cp = (unsigned char)p[-1];
+			break;
+		}
+		put_utf8(cp, out, size, &n);
+	}
+	*s = p + 1;
+	if (size)
+		out[n < size ? n : size - 1] = '\0';
+	if (r == 0 && n >= size)
+		r = -E2BIG;
+	return r;
+}
+
+/* The value of key in the object at s: its start, NULL when absent, or -EINVAL (twice). */
+static int member(const char *s, const char *end, const char *key, const char **value)
+{
+	char name[256];
+
+	*value = NULL;
+	s = skip_ws(s, end);
+	if (*s != '{')
+		return -ENOENT;
+	s = skip_ws(s + 1, end);
+	while (s < end && *s == '"') {
+		int r = decode_string(&s, end, name, sizeof(name));
+
+		s = skip_ws(s, end) + 1;	/* ':' */
+		if (r == 0 && strcmp(name, key) == 0) {
+			if (*value)
+				return -EINVAL;	/* which one would the writer have meant? */
+			*value = skip_ws(s, end);
+		}
+		s = skip_ws(skip_value(s, end), end);
+		if (s < end && *s == ',')
+			s = skip_ws(s + 1, end);
+	}
+	return *value ? 0 : -ENOENT;
+}
+
+int json_get_string(const char *text, size_t len, const char *const *path, size_t depth,
+		    char *buf, size_t size)
+{
+	const char *s = text, *end = text + len;
+	size_t i;
+	int r;
+
+	if (!json_valid(text, len))
+		return -EINVAL;
+	for (i = 0; i < depth; i++) {
+		r = member(s, end, path[i], &s);
+		if (r < 0)
+			return r;
+	}
+	if (*s != '"')
+		return -EINVAL;
+	return decode_string(&s, end, buf, size);
 }

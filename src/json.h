@@ -35,4 +35,17 @@ void json_escape(FILE *f, const char *s);
 /* Pure: is text one complete JSON value (with surrounding whitespace)? */
 bool json_valid(const char *text, size_t len);
 
+/*
+ * Pure: the string at a path of object keys in one JSON text ({"config_disk", "status"}:
+ * text.config_disk.status; depth 0: the text itself), unescaped (\uXXXX and surrogate
+ * pairs to UTF-8) into buf, NUL-terminated. Keys are compared decoded, only members of the
+ * objects on the path count (never a key inside a string or a deeper object), and a key
+ * twice in one of those objects is ambiguous. 0; -ENOENT when a key is absent or a value
+ * on the way is not an object; -EINVAL when the text is not valid JSON, a key is there
+ * twice, or the value is not a string or holds \u0000 or a lone surrogate; -E2BIG when it
+ * does not fit in size (buf then holds what fits).
+ */
+int json_get_string(const char *text, size_t len, const char *const *path, size_t depth,
+		    char *buf, size_t size);
+
 #endif

@@ -33,6 +33,7 @@
 #include "tag.h"
 #include "sysfs.h"
 #include "util.h"
+#include "writefile.h"
 
 #define STATE_PATH "run/gpuvm/state.json"
 #define STATE_MAX ((size_t)1024 * 1024)
@@ -328,7 +329,7 @@ static void write_state(struct report *rep)
 	int r = sysfs_write_file_with("run/gpuvm", "state.json", fill_state, rep);
 
 	if (r < 0)
-		log_err("cannot write /%s: %s", STATE_PATH, strerror(-r));
+		log_err("cannot write /%s: %s", STATE_PATH, wf_strerror(r));
 }
 
 /* apply while config='s disk is awaited: record what is held and until when. */
@@ -344,7 +345,7 @@ static void record_wait(const struct source *src, const struct inventory *inv,
 			held[n++] = inv->dev[i].addr;
 	r = pending_write(src, held, n);
 	if (r < 0)
-		log_err("cannot write /run/gpuvm/pending: %s; the GPUs stay held", strerror(-r));
+		log_err("cannot write /run/gpuvm/pending: %s; the GPUs stay held", wf_strerror(r));
 	log_warn("config=%s: not there yet; %zu GPU%s held, waiting up to %u s for it", src->spec,
 		 n, n == 1 ? "" : "s", src->timeout_s);
 }
@@ -434,7 +435,7 @@ static void cmd_plan(const struct options *o, const char *command, bool status, 
 			if (src.pending || o->defer || o->resume) {
 				r = pending_remove();
 				if (r < 0)
-					log_err("cannot remove /run/gpuvm/pending: %s", strerror(-r));
+					log_err("cannot remove /run/gpuvm/pending: %s", wf_strerror(r));
 			}
 		}
 		write_state(&rep);
@@ -689,27 +690,26 @@ out:
 }
 
 /*
- * A top-level string of the last state file ("mode", "result"). The file is ours: its
- * top-level keys sit at two spaces of indentation, and nothing else does.
+ * A string of the last state file at a path of keys ("mode"; "config_disk", "status"), read
+ * as JSON: escapes undone, a key only where it is a member, never a match inside a value.
  */
+static bool state_string(const char *state, const char *a, const char *b, char *buf,
+			 size_t size)
+{
+	const char *path[] = { a, b };
+
+	return json_get_string(state, strlen(state), path, b ? 2 : 1, buf, size) == 0;
+}
+
+/* A top-level string of the last state file ("mode", "result"). */
 static bool state_top(const char *key, char *buf, size_t size)
 {
-	char *state = read_state(), *p, *e, pat[48];
-	bool ok = false;
+	char *state = read_state();
+	bool ok;
 
 	if (!state)
 		return false;
-	snprintf(pat, sizeof(pat), "\n  \"%s\": \"", key);
-	p = strstr(state, pat);
-	if (p) {
-		p += strlen(pat);
-		e = strchr(p, '"');
-		if (e && (size_t)(e - p) < size) {
-			memcpy(buf, p, (size_t)(e - p));
-			buf[e - p] = '\0';
-			ok = true;
-		}
-	}
+	ok = state_string(state, key, NULL, buf, size);
 	free(state);
 	return ok;
 }
@@ -719,25 +719,10 @@ static bool running_mode(char *buf, size_t size)
 	return state_top("mode", buf, size);
 }
 
-/* A string field of the last state file's config_disk object (four spaces in). */
+/* A string field of the last state file's config_disk object. */
 static bool state_disk(const char *state, const char *key, char *buf, size_t size)
 {
-	const char *obj = strstr(state, "\n  \"config_disk\": {"), *end, *p, *e;
-	char pat[48];
-
-	if (!obj || !(end = strstr(obj, "\n  }")))
-		return false;
-	snprintf(pat, sizeof(pat), "\n    \"%s\": \"", key);
-	p = strstr(obj, pat);
-	if (!p || p > end)
-		return false;
-	p += strlen(pat);
-	e = strchr(p, '"');
-	if (!e || (size_t)(e - p) >= size)
-		return false;
-	memcpy(buf, p, (size_t)(e - p));
-	buf[e - p] = '\0';
-	return true;
+	return state_string(state, "config_disk", key, buf, size);
 }
 
 /*
@@ -919,12 +904,75 @@ out:
 	free(cmdline);
 }
 
+/*
+ * What config set stores for KEY=VALUE: exactly what config get will print, so the two
+ * agree. Blanks around the value go (the parser drops them too); a control or non-ASCII
+ * byte is refused (a newline would start a line of its own). The line is then read back
+ * as a boot reads it, and stored in the form that reading gives (lists with commas, hex in
+ * lower case, numbers without leading zeros), which must read back as itself. The key, or
+ * -EINVAL: *why says why, or is NULL when the value is not one the key takes.
+ */
+static int stored_value(const char *key, const char *value, char *out, size_t size,
+			const char **why)
+{
+	const char *s = value, *e, *c, *expect;
+	char line[CONFIG_LINE_MAX + 1], got[CONFIG_LINE_MAX];
+	struct settings_input in = { .config_path = "config set" };
+	struct settings st;
+	int k, pass, errors;
+
+	*why = NULL;
+	while (*s == ' ' || *s == '\t')
+		s++;
+	e = s + strlen(s);
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t'))
+		e--;
+	for (c = s; c < e; c++)
+		if ((unsigned char)*c < 0x20 || (unsigned char)*c >= 0x7f) {
+			*why = "a control or non-ASCII character: the file could not hold it as it is";
+			return -EINVAL;
+		}
+	if ((size_t)(e - s) >= size) {
+		*why = "longer than a line of the file can be";
+		return -EINVAL;
+	}
+	memcpy(out, s, (size_t)(e - s));
+	out[e - s] = '\0';
+	k = settings_check(key, out, &expect);
+	if (k < 0)
+		return -EINVAL;
+	for (pass = 0; pass < 2; pass++) {
+		int n = snprintf(line, sizeof(line), "%s=%s", key, out);
+
+		if (n < 0 || n >= CONFIG_LINE_MAX) {
+			*why = "longer than a line of the file can be";
+			return -EINVAL;
+		}
+		in.config = line;
+		in.config_len = (size_t)n;
+		log_mute(true);
+		errors = settings_load(&st, &in);
+		log_mute(false);
+		if (errors || streq(st.source[k], "default"))
+			break;
+		settings_value(&st, (enum setting_key)k, got, sizeof(got));
+		if (streq(got, out))
+			return k;
+		/* The form the boot reads back: stored instead, if it reads back as itself. */
+		strscpy(out, got, size);
+	}
+	*why = "it would not read back from the file as it is written";
+	return -EINVAL;
+}
+
 /* gpuvm config get KEY | set KEY=VALUE: the host config, edited atomically. */
 static void cmd_config(const struct options *o, struct outcome *out)
 {
 	const char *verb = o->args[0], *arg = o->args[1], *expect, *path;
 	int dirfd = o->config ? AT_FDCWD : sysfs_rootfd();
 	char key[64], *value, *cmdline = NULL, running[32], *buf = NULL, spec[256];
+	char stored[CONFIG_LINE_MAX];
+	const char *why;
 	struct settings s;
 	bool changed;
 	size_t len;
@@ -975,24 +1023,34 @@ static void cmd_config(const struct options *o, struct outcome *out)
 	}
 	snprintf(key, sizeof(key), "%.*s", (int)(value - arg), arg);
 	value++;
-	k = settings_check(key, value, &expect);
+	k = settings_check(key, "", &expect);
 	if (k == -ENOENT) {
 		log_err("config set: unknown key '%s'", key);
 		out->usage = true;
 		return;
 	}
+	k = stored_value(key, value, stored, sizeof(stored), &why);
 	if (k < 0) {
-		log_err("config set: %s: invalid value '%s' (expected %s)", key, value, expect);
+		char shown[80];
+
+		printable(value, shown, sizeof(shown));
+		log_err("config set: %s: invalid value '%s' (%s%s)", key, shown, why ? why : "expected ",
+			why ? "" : expect);
 		out->usage = true;
 		return;
 	}
-	r = config_update(dirfd, path, key, value, settings_same_key, &changed);
+	r = config_update(dirfd, path, key, stored, settings_same_key, &changed, &why);
+	if (r < 0 && why) {
+		log_err("%s: not written: %s", o->config ? o->config : CONFIG_PATH, why);
+		out->error = true;
+		return;
+	}
 	if (r < 0) {
 		log_err("%s: cannot write: %s", o->config ? o->config : CONFIG_PATH, strerror(-r));
 		out->error = true;
 		return;
 	}
-	printf("%s: %s=%s%s\n", o->config ? o->config : CONFIG_PATH, key, value,
+	printf("%s: %s=%s%s\n", o->config ? o->config : CONFIG_PATH, key, stored,
 	       changed ? "" : " (unchanged)");
 
 	/* When does it take effect? The command line may override it; a reboot applies it. */

@@ -22,6 +22,7 @@
 #include "sysfs.h"
 #include "tag.h"
 #include "util.h"
+#include "writefile.h"
 
 #define PENDING_DIR "run/gpuvm"
 #define PENDING_NAME "pending"
@@ -185,11 +186,18 @@ int pending_write(const struct source *src, const struct pci_addr *held, size_t 
 	return sysfs_write_file(PENDING_DIR, PENDING_NAME, buf, len);
 }
 
+/* The record goes from /run/gpuvm itself: a symlink in its place is not followed. */
 int pending_remove(void)
 {
-	if (unlinkat(sysfs_rootfd(), PENDING_PATH, 0) < 0 && errno != ENOENT)
-		return -errno;
-	return 0;
+	const char *why;
+	int dfd = wf_open_dir(sysfs_rootfd(), PENDING_DIR, false, &why), r = 0;
+
+	if (dfd < 0)
+		return dfd == -ENOENT ? 0 : dfd;
+	if (unlinkat(dfd, PENDING_NAME, 0) < 0 && errno != ENOENT)
+		r = -errno;
+	close(dfd);
+	return r;
 }
 
 /*

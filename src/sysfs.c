@@ -2,6 +2,7 @@
 /* Root-prefixed reads and time-bounded writes of kernel attributes. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 
 #include "sysfs.h"
 #include "util.h"
+#include "writefile.h"
 
 static int rootfd = -1;
 
@@ -457,56 +459,42 @@ int sysfs_write(const char *path, const char *value, unsigned timeout_ms)
 	return -EIO;
 }
 
-static int mkdir_parents(const char *dir)
-{
-	char path[256];
-	size_t i;
-
-	if (strscpy(path, dir, sizeof(path)) < 0)
-		return -ENAMETOOLONG;
-	for (i = 1;; i++) {
-		if (path[i] == '/' || path[i] == '\0') {
-			char c = path[i];
-
-			path[i] = '\0';
-			if (mkdirat(rootfd, path, 0755) < 0 && errno != EEXIST)
-				return -errno;
-			path[i] = c;
-			if (c == '\0')
-				return 0;
-		}
-	}
-}
-
 /* The stdio buffer of a file written whole: a state file of 10,000 functions in a few writes. */
 #define FILE_BUF_SIZE 65536
 
+/*
+ * The directory is walked without following a symlink and the temporary is created with
+ * O_EXCL (src/writefile.h): a symlinked /run/gpuvm or a link planted at the temporary's
+ * name cannot send the write elsewhere. The file itself is replaced by the rename, which
+ * never follows what it replaces.
+ */
 int sysfs_write_file_with(const char *dir, const char *name,
 			  void (*fill)(FILE *f, void *data), void *data)
 {
-	char tmp[300], dst[300], *buf;
+	char tmp[NAME_MAX + 1], *buf;
+	const char *why;
 	int fd, dfd, r = 0;
 	FILE *f;
 
-	r = mkdir_parents(dir);
-	if (r < 0)
-		return r;
-	snprintf(tmp, sizeof(tmp), "%s/.%s.%ld", dir, name, (long)getpid());
-	snprintf(dst, sizeof(dst), "%s/%s", dir, name);
+	dfd = wf_open_dir(rootfd, dir, true, &why);
+	if (dfd < 0)
+		return dfd;
 	buf = malloc(FILE_BUF_SIZE);
-	if (!buf)
+	if (!buf) {
+		close(dfd);
 		return -ENOMEM;
-	fd = openat(rootfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	}
+	fd = wf_create_tmp(dfd, name, 0644, tmp, sizeof(tmp), &why);
 	if (fd < 0) {
-		r = -errno;
 		free(buf);
-		return r;
+		close(dfd);
+		return fd;
 	}
 	f = fdopen(fd, "w");
 	if (!f) {
 		r = -errno;
 		close(fd);
-		goto fail;
+		goto out;
 	}
 	setvbuf(f, buf, _IOFBF, FILE_BUF_SIZE);
 	errno = 0;
@@ -517,20 +505,16 @@ int sysfs_write_file_with(const char *dir, const char *name,
 		r = -errno;
 	if (fclose(f) != 0 && r == 0)
 		r = -errno;
-	if (r == 0 && renameat(rootfd, tmp, rootfd, dst) < 0)
+	if (r == 0 && renameat(dfd, tmp, dfd, name) < 0)
 		r = -errno;
-fail:
+out:
 	free(buf);
-	if (r < 0) {
-		unlinkat(rootfd, tmp, 0);
-		return r;
-	}
-	dfd = openat(rootfd, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd >= 0) {
+	if (r < 0)
+		unlinkat(dfd, tmp, 0);
+	else
 		fsync(dfd);
-		close(dfd);
-	}
-	return 0;
+	close(dfd);
+	return r;
 }
 
 struct bytes {

@@ -53,7 +53,8 @@ int sysfs_write(const char *path, const char *value, unsigned timeout_ms);
 
 /*
  * Replace dir/name with data atomically: a temporary file in dir (created with its
- * parents, mode 0755), fsync, rename, fsync of dir. The file is mode 0644.
+ * parents, mode 0755), fsync, rename, fsync of dir. The file is mode 0644. No symlink on
+ * the way is followed (-ELOOP) and the temporary is created with O_EXCL: see writefile.h.
  */
 int sysfs_write_file(const char *dir, const char *name, const char *data, size_t len);
 

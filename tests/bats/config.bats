@@ -98,3 +98,178 @@ setup() {
 	[ "$(wc -l <"$CONF")" = 5 ]
 	[ -z "$(find "$ROOT/etc/gpuvm" -name '.*tmp')" ]
 }
+
+# secret: a root-only file outside the config's directory, as an attacker would point at.
+secret() {
+	SECRET="$BATS_TEST_TMPDIR/secret"
+	printf 's3cret, root only\n' >"$SECRET"
+	chmod 600 "$SECRET"
+}
+secret_intact() {
+	[ "$(cat "$SECRET")" = 's3cret, root only' ]
+	[ "$(stat -c %a "$SECRET")" = 600 ]
+}
+
+@test "set refuses a config that is a symlink: exit 1, nothing copied from its target" {
+	secret
+	ln -s "$SECRET" "$CONF"
+	gv config set mode=vm-passthrough
+	assert_failure 1
+	assert_regex "$stderr" "/etc/gpuvm/gpuvm.conf: not written: it is a symbolic link \(not followed\)"
+	[ -L "$CONF" ]
+	secret_intact
+	[ -z "$(find "$ROOT/etc/gpuvm" -name '.*tmp')" ]
+}
+
+@test "set refuses a config that is a FIFO, without waiting on it" {
+	mkfifo "$CONF"
+	run --separate-stderr timeout 10 "$GPUVM" --root "$ROOT" config set mode=vm-passthrough
+	assert_failure 1
+	assert_regex "$stderr" "gpuvm.conf: not written: it is not a regular file"
+	[ -p "$CONF" ]
+}
+
+@test "set refuses a config with another hard link: its bytes and mode are not copied" {
+	secret
+	ln "$SECRET" "$CONF"
+	gv config set mode=vm-passthrough
+	assert_failure 1
+	assert_regex "$stderr" "gpuvm.conf: not written: it has more than one hard link"
+	secret_intact
+	[ "$(stat -c %i "$CONF")" = "$(stat -c %i "$SECRET")" ]
+}
+
+@test "set does not follow a symlinked /etc/gpuvm" {
+	rm -rf "$ROOT/etc/gpuvm"
+	mkdir "$BATS_TEST_TMPDIR/elsewhere"
+	ln -s "$BATS_TEST_TMPDIR/elsewhere" "$ROOT/etc/gpuvm"
+	gv config set mode=vm-passthrough
+	assert_failure 1
+	assert_regex "$stderr" "gpuvm.conf: not written: a directory on its path is a symbolic link \(not followed\)"
+	[ -z "$(ls -A "$BATS_TEST_TMPDIR/elsewhere")" ]
+}
+
+# planted [-s]: config set with a hard link (or a symlink) to the secret planted at the name
+# of its temporary; its PID is that of the shell, which execs it.
+planted() {
+	# shellcheck disable=SC2016 # expanded by the inner shell
+	run --separate-stderr sh -c 'ln $1 "$2" "$3/.gpuvm.conf.$$.tmp" && exec "$4" --root "$5" config set mode=vm-vgpu' \
+		sh "${1:-}" "$SECRET" "$ROOT/etc/gpuvm" "$GPUVM" "$ROOT"
+}
+
+@test "a planted temporary (hard link or symlink) is neither followed nor truncated" {
+	secret
+	printf 'mode=container\n' >"$CONF"
+	planted
+	assert_success
+	secret_intact
+	[ "$(cat "$CONF")" = mode=vm-vgpu ]
+	[ "$(stat -c %h "$CONF")" = 1 ]
+	printf 'mode=container\n' >"$CONF"
+	planted -s
+	assert_success
+	secret_intact
+	[ "$(cat "$CONF")" = mode=vm-vgpu ]
+	[ ! -L "$CONF" ]
+	[ -z "$(find "$ROOT/etc/gpuvm" -name '.*tmp')" ]
+}
+
+@test "set gives up on a lock held elsewhere after 5 s: exit 1, nothing written" {
+	printf 'mode=container\n' >"$CONF"
+	# util-linux flock holds the directory's lock on descriptor 9 while gpuvm runs.
+	exec 9<"$ROOT/etc/gpuvm"
+	flock -x 9
+	start=$(date +%s)
+	run --separate-stderr timeout 12 "$GPUVM" --root "$ROOT" config set mode=vm-passthrough
+	took=$(($(date +%s) - start))
+	exec 9<&-
+	assert_failure 1
+	assert_regex "$stderr" "gpuvm.conf: not written: another process holds the lock on its directory \(waited 5 s\)"
+	[ "$took" -ge 4 ] && [ "$took" -le 10 ]
+	[ "$(cat "$CONF")" = mode=container ]
+	gv config set mode=vm-passthrough
+	assert_success
+}
+
+@test "what set stores, get reads back: blanks, controls, quotes, '#', lists, numbers" {
+	printf 'mode=container\n' >"$CONF"
+	nl='
+'
+	# KEY=VALUE given (printf %b escapes), then what get must print, or "refused" (exit 2,
+	# the file as it was).
+	while IFS='|' read -r given want; do
+		given=$(printf '%b' "$given")
+		key=${given%%=*}
+		before=$(cat "$CONF")
+		gv config set "$given"
+		if [ "$want" = refused ]; then
+			[ "$status" -eq 2 ] || { echo "'$given': exit $status, not refused: $output"; return 1; }
+			[ "$(cat "$CONF")" = "$before" ] || { echo "'$given' changed the file"; return 1; }
+			continue
+		fi
+		[ "$status" -eq 0 ] || { echo "'$given': exit $status: $stderr"; return 1; }
+		stored=${output#*: "$key"=}
+		stored=${stored%%"$nl"*}
+		stored=${stored% (unchanged)}
+		gv config get "$key"
+		[ "$status" -eq 0 ] || { echo "get $key: exit $status: $stderr"; return 1; }
+		[ "$output" = "$want" ] || { echo "'$given': get says '$output', want '$want'"; return 1; }
+		[ "$stored" = "$want" ] || { echo "'$given': set says it stored '$stored', get '$want'"; return 1; }
+	done <<'EOF'
+config=LABEL=x |LABEL=x
+config=  LABEL=x\t|LABEL=x
+config=LABEL="my disk":/etc/other.conf|LABEL="my disk":/etc/other.conf
+config=LABEL="my disk" |LABEL="my disk"
+config=LABEL=a#b|LABEL=a#b
+config=LABEL=#x|LABEL=#x
+config=LABEL=x\nmode=vm-passthrough|refused
+config=LABEL=a\tb|refused
+config=LABEL=a\033[31m|refused
+config=LABEL=caf\0303\0251|refused
+config="LABEL=x"|refused
+config='LABEL=x'|refused
+config=|refused
+config=   |refused
+mode= vm-vgpu |vm-vgpu
+mode=vm-vgpu\r|refused
+mode=#vm-vgpu|refused
+nvidia.com/gpu.workload.config=vm-passthrough|vm-passthrough
+ids=10DE:2204 10de:*|10de:2204,10de:*
+ids=10de:2204,,10de:2206|10de:2204,10de:2206
+ids=10de:2204\nexclude=0000:01:00.0|refused
+exclude=0000:01:00.0, 0000:41:00.1|0000:01:00.0,0000:41:00.1
+host_driver=nvidia|nvidia
+host_driver="nvidia"|refused
+host_driver=nvidia\0177|refused
+on-error=release|release
+nvswitch=vm|vm
+write_timeout_ms=0100|100
+config_timeout=007|7
+EOF
+	# Every line of the file is one of the keys: nothing was injected.
+	run grep -cv '^\(config\|mode\|nvidia.com/gpu.workload.config\|ids\|exclude\|host_driver\|on-error\|nvswitch\|write_timeout_ms\|config_timeout\)=' "$CONF"
+	[ "$output" = 0 ]
+}
+
+@test "set reads the last state file as JSON: a quoted label names another file, dracut -f needed" {
+	[ "$(id -u)" -eq 0 ] || skip "mknod of a block device node needs root"
+	mkdir -p "$ROOT/usr/lib/dracut/modules.d/90gpuvm" "$ROOT/run/gpuvm" "$ROOT/dev"
+	printf 'mode=container\n' >"$CONF"
+	# A node (never opened) with the numbers of the file system the config file is on.
+	read -r maj min <<<"$(stat -c '%Hd %Ld' "$CONF")"
+	mknod "$ROOT/dev/vdb" b "$maj" "$min"
+	# As report_json writes it: the spec's quotes escaped.
+	state() {
+		printf '{\n  "mode": "container",\n  "config_disk": {\n    "spec": "%s",\n    "status": "disk",\n    "device": "/dev/vdb"\n  }\n}\n' \
+			"$1" >"$ROOT/run/gpuvm/state.json"
+	}
+	state 'LABEL=\"my disk\":/etc/other.conf'
+	gv config set mode=vm-passthrough
+	assert_success
+	refute_output --partial "no dracut -f needed"
+	assert_output --partial "run dracut -f before rebooting"
+	state 'LABEL=\"my disk\"'
+	gv config set mode=container
+	assert_success
+	assert_line 'this boot read its config from this file on a disk (config=LABEL="my disk"): no dracut -f needed'
+}

@@ -21,7 +21,7 @@ case ${CC:-} in
 esac
 
 # The parsers, the planner, JSON, and what they call (log, util; sysfs via the fake kernel).
-SRCS="util strpool log cmdline config settings pci iommu iomem inventory plan json cluster tag"
+SRCS="util strpool log cmdline config writefile settings pci iommu iomem inventory plan json cluster tag"
 
 WARN="-Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-nonliteral"
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined"

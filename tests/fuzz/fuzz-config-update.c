@@ -125,7 +125,7 @@ static void check_lines(const char *old, size_t oldlen, const char *neu, size_t 
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	const char *in = (const char *)data + 1, *z1, *z2, *expect;
+	const char *in = (const char *)data + 1, *z1, *z2, *expect, *why;
 	struct settings before, after, want;
 	char *key, *value, *old, *neu = NULL, a[1024], b[1024];
 	size_t n, oldlen, newlen;
@@ -158,8 +158,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	load(&before, old, oldlen);
 
-	r = config_update(dirfd_, NAME, key, value, settings_same_key, &changed);
-	fuzz_assert(r == 0, "config_update returned %d", r);
+	r = config_update(dirfd_, NAME, key, value, settings_same_key, &changed, &why);
+	fuzz_assert(r == 0, "config_update returned %d (%s)", r, why ? why : "");
 	r = config_read(dirfd_, NAME, &neu, &newlen);
 	fuzz_assert(r == 0, "the file written cannot be read: %d", r);
 	fuzz_assert(changed == (fresh || newlen != oldlen || memcmp(old, neu, newlen) != 0),
