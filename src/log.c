@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "util.h"
 
 #define LOG_KEEP_MAX 256
 
@@ -114,10 +115,8 @@ void log_msg(enum log_level level, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	/* No terminal escape from a config or a command line reaches the console or kmsg. */
-	for (char *c = msg; *c; c++)
-		if ((unsigned char)*c < ' ' || *c == 0x7f)
-			*c = '?';
+	/* No terminal control from a config, a command line or sysfs reaches the console or kmsg. */
+	term_safe(msg, msg, sizeof(msg));
 
 	if (level == LOG_ERR)
 		keep(&kept_err, msg);

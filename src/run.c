@@ -541,6 +541,8 @@ static void cmd_cmdline(const struct options *o, struct outcome *out)
 		json_object_end(&j);
 		json_finish(&j);
 	} else {
+		/* The parameters come from a table; what the running line lacks is a copy of them. */
+		term_safe(w.missing, w.missing, sizeof(w.missing));
 		printf("%s\n", line);
 		if (w.missing[0])
 			fprintf(stderr, "gpuvm: the running command line lacks: %s\n", w.missing);
@@ -636,11 +638,16 @@ static void cmd_check(const struct options *o, struct outcome *out)
 		json_object_end(&j);
 		json_finish(&j);
 	} else {
+		/* Findings name drivers from sysfs and framebuffers from /proc/iomem: masked. */
+		term_safe(s.source[KEY_MODE], s.source[KEY_MODE], SOURCE_LEN);
+		term_safe(kver, kver, sizeof(kver));
 		printf("gpuvm check: %s (from %s) on %s, kernel %s\n", mode_name(s.mode),
 		       s.source[KEY_MODE], cpu_vendor_name(inv.iommu.cpu), kver);
-		for (i = 0; i < n; i++)
+		for (i = 0; i < n; i++) {
+			term_safe(f[i].what, f[i].what, sizeof(f[i].what));
 			printf("%-8s %s\n         fix: %s\n", f[i].sev == SEV_ERROR ? "ERROR" :
 			       f[i].sev == SEV_WARNING ? "WARNING" : "INFO", f[i].what, f[i].fix);
+		}
 		if (errors)
 			printf("not ready for %s: %zu error%s, %zu warning%s\n", mode_name(s.mode),
 			       errors, errors == 1 ? "" : "s", warnings, warnings == 1 ? "" : "s");

@@ -286,7 +286,7 @@ static void on_config_item(const struct config_item *it, void *data)
 	if (k < 0) {
 		char shown[72];
 
-		printable(it->key, shown, sizeof(shown));
+		term_safe(it->key, shown, sizeof(shown));
 		log_warn("%s: unknown key '%s' ignored", where, shown);
 		return;
 	}
@@ -308,7 +308,7 @@ static int on_cmdline_word(const char *key, const char *value, void *data)
 
 	if (!cmdline_key(key, "gpuvm", name, sizeof(name)))
 		return 0;
-	printable(key, shown, sizeof(shown));
+	term_safe(key, shown, sizeof(shown));
 	k = lookup_key(name);
 	if (k < 0) {
 		log_warn("cmdline: unknown key '%s' ignored", shown);
@@ -341,8 +341,8 @@ static int resolve(struct settings *s, int k, const char *value, const char *whe
 
 		if (streq(bad, value))
 			bad[0] = '\0';	/* the whole value is the bad entry: say it once */
-		printable(value, shown, sizeof(shown));
-		printable(bad, badp, sizeof(badp));
+		term_safe(value, shown, sizeof(shown));
+		term_safe(bad, badp, sizeof(badp));
 		log_err("%s: %s: invalid value '%s'%s%s%s (expected %s); using the %s value",
 			where, keys[k].name, shown, badp[0] ? " at '" : "", badp, badp[0] ? "'" : "",
 			keys[k].expect, streq(s->source[k], "default") ? "default" : s->source[k]);
