@@ -113,7 +113,7 @@ void report_json(FILE *f, const struct report *r)
 	const struct settings *s = r->settings;
 	const struct iommu_state *io = &r->inv->iommu;
 	struct json j;
-	char val[512];
+	char val[SETTINGS_VALUE_MAX];
 	size_t i, k;
 
 	json_init(&j, f);

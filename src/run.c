@@ -929,9 +929,10 @@ static void cmd_config(const struct options *o, struct outcome *out)
 			log_err("%s: %s is not set", in.config_path, arg);
 			out->error = true;
 		} else {
-			char v[512];
+			char v[SETTINGS_VALUE_MAX];
 
 			settings_value(&s, (enum setting_key)k, v, sizeof(v));
+			term_safe(v, v, sizeof(v));	/* validated, and text for a terminal all the same */
 			printf("%s\n", v);
 		}
 		free(buf);

@@ -323,6 +323,20 @@ static int on_cmdline_word(const char *key, const char *value, void *data)
 	return 0;
 }
 
+/* The entries of a list as pci.c's list parsers count them: split at commas and blanks. */
+static size_t count_entries(const char *v)
+{
+	size_t n = 0;
+
+	while (*v) {
+		size_t len = strcspn(v, ", \t");
+
+		n += len > 0;
+		v += len ? len : 1;
+	}
+	return n;
+}
+
 /* Take one source's value for key k if it is valid; otherwise say why and keep the lower one. */
 static int resolve(struct settings *s, int k, const char *value, const char *where)
 {
@@ -336,6 +350,12 @@ static int resolve(struct settings *s, int k, const char *value, const char *whe
 		r = -EINVAL;
 	else
 		r = keys[k].parse(&tmp, value, bad, sizeof(bad));
+	if (r == -E2BIG) {
+		log_err("%s: %s: %zu entries, more than the %d gpuvm takes; using the %s value", where,
+			keys[k].name, count_entries(value), SETTINGS_LIST_MAX,
+			streq(s->source[k], "default") ? "default" : s->source[k]);
+		return 1;
+	}
 	if (r < 0) {
 		char shown[52], badp[84];
 
@@ -377,32 +397,55 @@ int settings_load(struct settings *s, const struct settings_input *in)
 	return errors;
 }
 
+/* A whole key's value fits SETTINGS_VALUE_MAX, and a whole list fits a config line. */
+_Static_assert(sizeof("DDDDDDDD:BB:DD.F") <= SETTINGS_ENTRY_TEXT_MAX, "an address and a comma");
+_Static_assert(sizeof("VVVV:DDDD") <= SETTINGS_ENTRY_TEXT_MAX, "an id and a comma");
+_Static_assert(sizeof(((struct settings *)0)->config) <= SETTINGS_VALUE_MAX, "config=");
+_Static_assert(sizeof(((struct settings *)0)->host_driver) <= SETTINGS_VALUE_MAX, "host_driver=");
+_Static_assert(CONFIG_LINE_MAX > sizeof("exclude=\"\"") + SETTINGS_LIST_MAX * (SETTINGS_ENTRY_TEXT_MAX + 1),
+	       "a config line holds a whole list, with \", \" between its entries");
+
+/* Add entry to the list in buf (a comma before all but the first), if it fits whole. */
+static bool add_entry(char *buf, size_t size, size_t *off, const char *entry)
+{
+	size_t n = strlen(entry);
+
+	if (*off + (*off ? 1 : 0) + n >= size)
+		return false;
+	if (*off)
+		buf[(*off)++] = ',';
+	memcpy(buf + *off, entry, n + 1);
+	*off += n;
+	return true;
+}
+
 void settings_value(const struct settings *s, enum setting_key k, char *buf, size_t size)
 {
+	char e[SETTINGS_ENTRY_TEXT_MAX];
 	size_t i, off = 0;
 
+	if (size == 0)
+		return;
 	buf[0] = '\0';
 	switch (k) {
 	case KEY_MODE:
 		snprintf(buf, size, "%s", mode_name(s->mode));
 		break;
 	case KEY_IDS:
-		for (i = 0; i < s->n_ids && off + 12 < size; i++) {
+		for (i = 0; i < s->n_ids; i++) {
 			if (s->ids[i].any_device)
-				off += (size_t)snprintf(buf + off, size - off, "%s%04x:*",
-							i ? "," : "", s->ids[i].vendor);
+				snprintf(e, sizeof(e), "%04x:*", s->ids[i].vendor);
 			else
-				off += (size_t)snprintf(buf + off, size - off, "%s%04x:%04x",
-							i ? "," : "", s->ids[i].vendor,
-							s->ids[i].device);
+				snprintf(e, sizeof(e), "%04x:%04x", s->ids[i].vendor, s->ids[i].device);
+			if (!add_entry(buf, size, &off, e))
+				break;
 		}
 		break;
 	case KEY_EXCLUDE:
-		for (i = 0; i < s->n_exclude && off + PCI_ADDR_LEN + 1 < size; i++) {
-			if (i)
-				buf[off++] = ',';
-			pci_addr_format(&s->exclude[i], buf + off, size - off);
-			off += strlen(buf + off);
+		for (i = 0; i < s->n_exclude; i++) {
+			pci_addr_format(&s->exclude[i], e, sizeof(e));
+			if (!add_entry(buf, size, &off, e))
+				break;
 		}
 		break;
 	case KEY_NVSWITCH:

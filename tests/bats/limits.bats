@@ -1,0 +1,55 @@
+#!/usr/bin/env bats
+# shellcheck disable=SC2154 # $stderr and $output are set by bats' run
+# Input at its limits (issue 15): lists of 64 entries whole everywhere, a kernel command line
+# past 4 KiB read whole, a flood of bad config lines bounded on the console.
+
+load helpers
+
+setup() {
+	mkfx workstation
+}
+
+# 64 ids; 64 PCI addresses, all but the last with an 8-digit domain (1,095 bytes a line).
+ids64() {
+	for i in $(seq 0 63); do printf '10de:%04x\n' $((0x2200 + i)); done | paste -sd, -
+}
+ex64() {
+	for i in $(seq 0 62); do printf '%08x:%02x:1f.7\n' $((0xfffffff0 - i)) "$i"; done
+	printf '0000:41:00.0\n'
+}
+
+@test "64 ids= and 64 exclude= (8-digit domains): whole in config get, plan --json and the state file" {
+	ids=$(ids64) ex=$(ex64 | paste -sd, -)
+	[ "$(ex64 | wc -l)" = 64 ]
+	fx_config "$ROOT" "ids=$ids
+exclude=$ex"
+	gv config get ids
+	assert_success
+	[ "$output" = "$ids" ]
+	gv config get exclude
+	assert_success
+	[ "$output" = "$ex" ]
+	gv --cmdline "" plan --json
+	assert_success
+	[ "$(jqr '.errors | length')" = 0 ]
+	[ "$(jqr .settings.ids.value)" = "$ids" ]
+	[ "$(jqr .settings.exclude.value)" = "$ex" ]
+	gv --cmdline "" apply
+	[ "$(jq -r .settings.ids.value "$ROOT/run/gpuvm/state.json")" = "$ids" ]
+	[ "$(jq -r .settings.exclude.value "$ROOT/run/gpuvm/state.json")" = "$ex" ]
+	# the same lists from the command line
+	gv --cmdline "gpuvm.ids=$ids gpuvm.exclude=$ex" plan --json
+	[ "$(jqr .settings.exclude.source)" = cmdline ]
+	[ "$(jqr .settings.exclude.value)" = "$ex" ]
+	[ "$(jqr .settings.ids.value)" = "$ids" ]
+}
+
+@test "65 entries: the error names file, line and key and says the maximum" {
+	fx_config "$ROOT" "mode=vm-passthrough
+exclude=$(ex64 | paste -sd, -),0000:7f:00.0"
+	gv --cmdline "gpuvm.ids=$(ids64),10de:ffff" plan --json
+	assert_success
+	assert_regex "$(jqr '.errors | join("|")')" "/etc/gpuvm/gpuvm.conf:2: exclude: 65 entries, more than the 64 gpuvm takes; using the default value"
+	assert_regex "$(jqr '.errors | join("|")')" "cmdline: ids: 65 entries, more than the 64 gpuvm takes; using the default value"
+	assert_regex "$stderr" "gpuvm.conf:2: exclude: 65 entries, more than the 64"
+}
