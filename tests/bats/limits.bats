@@ -53,3 +53,46 @@ exclude=$(ex64 | paste -sd, -),0000:7f:00.0"
 	assert_regex "$(jqr '.errors | join("|")')" "cmdline: ids: 65 entries, more than the 64 gpuvm takes; using the default value"
 	assert_regex "$stderr" "gpuvm.conf:2: exclude: 65 entries, more than the 64"
 }
+
+# filler N: N bytes of harmless kernel parameters (bootconfig makes such lines easy).
+filler() {
+	i=0
+	while [ "$i" -lt $(($1 / 32)) ]; do
+		printf 'foo.bar_%06d=0123456789abcdef ' "$i"
+		i=$((i + 1))
+	done
+}
+
+@test "a kernel command line over 4 KiB is read whole: exclude= at its end holds" {
+	printf 'BOOT_IMAGE=/vmlinuz ro gpuvm.mode=vm-passthrough %s gpuvm.exclude=0000:01:00.0\n' \
+		"$(filler 6000)" >"$ROOT/proc/cmdline"
+	[ "$(wc -c <"$ROOT/proc/cmdline")" -gt 4096 ]
+	gv plan --json
+	assert_success
+	[ "$(jqr .mode)" = vm-passthrough ]
+	[ "$(jqr .settings.exclude.value)" = 0000:01:00.0 ]
+	[ "$(dev_field 0000:01:00.0 action)" != bind ]
+	[ "$(dev_field 0000:01:00.0 role)" = excluded ]
+	[ "$(jqr '.warnings | length')" = 0 ]
+	# and the same from dracut's /etc/cmdline.d, over 4 KiB in one file
+	printf 'BOOT_IMAGE=/vmlinuz ro\n' >"$ROOT/proc/cmdline"
+	mkdir -p "$ROOT/etc/cmdline.d"
+	printf 'rd.gpuvm.mode=vm-passthrough\n%s\nrd.gpuvm.exclude=0000:01:00.0\n' "$(filler 6000)" \
+		>"$ROOT/etc/cmdline.d/50-big.conf"
+	gv plan --json
+	[ "$(jqr .mode)" = vm-passthrough ]
+	[ "$(dev_field 0000:01:00.0 role)" = excluded ]
+}
+
+@test "a kernel command line past 128 KiB: the rest ignored at a word, and said" {
+	printf 'gpuvm.mode=vm-passthrough %s gpuvm.exclude=0000:01:00.0\n' "$(filler 140000)" \
+		>"$ROOT/proc/cmdline"
+	gv plan --json
+	assert_success
+	[ "$(jqr .mode)" = vm-passthrough ]
+	# the tail is not read, and no word is read cut in half
+	[ "$(jqr .settings.exclude.source)" = default ]
+	[ "$(jqr '.errors | length')" = 0 ]
+	assert_regex "$(jqr '.warnings | join("|")')" "/proc/cmdline: longer than 131072 bytes; the last [0-9]+ bytes ignored, from 'foo.bar_[0-9]+="
+	assert_regex "$stderr" "warning: /proc/cmdline: longer than 131072 bytes"
+}
