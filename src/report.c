@@ -98,14 +98,18 @@ static void json_groups(struct json *j, const struct report *r)
 	json_array_end(j);
 }
 
+/* The messages kept (LOG_KEEP_MAX), and as KEY_dropped how many past that were not. */
 static void json_log(struct json *j, const char *key, enum log_level level)
 {
+	char dropped[32];
 	size_t i;
 
 	json_array_begin(j, key);
 	for (i = 0; i < log_count(level); i++)
 		json_string(j, NULL, log_get(level, i));
 	json_array_end(j);
+	snprintf(dropped, sizeof(dropped), "%s_dropped", key);
+	json_int(j, dropped, (long long)log_dropped(level));
 }
 
 void report_json(FILE *f, const struct report *r)

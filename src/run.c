@@ -361,6 +361,7 @@ static const char *apply_result(const struct exec_result *x)
 	return x->n_ok ? "partial" : "failed";
 }
 
+/* The outcome: log_result() lines, which no flood of messages before them holds back. */
 static void log_outcome(const struct inventory *inv, const struct plan *p,
 			const struct exec_result *x, double ms)
 {
@@ -369,9 +370,9 @@ static void log_outcome(const struct inventory *inv, const struct plan *p,
 
 	for (i = 0; i < x->n_modules; i++)
 		if (x->modules[i].err)
-			log_err("cannot load %s", x->modules[i].msg);
+			log_result(LOG_ERR, "cannot load %s", x->modules[i].msg);
 		else if (x->modules[i].loaded)
-			log_info("loaded %s", x->modules[i].name);
+			log_result(LOG_INFO, "loaded %s", x->modules[i].name);
 	for (i = 0; i < inv->n; i++) {
 		const struct plan_dev *pd = &p->dev[i];
 		const struct exec_dev *ed = &x->dev[i];
@@ -379,16 +380,17 @@ static void log_outcome(const struct inventory *inv, const struct plan *p,
 			   ed->result == RES_RELEASED;
 
 		if (bad) {
-			log_err("%s: %s", inv->dev[i].name, ed->error[0] ? ed->error : pd->reason);
+			log_result(LOG_ERR, "%s: %s", inv->dev[i].name,
+				   ed->error[0] ? ed->error : pd->reason);
 			continue;
 		}
 		if (ed->result == RES_OK || ed->result == RES_UNVERIFIED)
-			log_info("%s: %s -> %s (%s%s)", inv->dev[i].name,
-				 inv->dev[i].driver[0] ? inv->dev[i].driver : "no driver",
-				 ed->result == RES_OK ? (ed->after[0] ? ed->after : "no driver") :
-				 pd->target[0] ? pd->target : "the host driver",
-				 action_name(pd->action),
-				 ed->result == RES_UNVERIFIED ? ", not verified: no kernel under --root" : "");
+			log_result(LOG_INFO, "%s: %s -> %s (%s%s)", inv->dev[i].name,
+				   inv->dev[i].driver[0] ? inv->dev[i].driver : "no driver",
+				   ed->result == RES_OK ? (ed->after[0] ? ed->after : "no driver") :
+				   pd->target[0] ? pd->target : "the host driver",
+				   action_name(pd->action),
+				   ed->result == RES_UNVERIFIED ? ", not verified: no kernel under --root" : "");
 		if (pd->action == ACT_SKIP)
 			continue;
 		if (pd->selected)
@@ -399,12 +401,13 @@ static void log_outcome(const struct inventory *inv, const struct plan *p,
 			target = pd->target;
 	}
 	if (p->mode == MODE_VM_PASSTHROUGH)
-		log_info("%s: %zu GPU%s and %zu companion function%s on %s, %zu failed, in %.1f ms",
-			 mode_name(p->mode), gpus, gpus == 1 ? "" : "s", comp, comp == 1 ? "" : "s",
-			 target, x->n_failed, ms);
+		log_result(LOG_INFO,
+			   "%s: %zu GPU%s and %zu companion function%s on %s, %zu failed, in %.1f ms",
+			   mode_name(p->mode), gpus, gpus == 1 ? "" : "s", comp, comp == 1 ? "" : "s",
+			   target, x->n_failed, ms);
 	else
-		log_info("%s: %zu GPU%s in place for the host driver, %zu failed, in %.1f ms",
-			 mode_name(p->mode), gpus, gpus == 1 ? "" : "s", x->n_failed, ms);
+		log_result(LOG_INFO, "%s: %zu GPU%s in place for the host driver, %zu failed, in %.1f ms",
+			   mode_name(p->mode), gpus, gpus == 1 ? "" : "s", x->n_failed, ms);
 }
 
 static void fill_state(FILE *f, void *rep)
@@ -435,8 +438,8 @@ static void record_wait(const struct source *src, const struct inventory *inv,
 	r = pending_write(src, held, n);
 	if (r < 0)
 		log_err("cannot write /run/gpuvm/pending: %s; the GPUs stay held", strerror(-r));
-	log_info("config=%s: not there yet; %zu GPU%s held, waiting up to %u s for it", src->spec,
-		 n, n == 1 ? "" : "s", src->timeout_s);
+	log_result(LOG_INFO, "config=%s: not there yet; %zu GPU%s held, waiting up to %u s for it",
+		   src->spec, n, n == 1 ? "" : "s", src->timeout_s);
 }
 
 static void cmd_plan(const struct options *o, const char *command, bool status, bool apply,

@@ -264,10 +264,44 @@ static void raw_set(struct raw *r, int k, const char *value, const char *where)
 #pragma GCC diagnostic pop
 #endif
 
+/*
+ * Messages about lines (a config's) or words (the command line's) are said for the first
+ * SOURCE_MSG_MAX of a source; the rest are counted and said in one line each for errors and
+ * unknown keys, so that a config of garbage cannot flood the console.
+ */
+#define SOURCE_MSG_MAX 10
+
+struct msg_cap {
+	unsigned shown, more_err, more_warn;
+};
+
+/* May the source say one more message? If not, it is counted. */
+static bool cap_say(struct msg_cap *m, bool error)
+{
+	if (m->shown < SOURCE_MSG_MAX) {
+		m->shown++;
+		return true;
+	}
+	if (error)
+		m->more_err++;
+	else
+		m->more_warn++;
+	return false;
+}
+
+static void cap_close(const struct msg_cap *m, const char *where, const char *what)
+{
+	if (m->more_err)
+		log_err("%s: %u more %s with errors not shown", where, m->more_err, what);
+	if (m->more_warn)
+		log_warn("%s: %u more %s with unknown keys not shown", where, m->more_warn, what);
+}
+
 struct config_ctx {
 	struct raw *raw;
 	const char *path;
 	int errors;
+	struct msg_cap cap;
 };
 
 static void on_config_item(const struct config_item *it, void *data)
@@ -278,7 +312,8 @@ static void on_config_item(const struct config_item *it, void *data)
 
 	snprintf(where, sizeof(where), "%s:%u", c->path, it->line);
 	if (it->error) {
-		log_err("%s: %s; line ignored", where, it->error);
+		if (cap_say(&c->cap, true))
+			log_err("%s: %s; line ignored", where, it->error);
 		c->errors++;
 		return;
 	}
@@ -287,7 +322,8 @@ static void on_config_item(const struct config_item *it, void *data)
 		char shown[72];
 
 		term_safe(it->key, shown, sizeof(shown));
-		log_warn("%s: unknown key '%s' ignored", where, shown);
+		if (cap_say(&c->cap, false))
+			log_warn("%s: unknown key '%s' ignored", where, shown);
 		return;
 	}
 	raw_set(c->raw, k, it->value, where);
@@ -296,6 +332,7 @@ static void on_config_item(const struct config_item *it, void *data)
 struct cmdline_ctx {
 	struct raw *raw;
 	int errors;
+	struct msg_cap cap;
 };
 
 static int on_cmdline_word(const char *key, const char *value, void *data)
@@ -311,11 +348,13 @@ static int on_cmdline_word(const char *key, const char *value, void *data)
 	term_safe(key, shown, sizeof(shown));
 	k = lookup_key(name);
 	if (k < 0) {
-		log_warn("cmdline: unknown key '%s' ignored", shown);
+		if (cap_say(&c->cap, false))
+			log_warn("cmdline: unknown key '%s' ignored", shown);
 		return 0;
 	}
 	if (!value) {
-		log_err("cmdline: %s: no value (expected %s=VALUE); ignored", shown, shown);
+		if (cap_say(&c->cap, true))
+			log_err("cmdline: %s: no value (expected %s=VALUE); ignored", shown, shown);
 		c->errors++;
 		return 0;
 	}
@@ -381,12 +420,15 @@ int settings_load(struct settings *s, const struct settings_input *in)
 	int errors = 0, k;
 
 	settings_default(s);
-	if (in->config)
+	if (in->config) {
 		config_parse(in->config, in->config_len, on_config_item, &cc);
+		cap_close(&cc.cap, in->config_path, "lines");
+	}
 	if (in->cmdline && cmdline_parse(in->cmdline, on_cmdline_word, &kc) < 0) {
 		log_err("cmdline: out of memory; command line ignored");
 		errors++;
 	}
+	cap_close(&kc.cap, "cmdline", "words");
 	errors += cc.errors + kc.errors;
 	for (k = 0; k < KEY__MAX; k++) {
 		errors += resolve(s, k, file.value[k], file.where[k]);

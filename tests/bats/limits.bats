@@ -96,3 +96,33 @@ filler() {
 	assert_regex "$(jqr '.warnings | join("|")')" "/proc/cmdline: longer than 131072 bytes; the last [0-9]+ bytes ignored, from 'foo.bar_[0-9]+="
 	assert_regex "$stderr" "warning: /proc/cmdline: longer than 131072 bytes"
 }
+
+@test "a 64 KiB config of garbage lines: a bounded stderr, what was not shown said, the outcome still there" {
+	mkdir -p "$ROOT/etc/gpuvm"
+	yes x | head -c 65536 >"$ROOT/etc/gpuvm/gpuvm.conf"
+	[ "$(wc -l <"$ROOT/etc/gpuvm/gpuvm.conf")" = 32768 ]
+	gv --cmdline "gpuvm.mode=vm-passthrough" apply
+	[ "$(printf '%s\n' "$stderr" | wc -l)" -le 30 ]
+	assert_regex "$stderr" "gpuvm.conf: 32758 more lines with errors not shown"
+	# the per-device outcome lines and the summary are there
+	assert_regex "$stderr" "0000:01:00.0: nouveau -> vfio-pci \(bind"
+	assert_regex "$stderr" "0000:01:00.3: nvidia-gpu -> vfio-pci \(bind"
+	assert_regex "$stderr" "vm-passthrough: 1 GPU and 3 companion functions on vfio-pci, 0 failed"
+	# the state file says the same, and how many it did not keep
+	state="$ROOT/run/gpuvm/state.json"
+	[ "$(jq '.errors | length' "$state")" = 11 ]
+	[ "$(jq -r '.errors[10]' "$state")" = "/etc/gpuvm/gpuvm.conf: 32758 more lines with errors not shown" ]
+	[ "$(jq .errors_dropped "$state")" = 0 ]
+	# unknown keys the same way
+	yes a=b | head -c 65536 >"$ROOT/etc/gpuvm/gpuvm.conf"
+	gv --cmdline "gpuvm.mode=vm-passthrough" plan
+	[ "$(printf '%s\n' "$stderr" | wc -l)" -le 30 ]
+	assert_regex "$stderr" "gpuvm.conf: 16374 more lines with unknown keys not shown"
+}
+
+@test "a command line full of unknown gpuvm. keys: bounded too" {
+	gv --cmdline "gpuvm.mode=vm-passthrough $(seq -f 'gpuvm.k%g=1' 1 5000 | paste -sd' ' -)" plan
+	assert_success
+	[ "$(printf '%s\n' "$stderr" | wc -l)" -le 30 ]
+	assert_regex "$stderr" "cmdline: 4990 more words with unknown keys not shown"
+}
