@@ -86,3 +86,14 @@ evil_names() {
 	clean "$output"
 	clean "$stderr"
 }
+
+@test "usage errors: an unknown command or argument masked" {
+	gv "cmd$EVIL"
+	assert_failure 2
+	assert_regex "$stderr" "unknown command 'cmdx\?\]0;pwned"
+	clean "$stderr"
+	gv plan "arg$EVIL"
+	assert_failure 2
+	assert_regex "$stderr" "unexpected argument 'argx\?\]0;pwned"
+	clean "$stderr"
+}
