@@ -444,7 +444,7 @@ _Static_assert(sizeof("DDDDDDDD:BB:DD.F") <= SETTINGS_ENTRY_TEXT_MAX, "an addres
 _Static_assert(sizeof("VVVV:DDDD") <= SETTINGS_ENTRY_TEXT_MAX, "an id and a comma");
 _Static_assert(sizeof(((struct settings *)0)->config) <= SETTINGS_VALUE_MAX, "config=");
 _Static_assert(sizeof(((struct settings *)0)->host_driver) <= SETTINGS_VALUE_MAX, "host_driver=");
-_Static_assert(CONFIG_LINE_MAX > sizeof("exclude=\"\"") + SETTINGS_LIST_MAX * (SETTINGS_ENTRY_TEXT_MAX + 1),
+_Static_assert(CONFIG_LINE_MAX > sizeof("exclude=\"\"") + (size_t)SETTINGS_LIST_MAX * (SETTINGS_ENTRY_TEXT_MAX + 1),
 	       "a config line holds a whole list, with \", \" between its entries");
 
 /* Add entry to the list in buf (a comma before all but the first), if it fits whole. */
