@@ -93,8 +93,12 @@ void kv_yaml(FILE *f, const struct kv_device *d, size_t n, bool external)
 	fprintf(f, "# gpuvm kubevirt: merge under the KubeVirt CR's spec.configuration\n");
 	fprintf(f, "permittedHostDevices:\n  pciHostDevices:%s\n", n ? "" : " []");
 	for (i = 0; i < n; i++) {
+		char res[sizeof(d[i].resource)];
+
+		/* kv_resource_name() keeps [A-Z0-9_] of pci.ids' names; masked all the same. */
+		term_safe(d[i].resource, res, sizeof(res));
 		fprintf(f, "  - pciVendorSelector: \"%04X:%04X\"\n", d[i].vendor, d[i].device);
-		fprintf(f, "    resourceName: \"%s\"\n", d[i].resource);
+		fprintf(f, "    resourceName: \"%s\"\n", res);
 		if (external)
 			fprintf(f, "    externalResourceProvider: true\n");
 	}

@@ -7,7 +7,7 @@
 
 #define CONFIG_PATH "/etc/gpuvm/gpuvm.conf"
 #define CONFIG_MAX_SIZE ((size_t)64 * 1024)
-#define CONFIG_LINE_MAX 1024
+#define CONFIG_LINE_MAX 4096	/* room for a whole list (settings.h, SETTINGS_VALUE_MAX) */
 
 /* The node label's key: a line "LABEL_KEY=VALUE" is read as "mode=VALUE". */
 #define LABEL_KEY "nvidia.com/gpu.workload.config"

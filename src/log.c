@@ -15,12 +15,11 @@
 #include <unistd.h>
 
 #include "log.h"
-
-#define LOG_KEEP_MAX 256
+#include "util.h"
 
 struct kept {
 	char *msg[LOG_KEEP_MAX];
-	size_t n;
+	size_t n, dropped;
 };
 
 #define KMSG_BURST 10
@@ -30,6 +29,8 @@ static unsigned kmsg_lines;
 static enum log_level stderr_level = LOG_INFO;
 static struct kept kept_err, kept_warn;
 static bool muted;
+static unsigned emitted, not_shown;	/* messages shown this run (LOG_EMIT_MAX), and not */
+static enum log_level not_shown_level = LOG_DEBUG;	/* the most severe of those not shown */
 
 void log_mute(bool on)
 {
@@ -73,10 +74,21 @@ void log_setup(bool use_kmsg, enum log_level stderr_max)
 		stderr_level = 0;
 }
 
+static void emit(enum log_level level, const char *msg);
+
 void log_close(void)
 {
 	size_t i;
 
+	if (not_shown) {
+		char msg[96];
+
+		snprintf(msg, sizeof(msg), "%u messages not shown (at most %d a run)", not_shown,
+			 LOG_EMIT_MAX);
+		emit(not_shown_level, msg);	/* shown where they would have been */
+	}
+	emitted = not_shown = 0;
+	not_shown_level = LOG_DEBUG;
 	if (kmsg_fd >= 0)
 		close(kmsg_fd);
 	kmsg_fd = -1;
@@ -85,14 +97,17 @@ void log_close(void)
 	for (i = 0; i < kept_warn.n; i++)
 		free(kept_warn.msg[i]);
 	kept_err.n = kept_warn.n = 0;
+	kept_err.dropped = kept_warn.dropped = 0;
 }
 
 static void keep(struct kept *k, const char *msg)
 {
 	char *copy;
 
-	if (k->n >= LOG_KEEP_MAX)
+	if (k->n >= LOG_KEEP_MAX) {
+		k->dropped++;
 		return;
+	}
 	copy = strdup(msg);
 	if (copy)
 		k->msg[k->n++] = copy;
@@ -103,31 +118,22 @@ static void keep(struct kept *k, const char *msg)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wanalyzer-malloc-leak"
 #endif
-void log_msg(enum log_level level, const char *fmt, ...)
+static bool shown(enum log_level level)
 {
-	char msg[1024], line[1100];
-	va_list ap;
+	return (kmsg_fd >= 0 && level != LOG_DEBUG) || level <= stderr_level;
+}
+
+/* One line to kmsg and stderr, as the level and log_setup() say. */
+static void emit(enum log_level level, const char *msg)
+{
+	char line[1100];
 	int n;
-
-	if (muted)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	/* No terminal escape from a config or a command line reaches the console or kmsg. */
-	for (char *c = msg; *c; c++)
-		if ((unsigned char)*c < ' ' || *c == 0x7f)
-			*c = '?';
-
-	if (level == LOG_ERR)
-		keep(&kept_err, msg);
-	else if (level == LOG_WARNING)
-		keep(&kept_warn, msg);
 
 	if (kmsg_fd >= 0 && level != LOG_DEBUG) {
 		/*
 		 * The kernel lets one open of /dev/kmsg write 10 lines per 5 s and drops the
 		 * rest silently (printk.devkmsg=ratelimit): a fresh open gets a fresh burst.
+		 * The lines, and so the opens, are bounded: LOG_EMIT_MAX and the outcome.
 		 */
 		if (++kmsg_lines > KMSG_BURST) {
 			int fd = open("/dev/kmsg", O_WRONLY | O_CLOEXEC | O_NOCTTY);
@@ -153,6 +159,54 @@ void log_msg(enum log_level level, const char *fmt, ...)
 	}
 }
 
+static void vlog(enum log_level level, bool result, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
+
+static void vlog(enum log_level level, bool result, const char *fmt, va_list ap)
+{
+	char msg[1024];
+
+	if (muted)
+		return;
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	/* No terminal control from a config, a command line or sysfs reaches the console or kmsg. */
+	term_safe(msg, msg, sizeof(msg));
+
+	if (level == LOG_ERR)
+		keep(&kept_err, msg);
+	else if (level == LOG_WARNING)
+		keep(&kept_warn, msg);
+
+	if (!shown(level))
+		return;
+	if (!result && emitted >= LOG_EMIT_MAX) {
+		not_shown++;
+		if (level < not_shown_level)
+			not_shown_level = level;
+		return;
+	}
+	emitted += !result;
+	emit(level, msg);
+}
+
+void log_msg(enum log_level level, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vlog(level, false, fmt, ap);
+	va_end(ap);
+}
+
+void log_result(enum log_level level, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vlog(level, true, fmt, ap);
+	va_end(ap);
+}
+
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
 #endif
@@ -167,4 +221,9 @@ const char *log_get(enum log_level level, size_t i)
 	const struct kept *k = level == LOG_ERR ? &kept_err : &kept_warn;
 
 	return i < k->n ? k->msg[i] : NULL;
+}
+
+size_t log_dropped(enum log_level level)
+{
+	return level == LOG_ERR ? kept_err.dropped : level == LOG_WARNING ? kept_warn.dropped : 0;
 }

@@ -205,17 +205,23 @@ int main(int argc, char **argv)
 		if (streq(cmd, def->name))
 			break;
 	if (def == commands + ARRAY_SIZE(commands)) {
-		fprintf(stderr, "gpuvm: unknown command '%s'\nTry 'gpuvm --help'.\n", cmd);
+		char shown[64];
+
+		term_safe(cmd, shown, sizeof(shown));	/* argv is text for a terminal too */
+		fprintf(stderr, "gpuvm: unknown command '%s'\nTry 'gpuvm --help'.\n", shown);
 		return EXIT_USAGE;
 	}
 	o.args = (const char *const *)argv + optind;
 	o.nargs = (size_t)(argc - optind);
 	if (o.nargs < def->min_args || o.nargs > def->max_args) {
-		if (o.nargs > def->max_args)
-			fprintf(stderr, "gpuvm: %s: unexpected argument '%s'\n", cmd,
-				argv[optind + (int)def->max_args]);
-		else
+		if (o.nargs > def->max_args) {
+			char shown[64];
+
+			term_safe(argv[optind + (int)def->max_args], shown, sizeof(shown));
+			fprintf(stderr, "gpuvm: %s: unexpected argument '%s'\n", cmd, shown);
+		} else {
 			fprintf(stderr, "gpuvm: %s: missing argument: %s\n", cmd, def->args);
+		}
 		fprintf(stderr, "Try 'gpuvm --help'.\n");
 		return EXIT_USAGE;
 	}

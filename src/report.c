@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* What gpuvm tells people (text) and programs (JSON) about a plan or the host's state. */
 #include <stdio.h>
+#include <string.h>
 
 #include "json.h"
 #include "log.h"
@@ -99,14 +100,18 @@ static void json_groups(struct json *j, const struct report *r)
 	json_array_end(j);
 }
 
+/* The messages kept (LOG_KEEP_MAX), and as KEY_dropped how many past that were not. */
 static void json_log(struct json *j, const char *key, enum log_level level)
 {
+	char dropped[32];
 	size_t i;
 
 	json_array_begin(j, key);
 	for (i = 0; i < log_count(level); i++)
 		json_string(j, NULL, log_get(level, i));
 	json_array_end(j);
+	snprintf(dropped, sizeof(dropped), "%s_dropped", key);
+	json_int(j, dropped, (long long)log_dropped(level));
 }
 
 void report_json(FILE *f, const struct report *r)
@@ -114,7 +119,7 @@ void report_json(FILE *f, const struct report *r)
 	const struct settings *s = r->settings;
 	const struct iommu_state *io = &r->inv->iommu;
 	struct json j;
-	char val[512];
+	char val[SETTINGS_VALUE_MAX];
 	size_t i, k;
 
 	json_init(&j, f);
@@ -206,20 +211,31 @@ void report_json(FILE *f, const struct report *r)
 	json_finish(&j);
 }
 
+/*
+ * Text is for a terminal: every name that comes from sysfs (a driver, an override), a
+ * config or a disk is shown through term_safe(), so none can move the cursor or retitle
+ * the window. JSON escapes them instead.
+ */
+static const char *safe(const char *s, char *buf, size_t size)
+{
+	term_safe(s, buf, size);
+	return buf;
+}
+
 static void text_device(FILE *f, const struct report *r, size_t i)
 {
 	const struct pci_dev *d = &r->inv->dev[i];
+	const struct plan_dev *pd = &r->plan->dev[i];
+	char drv[DRIVER_LEN], to[DRIVER_LEN + 4] = "", why[PLAN_REASON_LEN];
 
 	fprintf(f, "  %-13s %04x:%04x %04x  %-14s", d->name, d->vendor, d->device,
-		(unsigned)(d->class >> 8), d->driver[0] ? d->driver : "-");
-	{
-		const struct plan_dev *pd = &r->plan->dev[i];
-		char to[DRIVER_LEN + 4] = "";
-
-		if (pd->target[0])
-			snprintf(to, sizeof(to), "-> %s", pd->target);
-		fprintf(f, " %-7s %-22s %s\n", action_name(pd->action), to, pd->reason);
+		(unsigned)(d->class >> 8), d->driver[0] ? safe(d->driver, drv, sizeof(drv)) : "-");
+	if (pd->target[0]) {
+		memcpy(to, "-> ", 4);
+		term_safe(pd->target, to + 3, sizeof(to) - 3);
 	}
+	fprintf(f, " %-7s %-22s %s\n", action_name(pd->action), to,
+		safe(pd->reason, why, sizeof(why)));
 }
 
 void report_text(FILE *f, const struct report *r)
@@ -227,23 +243,26 @@ void report_text(FILE *f, const struct report *r)
 	const struct settings *s = r->settings;
 	const struct iommu_state *io = &r->inv->iommu;
 	size_t i, k, shown = 0;
+	char a[320], b[320], c[320];	/* the longest: a source's reason, 300 */
 
-	fprintf(f, "mode: %s (from %s)\n", mode_name(s->mode), s->source[KEY_MODE]);
+	fprintf(f, "mode: %s (from %s)\n", mode_name(s->mode),
+		safe(s->source[KEY_MODE], a, sizeof(a)));
 	if (r->source && r->source->spec[0]) {
 		const struct source *src = r->source;
 
+		safe(src->spec, a, sizeof(a));
 		if (src->status == SRC_DISK)
-			fprintf(f, "config: %s, read from %s (%s)\n", src->spec, src->found.dev,
-				src->found.fstype);
+			fprintf(f, "config: %s, read from %s (%s)\n", a,
+				safe(src->found.dev, b, sizeof(b)), safe(src->found.fstype, c, sizeof(c)));
 		else if (src->status == SRC_WAITING)
 			fprintf(f, "config: %s, not there yet: GPUs held, waiting up to %u s\n",
-				src->spec, src->timeout_s);
+				a, src->timeout_s);
 		else
-			fprintf(f, "config: not used: %s\n", src->reason);
+			fprintf(f, "config: not used: %s\n", safe(src->reason, b, sizeof(b)));
 	}
 	fprintf(f, "IOMMU: %s (cpu %s, %zu unit%s%s%s, %zu groups%s)\n",
 		io->active ? "active" : "not active", cpu_vendor_name(io->cpu), io->units,
-		io->units == 1 ? "" : "s", io->unit[0] ? " " : "", io->unit, io->groups,
+		io->units == 1 ? "" : "s", io->unit[0] ? " " : "", safe(io->unit, a, sizeof(a)), io->groups,
 		io->groups_at_probe ? ", assigned when a driver first probes a device" : "");
 	{
 		const char *why[16];
@@ -266,8 +285,8 @@ void report_text(FILE *f, const struct report *r)
 				snprintf(grp, sizeof(grp), "%d", d->group);
 			fprintf(f, "  %-13s %04x:%04x %04x  %-14s group %-5s override %s\n", d->name,
 				d->vendor, d->device, (unsigned)(d->class >> 8),
-				d->driver[0] ? d->driver : "-", grp,
-				d->override[0] ? d->override : "-");
+				d->driver[0] ? safe(d->driver, a, sizeof(a)) : "-", grp,
+				d->override[0] ? safe(d->override, b, sizeof(b)) : "-");
 		}
 		shown++;
 	}
@@ -283,7 +302,7 @@ void report_text(FILE *f, const struct report *r)
 			if (g->pending)
 				fprintf(f, "  pending (the IOMMU assigns it at probe):");
 			else
-				fprintf(f, "  %d%s%s%s %s:", g->id, type ? " (" : "", type ? type : "",
+				fprintf(f, "  %d%s%s%s %s:", g->id, type ? " (" : "", type ? safe(type, a, sizeof(a)) : "",
 					type ? ")" : "", g->viable ? "viable" : "NOT viable");
 			for (k = 0; k < g->n_members; k++)
 				fprintf(f, " %s", r->inv->dev[g->members[k]].name);
@@ -292,7 +311,7 @@ void report_text(FILE *f, const struct report *r)
 				for (k = 0; k < g->n_blocked; k++)
 					fprintf(f, " %s", r->inv->dev[g->blocked_by[k]].name);
 				for (k = 0; k < g->n_foreign; k++)
-					fprintf(f, " %s", g->foreign[k].name);
+					fprintf(f, " %s", safe(g->foreign[k].name, a, sizeof(a)));
 			}
 			fputc('\n', f);
 		}
@@ -300,9 +319,10 @@ void report_text(FILE *f, const struct report *r)
 	if (r->plan && r->plan->n_modules) {
 		fprintf(f, "modules:");
 		for (i = 0; i < r->plan->n_modules; i++)
-			fprintf(f, " %s", r->plan->modules[i]);
+			fprintf(f, " %s", safe(r->plan->modules[i], a, sizeof(a)));
 		fputc('\n', f);
 	}
 	if (r->state_path)
-		fprintf(f, "last apply: %s\n", r->last_state ? r->state_path : "(no state file)");
+		fprintf(f, "last apply: %s\n",
+			r->last_state ? safe(r->state_path, a, sizeof(a)) : "(no state file)");
 }

@@ -40,9 +40,15 @@
 #define IOMEM_MAX ((size_t)256 * 1024)
 #define PCIIDS_MAX ((size_t)4 * 1024 * 1024)
 
-/* Read the kernel command line as a string the caller frees. */
+/*
+ * The kernel command line: bootconfig makes it 32 KiB and more, far past one read's page,
+ * so it is read to its end; CMDLINE_MAX, well above that, bounds /proc/cmdline and, in all,
+ * the initramfs's /etc/cmdline.d. Past it, the rest is cut at a word and said.
+ */
 #define CMDLINE_D "etc/cmdline.d"
-#define CMDLINE_MAX 4096
+#define CMDLINE_MAX ((size_t)128 * 1024)
+/* What is past the bound is only counted, and only so far: the file need not end. */
+#define CMDLINE_COUNT_MAX ((size_t)16 * 1024 * 1024)
 
 struct names {
 	char (*name)[64];
@@ -65,6 +71,107 @@ static int name_cmp(const void *a, const void *b)
 	return strcmp(a, b);
 }
 
+/* What a cut-short read keeps of the bytes past its bound: enough to name the first word. */
+#define PEEK_LEN 48
+
+/*
+ * Read the regular file path (under the root) to its end: up to max bytes into buf (of max
+ * + 1), NUL-terminated, in *len; the bytes past max are counted in *over (up to
+ * CMDLINE_COUNT_MAX) and not kept but for the first ones, in peek. -errno.
+ */
+static int read_to_eof(const char *path, char *buf, size_t max, size_t *len, size_t *over,
+		       char peek[PEEK_LEN])
+{
+	char skip[4096];
+	struct stat st;
+	int fd, r = 0;
+
+	*len = *over = 0;
+	buf[0] = peek[0] = '\0';
+	fd = openat(sysfs_rootfd(), path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0) {
+		r = -errno;
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		r = S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
+		goto out;
+	}
+	while (*over < CMDLINE_COUNT_MAX) {
+		bool keep = *len < max;
+		ssize_t n = read(fd, keep ? buf + *len : skip, keep ? max - *len : sizeof(skip));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			r = -errno;
+			break;
+		}
+		if (n == 0)
+			break;
+		if (keep) {
+			*len += (size_t)n;
+			continue;
+		}
+		if (*over == 0) {
+			size_t p = (size_t)n < PEEK_LEN - 1 ? (size_t)n : PEEK_LEN - 1;
+
+			memcpy(peek, skip, p);
+			peek[p] = '\0';
+		}
+		*over += (size_t)n;
+	}
+out:
+	buf[*len] = '\0';
+	close(fd);
+	return r;
+}
+
+/*
+ * Text cut at max bytes: keep only whole words (a blank outside quotes ends one), so that
+ * no half of a gpuvm.KEY=VALUE is taken for the whole. The new length.
+ */
+static size_t cut_at_word(const char *s, size_t len)
+{
+	size_t i, cut = 0;
+	bool quoted = false;
+
+	for (i = 0; i < len; i++) {
+		if (s[i] == '"')
+			quoted = !quoted;
+		else if (!quoted && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n'))
+			cut = i;
+	}
+	return cut;
+}
+
+/*
+ * Say what is ignored past the bound: the bytes from offset from of the len kept at s (a
+ * word cut there), over more, and the word they start with (its rest in peek).
+ */
+static void say_cut(const char *head, const char *s, size_t from, size_t len, size_t over,
+		    const char *peek)
+{
+	char word[PEEK_LEN + 48];
+	size_t n, kept;
+
+	while (from < len && (s[from] == ' ' || s[from] == '\t' || s[from] == '\n'))
+		from++;
+	kept = len - from < 48 ? len - from : 48;
+	snprintf(word, sizeof(word), "%.*s%s", (int)kept, s + from,
+		 kept ? peek : peek + strspn(peek, " \t\n"));
+	n = strcspn(word, " \t\n\r");
+	if (n > 40)
+		memcpy(word + 40, "...", 4);
+	else
+		word[n] = '\0';
+	log_warn("%s; the last %s%zu bytes ignored%s%s%s", head,
+		 over >= CMDLINE_COUNT_MAX ? "more than " : "", len - from + over,
+		 n ? ", from '" : "", word, n ? "'" : "");
+}
+
 /*
  * The kernel command line, as dracut's getcmdline sees it: the initramfs's
  * /etc/cmdline.d/NAME.conf files in name order (dracut's kernel_cmdline= lands there), then
@@ -74,13 +181,14 @@ static char *read_cmdline(const struct options *o)
 {
 	char (*names)[64] = NULL;
 	struct names l = { .cap = 32 };
-	char *all, buf[CMDLINE_MAX];
-	size_t len = 0, i;
-	ssize_t n;
+	char *all, peek[PEEK_LEN];
+	size_t len = 0, n, over, i;
+	int r;
 
 	if (o->cmdline)
 		return strdup(o->cmdline);
-	all = malloc((size_t)CMDLINE_MAX * 2);
+	/* cmdline.d in all, then /proc/cmdline, each up to CMDLINE_MAX: neither crowds out the other */
+	all = malloc(2 * CMDLINE_MAX + 2);
 	names = malloc(l.cap * sizeof(*names));
 	if (!all || !names) {
 		free(all);
@@ -92,28 +200,41 @@ static char *read_cmdline(const struct options *o)
 	if (sysfs_list(CMDLINE_D, collect_conf, &l) == 0 && l.n) {
 		qsort(names, l.n, sizeof(*names), name_cmp);
 		for (i = 0; i < l.n; i++) {
-			char path[96];
+			char path[96], head[160];
 
 			snprintf(path, sizeof(path), CMDLINE_D "/%s", names[i]);
-			if (sysfs_read(path, buf, sizeof(buf)) <= 0)
+			if (read_to_eof(path, all + len, CMDLINE_MAX - len, &n, &over, peek) < 0)
 				continue;
-			for (char *c = buf; *c; c++)
+			n = strnlen(all + len, n);	/* a NUL ends a file's text */
+			for (char *c = all + len; *c; c++)
 				if (*c == '\n' || *c == '\r')
 					*c = ' ';
-			if (len + strlen(buf) + 2 > CMDLINE_MAX) {
-				log_warn("/%s: more than %d bytes in all; the rest ignored", CMDLINE_D,
-					 CMDLINE_MAX);
-				break;
+			if (over) {
+				size_t cut = cut_at_word(all + len, n);
+
+				snprintf(head, sizeof(head), "/%s: past %zu bytes of /%s in all", path,
+					 CMDLINE_MAX, CMDLINE_D);
+				say_cut(head, all + len, cut, n, over, peek);
+				n = cut;
 			}
-			len += (size_t)sprintf(all + len, "%s ", buf);
+			len += n;
+			if (n && len < CMDLINE_MAX)
+				all[len++] = ' ';
 		}
 	}
 	free(names);
-	n = sysfs_read("proc/cmdline", buf, sizeof(buf));
-	if (n < 0)
-		log_warn("cannot read /proc/cmdline: %s; no kernel parameters used", strerror((int)-n));
-	else
-		strscpy(all + len, buf, (size_t)CMDLINE_MAX * 2 - len);
+	all[len] = '\0';
+	r = read_to_eof("proc/cmdline", all + len, CMDLINE_MAX, &n, &over, peek);
+	if (r < 0) {
+		log_warn("cannot read /proc/cmdline: %s; no kernel parameters used", strerror(-r));
+	} else if (over) {
+		size_t cut = cut_at_word(all + len, n);
+		char head[64];
+
+		snprintf(head, sizeof(head), "/proc/cmdline: longer than %zu bytes", CMDLINE_MAX);
+		say_cut(head, all + len, cut, n, over, peek);
+		all[len + cut] = '\0';
+	}
 	rstrip(all);
 	return all;
 }
@@ -245,6 +366,7 @@ static const char *apply_result(const struct exec_result *x)
 	return x->n_ok ? "partial" : "failed";
 }
 
+/* The outcome: log_result() lines, which no flood of messages before them holds back. */
 static void log_outcome(const struct inventory *inv, const struct plan *p,
 			const struct exec_result *x, double ms)
 {
@@ -253,9 +375,9 @@ static void log_outcome(const struct inventory *inv, const struct plan *p,
 
 	for (i = 0; i < x->n_modules; i++)
 		if (x->modules[i].err)
-			log_err("cannot load %s", x->modules[i].msg);
+			log_result(LOG_ERR, "cannot load %s", x->modules[i].msg);
 		else if (x->modules[i].loaded)
-			log_info("loaded %s", x->modules[i].name);
+			log_result(LOG_INFO, "loaded %s", x->modules[i].name);
 	for (i = 0; i < inv->n; i++) {
 		const struct plan_dev *pd = &p->dev[i];
 		const struct exec_dev *ed = &x->dev[i];
@@ -263,16 +385,17 @@ static void log_outcome(const struct inventory *inv, const struct plan *p,
 			   ed->result == RES_RELEASED;
 
 		if (bad) {
-			log_err("%s: %s", inv->dev[i].name, ed->error[0] ? ed->error : pd->reason);
+			log_result(LOG_ERR, "%s: %s", inv->dev[i].name,
+				   ed->error[0] ? ed->error : pd->reason);
 			continue;
 		}
 		if (ed->result == RES_OK || ed->result == RES_UNVERIFIED)
-			log_info("%s: %s -> %s (%s%s)", inv->dev[i].name,
-				 inv->dev[i].driver[0] ? inv->dev[i].driver : "no driver",
-				 ed->result == RES_OK ? (ed->after[0] ? ed->after : "no driver") :
-				 pd->target[0] ? pd->target : "the host driver",
-				 action_name(pd->action),
-				 ed->result == RES_UNVERIFIED ? ", not verified: no kernel under --root" : "");
+			log_result(LOG_INFO, "%s: %s -> %s (%s%s)", inv->dev[i].name,
+				   inv->dev[i].driver[0] ? inv->dev[i].driver : "no driver",
+				   ed->result == RES_OK ? (ed->after[0] ? ed->after : "no driver") :
+				   pd->target[0] ? pd->target : "the host driver",
+				   action_name(pd->action),
+				   ed->result == RES_UNVERIFIED ? ", not verified: no kernel under --root" : "");
 		if (pd->action == ACT_SKIP)
 			continue;
 		if (pd->selected)
@@ -283,12 +406,13 @@ static void log_outcome(const struct inventory *inv, const struct plan *p,
 			target = pd->target;
 	}
 	if (p->mode == MODE_VM_PASSTHROUGH)
-		log_info("%s: %zu GPU%s and %zu companion function%s on %s, %zu failed, in %.1f ms",
-			 mode_name(p->mode), gpus, gpus == 1 ? "" : "s", comp, comp == 1 ? "" : "s",
-			 target, x->n_failed, ms);
+		log_result(LOG_INFO,
+			   "%s: %zu GPU%s and %zu companion function%s on %s, %zu failed, in %.1f ms",
+			   mode_name(p->mode), gpus, gpus == 1 ? "" : "s", comp, comp == 1 ? "" : "s",
+			   target, x->n_failed, ms);
 	else
-		log_info("%s: %zu GPU%s in place for the host driver, %zu failed, in %.1f ms",
-			 mode_name(p->mode), gpus, gpus == 1 ? "" : "s", x->n_failed, ms);
+		log_result(LOG_INFO, "%s: %zu GPU%s in place for the host driver, %zu failed, in %.1f ms",
+			   mode_name(p->mode), gpus, gpus == 1 ? "" : "s", x->n_failed, ms);
 }
 
 /*
@@ -303,7 +427,7 @@ static void log_plan(const struct inventory *inv, const struct plan *p, const st
 	size_t i;
 
 	if (p->iommu_unusable)
-		log_err("%s needs an active IOMMU and none is active: %zu selected device%s %s (on_error=%s); `gpuvm check` says what to change",
+		log_result(LOG_ERR, "%s needs an active IOMMU and none is active: %zu selected device%s %s (on_error=%s); `gpuvm check` says what to change",
 			mode_name(p->mode), p->n_selected, p->n_selected == 1 ? "" : "s",
 			s->on_error == ON_ERROR_HOLD ? "held" : "left to the host",
 			s->on_error == ON_ERROR_HOLD ? "hold" : "release");
@@ -311,7 +435,7 @@ static void log_plan(const struct inventory *inv, const struct plan *p, const st
 		const struct plan_dev *pd = &p->dev[i];
 
 		if (devices && pd->failed)
-			log_err("%s: %s", inv->dev[i].name, pd->reason);
+			log_result(LOG_ERR, "%s: %s", inv->dev[i].name, pd->reason);
 		else if (!pd->failed && ((pd->role == ROLE_HOST && pd->listed) ||
 					 pd->role == ROLE_UNIDENTIFIED))
 			log_warn("%s: %s", inv->dev[i].name, pd->reason);
@@ -346,8 +470,8 @@ static void record_wait(const struct source *src, const struct inventory *inv,
 	r = pending_write(src, held, n);
 	if (r < 0)
 		log_err("cannot write /run/gpuvm/pending: %s; the GPUs stay held", wf_strerror(r));
-	log_warn("config=%s: not there yet; %zu GPU%s held, waiting up to %u s for it", src->spec,
-		 n, n == 1 ? "" : "s", src->timeout_s);
+	log_result(LOG_WARNING, "config=%s: not there yet; %zu GPU%s held, waiting up to %u s for it",
+		   src->spec, n, n == 1 ? "" : "s", src->timeout_s);
 }
 
 static void cmd_plan(const struct options *o, const char *command, bool status, bool apply,
@@ -574,6 +698,8 @@ static void cmd_cmdline(const struct options *o, struct outcome *out)
 		json_object_end(&j);
 		json_finish(&j);
 	} else {
+		/* The parameters come from a table; what the running line lacks is a copy of them. */
+		term_safe(w.missing, w.missing, sizeof(w.missing));
 		printf("%s\n", line);
 		if (w.missing[0])
 			fprintf(stderr, "gpuvm: the running command line lacks: %s\n", w.missing);
@@ -669,11 +795,16 @@ static void cmd_check(const struct options *o, struct outcome *out)
 		json_object_end(&j);
 		json_finish(&j);
 	} else {
+		/* Findings name drivers from sysfs and framebuffers from /proc/iomem: masked. */
+		term_safe(s.source[KEY_MODE], s.source[KEY_MODE], SOURCE_LEN);
+		term_safe(kver, kver, sizeof(kver));
 		printf("gpuvm check: %s (from %s) on %s, kernel %s\n", mode_name(s.mode),
 		       s.source[KEY_MODE], cpu_vendor_name(inv.iommu.cpu), kver);
-		for (i = 0; i < n; i++)
+		for (i = 0; i < n; i++) {
+			term_safe(f[i].what, f[i].what, sizeof(f[i].what));
 			printf("%-8s %s\n         fix: %s\n", f[i].sev == SEV_ERROR ? "ERROR" :
 			       f[i].sev == SEV_WARNING ? "WARNING" : "INFO", f[i].what, f[i].fix);
+		}
 		if (errors)
 			printf("not ready for %s: %zu error%s, %zu warning%s\n", mode_name(s.mode),
 			       errors, errors == 1 ? "" : "s", warnings, warnings == 1 ? "" : "s");
@@ -1002,9 +1133,10 @@ static void cmd_config(const struct options *o, struct outcome *out)
 			log_err("%s: %s is not set", in.config_path, arg);
 			out->error = true;
 		} else {
-			char v[512];
+			char v[SETTINGS_VALUE_MAX];
 
 			settings_value(&s, (enum setting_key)k, v, sizeof(v));
+			term_safe(v, v, sizeof(v));	/* validated, and text for a terminal all the same */
 			printf("%s\n", v);
 		}
 		free(buf);
@@ -1033,7 +1165,7 @@ static void cmd_config(const struct options *o, struct outcome *out)
 	if (k < 0) {
 		char shown[80];
 
-		printable(value, shown, sizeof(shown));
+		term_safe(value, shown, sizeof(shown));
 		log_err("config set: %s: invalid value '%s' (%s%s)", key, shown, why ? why : "expected ",
 			why ? "" : expect);
 		out->usage = true;

@@ -264,10 +264,44 @@ static void raw_set(struct raw *r, int k, const char *value, const char *where)
 #pragma GCC diagnostic pop
 #endif
 
+/*
+ * Messages about lines (a config's) or words (the command line's) are said for the first
+ * SOURCE_MSG_MAX of a source; the rest are counted and said in one line each for errors and
+ * unknown keys, so that a config of garbage cannot flood the console.
+ */
+#define SOURCE_MSG_MAX 10
+
+struct msg_cap {
+	unsigned shown, more_err, more_warn;
+};
+
+/* May the source say one more message? If not, it is counted. */
+static bool cap_say(struct msg_cap *m, bool error)
+{
+	if (m->shown < SOURCE_MSG_MAX) {
+		m->shown++;
+		return true;
+	}
+	if (error)
+		m->more_err++;
+	else
+		m->more_warn++;
+	return false;
+}
+
+static void cap_close(const struct msg_cap *m, const char *where, const char *what)
+{
+	if (m->more_err)
+		log_err("%s: %u more %s with errors not shown", where, m->more_err, what);
+	if (m->more_warn)
+		log_warn("%s: %u more %s with unknown keys not shown", where, m->more_warn, what);
+}
+
 struct config_ctx {
 	struct raw *raw;
 	const char *path;
 	int errors;
+	struct msg_cap cap;
 };
 
 static void on_config_item(const struct config_item *it, void *data)
@@ -278,7 +312,8 @@ static void on_config_item(const struct config_item *it, void *data)
 
 	snprintf(where, sizeof(where), "%s:%u", c->path, it->line);
 	if (it->error) {
-		log_err("%s: %s; line ignored", where, it->error);
+		if (cap_say(&c->cap, true))
+			log_err("%s: %s; line ignored", where, it->error);
 		c->errors++;
 		return;
 	}
@@ -286,8 +321,9 @@ static void on_config_item(const struct config_item *it, void *data)
 	if (k < 0) {
 		char shown[72];
 
-		printable(it->key, shown, sizeof(shown));
-		log_warn("%s: unknown key '%s' ignored", where, shown);
+		term_safe(it->key, shown, sizeof(shown));
+		if (cap_say(&c->cap, false))
+			log_warn("%s: unknown key '%s' ignored", where, shown);
 		return;
 	}
 	raw_set(c->raw, k, it->value, where);
@@ -296,6 +332,7 @@ static void on_config_item(const struct config_item *it, void *data)
 struct cmdline_ctx {
 	struct raw *raw;
 	int errors;
+	struct msg_cap cap;
 };
 
 static int on_cmdline_word(const char *key, const char *value, void *data)
@@ -308,19 +345,35 @@ static int on_cmdline_word(const char *key, const char *value, void *data)
 
 	if (!cmdline_key(key, "gpuvm", name, sizeof(name)))
 		return 0;
-	printable(key, shown, sizeof(shown));
+	term_safe(key, shown, sizeof(shown));
 	k = lookup_key(name);
 	if (k < 0) {
-		log_warn("cmdline: unknown key '%s' ignored", shown);
+		if (cap_say(&c->cap, false))
+			log_warn("cmdline: unknown key '%s' ignored", shown);
 		return 0;
 	}
 	if (!value) {
-		log_err("cmdline: %s: no value (expected %s=VALUE); ignored", shown, shown);
+		if (cap_say(&c->cap, true))
+			log_err("cmdline: %s: no value (expected %s=VALUE); ignored", shown, shown);
 		c->errors++;
 		return 0;
 	}
 	raw_set(c->raw, k, value, "cmdline");
 	return 0;
+}
+
+/* The entries of a list as pci.c's list parsers count them: split at commas and blanks. */
+static size_t count_entries(const char *v)
+{
+	size_t n = 0;
+
+	while (*v) {
+		size_t len = strcspn(v, ", \t");
+
+		n += len > 0;
+		v += len ? len : 1;
+	}
+	return n;
 }
 
 /* Take one source's value for key k if it is valid; otherwise say why and keep the lower one. */
@@ -336,13 +389,19 @@ static int resolve(struct settings *s, int k, const char *value, const char *whe
 		r = -EINVAL;
 	else
 		r = keys[k].parse(&tmp, value, bad, sizeof(bad));
+	if (r == -E2BIG) {
+		log_err("%s: %s: %zu entries, more than the %d gpuvm takes; using the %s value", where,
+			keys[k].name, count_entries(value), SETTINGS_LIST_MAX,
+			streq(s->source[k], "default") ? "default" : s->source[k]);
+		return 1;
+	}
 	if (r < 0) {
 		char shown[52], badp[84];
 
 		if (streq(bad, value))
 			bad[0] = '\0';	/* the whole value is the bad entry: say it once */
-		printable(value, shown, sizeof(shown));
-		printable(bad, badp, sizeof(badp));
+		term_safe(value, shown, sizeof(shown));
+		term_safe(bad, badp, sizeof(badp));
 		log_err("%s: %s: invalid value '%s'%s%s%s (expected %s); using the %s value",
 			where, keys[k].name, shown, badp[0] ? " at '" : "", badp, badp[0] ? "'" : "",
 			keys[k].expect, streq(s->source[k], "default") ? "default" : s->source[k]);
@@ -361,12 +420,15 @@ int settings_load(struct settings *s, const struct settings_input *in)
 	int errors = 0, k;
 
 	settings_default(s);
-	if (in->config)
+	if (in->config) {
 		config_parse(in->config, in->config_len, on_config_item, &cc);
+		cap_close(&cc.cap, in->config_path, "lines");
+	}
 	if (in->cmdline && cmdline_parse(in->cmdline, on_cmdline_word, &kc) < 0) {
 		log_err("cmdline: out of memory; command line ignored");
 		errors++;
 	}
+	cap_close(&kc.cap, "cmdline", "words");
 	errors += cc.errors + kc.errors;
 	for (k = 0; k < KEY__MAX; k++) {
 		errors += resolve(s, k, file.value[k], file.where[k]);
@@ -377,32 +439,55 @@ int settings_load(struct settings *s, const struct settings_input *in)
 	return errors;
 }
 
+/* A whole key's value fits SETTINGS_VALUE_MAX, and a whole list fits a config line. */
+_Static_assert(sizeof("DDDDDDDD:BB:DD.F") <= SETTINGS_ENTRY_TEXT_MAX, "an address and a comma");
+_Static_assert(sizeof("VVVV:DDDD") <= SETTINGS_ENTRY_TEXT_MAX, "an id and a comma");
+_Static_assert(sizeof(((struct settings *)0)->config) <= SETTINGS_VALUE_MAX, "config=");
+_Static_assert(sizeof(((struct settings *)0)->host_driver) <= SETTINGS_VALUE_MAX, "host_driver=");
+_Static_assert(CONFIG_LINE_MAX > sizeof("exclude=\"\"") + (size_t)SETTINGS_LIST_MAX * (SETTINGS_ENTRY_TEXT_MAX + 1),
+	       "a config line holds a whole list, with \", \" between its entries");
+
+/* Add entry to the list in buf (a comma before all but the first), if it fits whole. */
+static bool add_entry(char *buf, size_t size, size_t *off, const char *entry)
+{
+	size_t n = strlen(entry);
+
+	if (*off + (*off ? 1 : 0) + n >= size)
+		return false;
+	if (*off)
+		buf[(*off)++] = ',';
+	memcpy(buf + *off, entry, n + 1);
+	*off += n;
+	return true;
+}
+
 void settings_value(const struct settings *s, enum setting_key k, char *buf, size_t size)
 {
+	char e[SETTINGS_ENTRY_TEXT_MAX];
 	size_t i, off = 0;
 
+	if (size == 0)
+		return;
 	buf[0] = '\0';
 	switch (k) {
 	case KEY_MODE:
 		snprintf(buf, size, "%s", mode_name(s->mode));
 		break;
 	case KEY_IDS:
-		for (i = 0; i < s->n_ids && off + 12 < size; i++) {
+		for (i = 0; i < s->n_ids; i++) {
 			if (s->ids[i].any_device)
-				off += (size_t)snprintf(buf + off, size - off, "%s%04x:*",
-							i ? "," : "", s->ids[i].vendor);
+				snprintf(e, sizeof(e), "%04x:*", s->ids[i].vendor);
 			else
-				off += (size_t)snprintf(buf + off, size - off, "%s%04x:%04x",
-							i ? "," : "", s->ids[i].vendor,
-							s->ids[i].device);
+				snprintf(e, sizeof(e), "%04x:%04x", s->ids[i].vendor, s->ids[i].device);
+			if (!add_entry(buf, size, &off, e))
+				break;
 		}
 		break;
 	case KEY_EXCLUDE:
-		for (i = 0; i < s->n_exclude && off + PCI_ADDR_LEN + 1 < size; i++) {
-			if (i)
-				buf[off++] = ',';
-			pci_addr_format(&s->exclude[i], buf + off, size - off);
-			off += strlen(buf + off);
+		for (i = 0; i < s->n_exclude; i++) {
+			pci_addr_format(&s->exclude[i], e, sizeof(e));
+			if (!add_entry(buf, size, &off, e))
+				break;
 		}
 		break;
 	case KEY_NVSWITCH:

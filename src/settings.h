@@ -13,6 +13,15 @@
 #define SETTINGS_LIST_MAX 64
 #define SOURCE_LEN 160
 
+/*
+ * A key's value as text (settings_value), whole: the longest list, SETTINGS_LIST_MAX
+ * entries of "DDDDDDDD:BB:DD.F" (an 8-digit domain) and a comma each, the last comma's room
+ * holding the NUL. ids= entries ("VVVV:*", "VVVV:DDDD") are shorter; settings.c checks
+ * the other keys fit at compile time.
+ */
+#define SETTINGS_ENTRY_TEXT_MAX 17
+#define SETTINGS_VALUE_MAX ((size_t)SETTINGS_LIST_MAX * SETTINGS_ENTRY_TEXT_MAX)
+
 enum mode { MODE_CONTAINER, MODE_VM_PASSTHROUGH, MODE_VM_VGPU };
 enum on_error { ON_ERROR_HOLD, ON_ERROR_RELEASE };
 
@@ -72,7 +81,10 @@ bool settings_same_key(const char *a, const char *b);
 const char *key_name(enum setting_key k);
 const char *mode_name(enum mode m);
 int mode_parse(const char *s, enum mode *m);
-/* The value of a key as text, for the report. */
+/*
+ * The value of a key as text, for the report: whole in SETTINGS_VALUE_MAX bytes; a smaller
+ * buffer gets the entries that fit.
+ */
 void settings_value(const struct settings *s, enum setting_key k, char *buf, size_t size);
 
 #endif

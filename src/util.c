@@ -63,18 +63,70 @@ int parse_hex(const char *s, unsigned max_digits, unsigned long *out)
 	return parse_hex_n(s, strlen(s), max_digits, out);
 }
 
-void printable(const char *in, char *out, size_t size)
+/*
+ * The length of the UTF-8 sequence at s if it encodes, in shortest form, a code point a
+ * terminal shows without acting on it; else 0. Not C0, DEL or C1 (U+0080-U+009F, which a
+ * VT takes as ESC-sequences: U+009B is CSI), not a surrogate, not past U+10FFFF.
+ */
+static size_t shown_char(const unsigned char *s)
 {
-	size_t i;
+	unsigned char c = s[0];
+	uint32_t cp;
+	size_t n, i;
 
-	for (i = 0; in[i] && i + 1 < size; i++) {
-		unsigned char c = (unsigned char)in[i];
-
-		out[i] = (c < ' ' || c >= 0x7f) ? '?' : (char)c;
+	if (c < 0x80)
+		return c >= ' ' && c != 0x7f;
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2, cp = c & 0x1f;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3, cp = c & 0x0f;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4, cp = c & 0x07;
+	else
+		return 0;	/* a continuation byte, C0/C1 overlong leads, past U+10FFFF */
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;	/* also the NUL at the end */
+		cp = cp << 6 | (s[i] & 0x3f);
 	}
-	out[i] = '\0';
-	if (in[i] && size > 4)
-		memcpy(out + size - 4, "...", 4);
+	if (cp <= 0x9f || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+		return 0;
+	return n;
+}
+
+size_t term_safe(const char *in, char *out, size_t size)
+{
+	const unsigned char *s = (const unsigned char *)in;
+	size_t i = 0, o = 0, room, cut = 0, n;
+
+	if (size == 0)
+		return 0;
+	room = size - 1;
+	while (s[i]) {
+		n = shown_char(s + i);
+		if (o + (n ? n : 1) > room) {
+			/* cut short: whole characters up to room - 3, then "..." */
+			if (size > 4) {
+				o = cut;
+				memcpy(out + o, "...", 4);
+				return o + 3;
+			}
+			break;
+		}
+		if (o + (n ? n : 1) <= room - (room >= 3 ? 3 : room))
+			cut = o + (n ? n : 1);
+		if (n) {
+			memmove(out + o, s + i, n);
+			o += n;
+			i += n;
+		} else {
+			out[o++] = '?';
+			i++;
+		}
+	}
+	out[o] = '\0';
+	return o;
 }
 
 bool valid_driver_name(const char *s)

@@ -28,10 +28,13 @@ int parse_hex(const char *s, unsigned max_digits, unsigned long *out);
 /* The same on the len bytes at s, which need not end there (a value inside a line). */
 int parse_hex_n(const char *s, size_t len, unsigned max_digits, unsigned long *out);
 /*
- * Copy input for a log line: control and non-ASCII bytes become '?', and a copy cut short
- * ends in "...". Log lines never carry terminal escapes from a config or a command line.
+ * Copy in for a terminal (a log line, text output): C0 controls, DEL, C1 controls (as
+ * UTF-8, U+0080-U+009F, and as raw bytes), and every byte that is not part of a valid,
+ * shortest-form UTF-8 character become '?', one a byte; valid UTF-8 is kept. A copy cut
+ * short ends in "..." (when size > 4), never inside a character. in and out may be the
+ * same buffer. Returns the length written.
  */
-void printable(const char *in, char *out, size_t size);
+size_t term_safe(const char *in, char *out, size_t size);
 /* A sort key and the index of what it sorts. */
 struct sort_key {
 	uint64_t key;

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv);
@@ -68,13 +69,22 @@ static inline void fuzz_log_quiet(void)
 	log_setup(false, (enum log_level)0);
 }
 
-/* Log lines go to the console and /dev/kmsg: no control bytes from the input in them. */
+/*
+ * Log lines go to the console and /dev/kmsg: no control bytes from the input in them (C0,
+ * DEL, C1, invalid UTF-8), and nothing term_safe() would change.
+ */
 static inline bool fuzz_printable(const char *s)
 {
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || (unsigned char)*s == 0x7f)
+	char safe[1024];
+	size_t n = strlen(s);
+
+	for (const char *c = s; *c; c++)
+		if ((unsigned char)*c < 0x20 || (unsigned char)*c == 0x7f)
 			return false;
-	return true;
+	if (n >= sizeof(safe))
+		return false;	/* log lines are shorter */
+	term_safe(s, safe, sizeof(safe));
+	return strcmp(safe, s) == 0;
 }
 
 #endif

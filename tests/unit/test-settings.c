@@ -153,7 +153,8 @@ static void bad_input(void)
 		strcat(list, "\n");
 		load(NULL, list);
 		CHECK_INT(s.n_ids, 0, "70 ids are refused (64 at most)");
-		CHECK(logged(LOG_ERR, "ids: invalid value"), "and the error is said");
+		CHECK(logged(LOG_ERR, "gpuvm.conf:1: ids: 70 entries, more than the 64 gpuvm takes"),
+		      "and the error names the line, the key, the count and the maximum");
 	}
 }
 

@@ -1,0 +1,99 @@
+#!/usr/bin/env bats
+# shellcheck disable=SC2154 # $stderr and $output are set by bats' run
+# No terminal control in human-readable output: names from sysfs, a config or pci.ids reach
+# the console with C0, DEL, C1 (raw or as UTF-8) and invalid UTF-8 masked (issue 15, item 9).
+
+load helpers
+
+# ESC ] (OSC), BEL, CSI as UTF-8 (U+009B), a raw CSI byte, a byte that is never UTF-8.
+EVIL=$(printf 'x\033]0;pwned\007\302\2332J\233m\377')
+
+setup() {
+	mkfx workstation
+}
+
+# clean TEXT: valid UTF-8 with no control character but tab and newline, no DEL, no C1.
+clean() {
+	if ! printf '%s' "$1" | iconv -f UTF-8 -t UTF-8 >/dev/null 2>&1; then
+		echo "not valid UTF-8: $(printf '%s' "$1" | od -c | head -n 5)" >&2
+		return 1
+	fi
+	if printf '%s' "$1" | LC_ALL=C grep -qP '[\x00-\x08\x0b-\x1f\x7f]|\xc2[\x80-\x9f]'; then
+		echo "terminal control: $(printf '%s' "$1" | LC_ALL=C grep -aP '[\x00-\x08\x0b-\x1f\x7f]|\xc2[\x80-\x9f]' | od -c | head -n 5)" >&2
+		return 1
+	fi
+}
+
+# The companion's driver (uevent DRIVER=) and the GPU's driver_override carry EVIL.
+evil_names() {
+	dev="$ROOT/sys/bus/pci/devices"
+	sed -i "s/^DRIVER=.*/DRIVER=snd$EVIL/" "$dev/0000:01:00.1/uevent"
+	printf 'nv%s\n' "$EVIL" >"$dev/0000:01:00.0/driver_override"
+}
+
+@test "plan and status in text: driver and override names masked" {
+	evil_names
+	gv --cmdline "gpuvm.mode=vm-passthrough" plan
+	assert_success
+	assert_output --regexp "0000:01:00.1 +10de:10f8 0403 +sndx\?\]0;pwned\?\?\?2J\?m\? +bind"
+	clean "$output"
+	gv --cmdline "gpuvm.mode=container" plan
+	assert_success
+	clean "$output"
+	gv status
+	assert_success
+	assert_output --partial "override nvx?]0;pwned???2J?m?"
+	clean "$output"
+	# JSON keeps the name as it is, escaped
+	gv status --json
+	dev_field 0000:01:00.0 driver_override | grep -q "$(printf 'nvx\033]0;pwned\007')"
+}
+
+@test "stderr and the state file: log lines masked" {
+	evil_names
+	gv --cmdline "gpuvm.mode=vm-passthrough" apply
+	assert_regex "$stderr" "0000:01:00.1: .*unbind from sndx\?\]0;pwned\?\?\?2J\?m\?"
+	clean "$stderr"
+	clean "$output"
+}
+
+@test "check: a blocking device's driver masked" {
+	mkfx gpu-nic
+	sed -i "s/^DRIVER=.*/DRIVER=igb$EVIL/" "$ROOT/sys/bus/pci/devices/0000:02:00.0/uevent"
+	gv --cmdline "" check --mode vm-passthrough
+	assert_output --partial "igbx?]0;pwned"
+	clean "$output"
+	clean "$stderr"
+}
+
+@test "config get and cmdline: values masked" {
+	mkdir -p "$ROOT/etc/gpuvm"
+	printf 'config=LABEL=a%s\n' "$EVIL" >"$ROOT/etc/gpuvm/gpuvm.conf"
+	gv config get config
+	clean "$output"
+	clean "$stderr"
+	gv --cmdline "gpuvm.mode=vm-passthrough gpuvm.x$EVIL=1" cmdline
+	clean "$output"
+	clean "$stderr"
+}
+
+@test "kubevirt: a name from pci.ids with terminal control" {
+	mkdir -p "$ROOT/usr/share/misc"
+	printf '10de  NVIDIA Corporation\n\t1e87  TU104 %s [RTX 2080]\n' "$EVIL" >"$ROOT/usr/share/misc/pci.ids"
+	gv --cmdline "" kubevirt
+	assert_success
+	assert_output --partial 'resourceName: "nvidia.com/TU104_X_0_PWNED_2J_M_RTX_2080"'
+	clean "$output"
+	clean "$stderr"
+}
+
+@test "usage errors: an unknown command or argument masked" {
+	gv "cmd$EVIL"
+	assert_failure 2
+	assert_regex "$stderr" "unknown command 'cmdx\?\]0;pwned"
+	clean "$stderr"
+	gv plan "arg$EVIL"
+	assert_failure 2
+	assert_regex "$stderr" "unexpected argument 'argx\?\]0;pwned"
+	clean "$stderr"
+}
