@@ -13,7 +13,7 @@ GPU=0000:01:00.0
 
 setup() {
 	for t in mkfs.ext4 mkfs.vfat sfdisk; do
-		command -v "$t" >/dev/null || skip "$t is not installed (scripts/install-packages.sh)"
+		need "$t" command -v "$t"
 	done
 	mkfx workstation
 	mkdir -p "$ROOT/dev" "$ROOT/etc/gpuvm"
@@ -300,7 +300,7 @@ override() {
 }
 
 @test "config set knows when the boot reads this very file from a disk: no dracut -f then" {
-	[ "$(id -u)" -eq 0 ] || skip "mknod of a block device node needs root"
+	need "root (for mknod of a block device node)" [ "$(id -u)" -eq 0 ]
 	mkdir -p "$ROOT/usr/lib/dracut/modules.d/90gpuvm" "$ROOT/run/gpuvm"
 	printf 'mode=container\n' >"$ROOT/etc/gpuvm/gpuvm.conf"
 	# A node (never opened) with the numbers of the file system the config file is on.
