@@ -56,6 +56,8 @@ with_vfio() {
 	assert_output --partial "pending (the IOMMU assigns it at probe): $GH"
 	gv --cmdline "$PT" check
 	assert_success
+	assert_output --partial "gpuvm check: vm-passthrough (from cmdline) on arm"
+	assert_output --partial "ready for vm-passthrough (0 warnings)"
 	refute_output --partial "IOMMU is not active"
 	refute_output --partial "iommu=pt"
 }
