@@ -98,7 +98,7 @@ static int probe_fs(int fd, struct ids *id)
 		return -ENOMEDIUM;
 	}
 	strscpy(id->type, data, sizeof(id->type));
-	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(keys); i++)
 		if (blkid_probe_lookup_value(pr, tag_name(keys[i]), &data, NULL) == 0)
 			strscpy(id->v[keys[i]], data, sizeof(id->v[0]));
 	blkid_free_probe(pr);

@@ -206,7 +206,7 @@ static void ambiguous(const char *spec, const struct tag_spec *t, const struct b
 	char more[32] = "", by[64] = "";
 	size_t i, n = 0, len;
 
-	for (i = 0; i < sizeof(better) / sizeof(better[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(better); i++)
 		if (better[i] != t->type && (f->apart & (1u << better[i])))
 			alt[n++] = tag_name(better[i]);
 	for (i = 0, len = 0; i < n; i++)
