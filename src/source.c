@@ -202,7 +202,7 @@ static void ambiguous(const char *spec, const struct tag_spec *t, const struct b
 		      char *buf, size_t size)
 {
 	static const enum tag_type better[] = { TAG_UUID, TAG_PARTUUID, TAG_PARTLABEL };
-	const char *alt[3];
+	const char *alt[3] = { NULL };
 	char more[32] = "", by[64] = "";
 	size_t i, n = 0, len;
 
