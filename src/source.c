@@ -194,9 +194,9 @@ int pending_remove(void)
 
 /*
  * Why a tag that several devices carry is refused, and what names one of them: another tag
- * that every one of them has with a value of its own, else the kernel's name (before udev
- * there are no /dev/disk links). LABEL= and PARTLABEL= name what anyone can copy; one UUID
- * on two devices means one file system was cloned, and the advice says so.
+ * that every one of them has with a value of its own (not LABEL=: the one tag a person
+ * chooses, and copies), else a device path. One UUID on two devices means one file system
+ * was cloned (one PARTUUID, one partition table), and the reason says so.
  */
 static void ambiguous(const char *spec, const struct tag_spec *t, const struct blkdev_found *f,
 		      char *buf, size_t size)
