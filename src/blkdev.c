@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -58,14 +59,23 @@ static bool removable(const char *name)
 	return v[0] == '1';
 }
 
+/* What one device carries: its file system's type, and each tag's value ("" unknown). */
+struct ids {
+	char type[32];
+	char v[TAG_PATH][256];	/* by enum tag_type: LABEL, UUID, PARTUUID, PARTLABEL */
+};
+
 /*
- * Probe fd's file system: type, and the value of key (LABEL, UUID) when key is not NULL.
- * 0, -ENOMEDIUM when there is none (or two candidates: libblkid will not choose), -errno.
+ * Probe fd's file system: its type, label and UUID into id (a value libblkid does not give
+ * stays as it was). 0, -ENOMEDIUM when there is none (or two candidates: libblkid will not
+ * choose), -errno.
  */
-static int probe_fs(int fd, const char *key, char *type, size_t tsize, char *val, size_t vsize)
+static int probe_fs(int fd, struct ids *id)
 {
+	static const enum tag_type keys[] = { TAG_LABEL, TAG_UUID };
 	blkid_probe pr = blkid_new_probe();
 	const char *data;
+	size_t i;
 	int r;
 
 	if (!pr)
@@ -87,12 +97,10 @@ static int probe_fs(int fd, const char *key, char *type, size_t tsize, char *val
 		blkid_free_probe(pr);
 		return -ENOMEDIUM;
 	}
-	strscpy(type, data, tsize);
-	if (val) {
-		val[0] = '\0';
-		if (blkid_probe_lookup_value(pr, key, &data, NULL) == 0)
-			strscpy(val, data, vsize);
-	}
+	strscpy(id->type, data, sizeof(id->type));
+	for (i = 0; i < ARRAY_SIZE(keys); i++)
+		if (blkid_probe_lookup_value(pr, tag_name(keys[i]), &data, NULL) == 0)
+			strscpy(id->v[keys[i]], data, sizeof(id->v[0]));
 	blkid_free_probe(pr);
 	return 0;
 }
@@ -106,8 +114,11 @@ static void part_name(const char *disk, int partno, char *buf, size_t size)
 		 partno);
 }
 
-/* Which partition of the disk on fd carries the tag: its number, 0 for none, -errno. */
-static int probe_parts(int fd, const struct tag_spec *t)
+/*
+ * The entry of the partition table on fd that carries the tag (t), or else the one numbered
+ * partno: its number, with its UUID and name in id; 0 for none, -errno.
+ */
+static int probe_parts(int fd, const struct tag_spec *t, int partno, struct ids *id)
 {
 	blkid_probe pr = blkid_new_probe();
 	blkid_partlist ls;
@@ -125,14 +136,23 @@ static int probe_parts(int fd, const struct tag_spec *t)
 	n = ls ? blkid_partlist_numof_partitions(ls) : 0;
 	for (i = 0; i < n && !found; i++) {
 		blkid_partition p = blkid_partlist_get_partition(ls, i);
-		const char *v;
+		const char *uuid, *name;
 
 		if (!p)
 			continue;
-		v = t->type == TAG_PARTUUID ? blkid_partition_get_uuid(p) :
-					      blkid_partition_get_name(p);
-		if (v && tag_value_matches(t, v))
-			found = blkid_partition_get_partno(p);
+		uuid = blkid_partition_get_uuid(p);
+		name = blkid_partition_get_name(p);
+		if (t) {
+			const char *v = t->type == TAG_PARTUUID ? uuid : name;
+
+			if (!v || !tag_value_matches(t, v))
+				continue;
+		} else if (blkid_partition_get_partno(p) != partno) {
+			continue;
+		}
+		found = blkid_partition_get_partno(p);
+		strscpy(id->v[TAG_PARTUUID], uuid ? uuid : "", sizeof(id->v[0]));
+		strscpy(id->v[TAG_PARTLABEL], name ? name : "", sizeof(id->v[0]));
 	}
 	blkid_free_probe(pr);
 	return found > 0 ? found : 0;
@@ -225,36 +245,182 @@ static bool listed(const struct part_list *l, const char *name)
 	return false;
 }
 
-/* Record a match: the first in f->dev, a second one in f->other. */
-static int match(struct blkdev_found *f, const char *name, const char *type)
+/* A device that carries the tag. */
+struct match {
+	char name[BLKDEV_NAME_MAX];
+	struct ids id;
+};
+
+struct match_list {
+	struct match *m;
+	size_t n, cap;
+};
+
+static struct match *match_add(struct match_list *ml, const char *name, const struct ids *id)
 {
-	if (f->dev[0]) {
-		if (!f->other[0])
-			snprintf(f->other, sizeof(f->other), "/dev/%s", name);
-		return 1;
+	if (ml->n == ml->cap) {
+		size_t ncap = ml->cap ? ml->cap * 2 : 4;
+		void *p = realloc(ml->m, ncap * sizeof(*ml->m));
+
+		if (!p)
+			return NULL;
+		ml->m = p;
+		ml->cap = ncap;
 	}
-	snprintf(f->dev, sizeof(f->dev), "/dev/%s", name);
-	strscpy(f->fstype, type, sizeof(f->fstype));
-	return 0;
+	strscpy(ml->m[ml->n].name, name, sizeof(ml->m[0].name));
+	ml->m[ml->n].id = *id;
+	return &ml->m[ml->n++];
+}
+
+/* The disk that name is partition *partno of, as listed ("vdb" and 2 for "vdb2"), or NULL. */
+static const char *disk_of(const struct part_list *l, const char *name, int *partno)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++) {
+		const char *d = l->name[i], *p;
+		size_t n = strlen(d);
+		char *end;
+		long k;
+
+		if (strncmp(name, d, n) != 0 || !name[n])
+			continue;
+		p = name + n;
+		if (isdigit((unsigned char)d[n - 1]) && *p++ != 'p')
+			continue;
+		if (!isdigit((unsigned char)*p))
+			continue;
+		k = strtol(p, &end, 10);
+		if (*end || k <= 0 || k > 65535)
+			continue;
+		*partno = (int)k;
+		return d;
+	}
+	return NULL;
+}
+
+/* A matched partition's entry in its disk's table: its PARTUUID and PARTLABEL, if it has one. */
+static void part_entry(const struct part_list *l, struct match *m)
+{
+	char path[BLKDEV_NAME_MAX + 8];
+	const char *disk;
+	int partno, fd;
+
+	disk = disk_of(l, m->name, &partno);
+	if (!disk)
+		return;
+	snprintf(path, sizeof(path), "dev/%s", disk);
+	fd = open_dev(path);
+	if (fd < 0)
+		return;
+	probe_parts(fd, NULL, partno, &m->id);
+	close(fd);
+}
+
+/*
+ * Is m[k] a multipath map (its dm UUID "mpath-…") whose slaves are every other match? Only
+ * then is the tag on its paths the map's own: an LVM volume or a crypt device over the same
+ * devices carries something else, and two maps or a device outside the map are two disks.
+ */
+static bool map_of_all(const struct match_list *ml, size_t k)
+{
+	char path[2 * BLKDEV_NAME_MAX + 40], uuid[160];
+	size_t i;
+
+	snprintf(path, sizeof(path), "sys/class/block/%s/dm/uuid", ml->m[k].name);
+	if (sysfs_read(path, uuid, sizeof(uuid)) < 0 || !startswith(uuid, "mpath-"))
+		return false;
+	for (i = 0; i < ml->n; i++) {
+		if (i == k)
+			continue;
+		snprintf(path, sizeof(path), "sys/class/block/%s/slaves/%s", ml->m[k].name,
+			 ml->m[i].name);
+		if (!sysfs_exists(path))
+			return false;
+	}
+	return true;
+}
+
+/* For the advice: the tags all matches have, with all values different (apart) or one (same). */
+static void compare(const struct match_list *ml, struct blkdev_found *f)
+{
+	enum tag_type t;
+	size_t i, j;
+
+	for (t = TAG_LABEL; t < TAG_PATH; t++) {
+		bool all = true, apart = true, same = true;
+
+		for (i = 0; i < ml->n && all; i++) {
+			all = ml->m[i].id.v[t][0] != '\0';
+			for (j = 0; j < i && all; j++) {
+				/* UUIDs compare without regard to case, as tags match them */
+				bool eq = t == TAG_LABEL || t == TAG_PARTLABEL ?
+						  streq(ml->m[i].id.v[t], ml->m[j].id.v[t]) :
+						  strcasecmp(ml->m[i].id.v[t], ml->m[j].id.v[t]) == 0;
+
+				if (eq)
+					apart = false;
+				else
+					same = false;
+			}
+		}
+		if (all && apart)
+			f->apart |= 1u << t;
+		if (all && same)
+			f->same |= 1u << t;
+	}
+}
+
+/* What the matches come to: one device, the multipath map over the rest, or ambiguity. */
+static int decide(const struct part_list *l, struct match_list *ml, const struct tag_spec *t,
+		  struct blkdev_found *f)
+{
+	const struct match *m = ml->n ? &ml->m[0] : NULL;
+	size_t i;
+
+	if (!m)
+		return -ENOENT;
+	for (i = 0; i < ml->n && ml->n > 1; i++) {
+		if (map_of_all(ml, i)) {
+			m = &ml->m[i];
+			f->paths = (unsigned)ml->n - 1;
+			break;
+		}
+	}
+	snprintf(f->dev, sizeof(f->dev), "/dev/%s", m->name);
+	strscpy(f->fstype, m->id.type, sizeof(f->fstype));
+	if (ml->n > 1 && !f->paths) {
+		snprintf(f->other, sizeof(f->other), "/dev/%s", ml->m[1].name);
+		f->matches = (unsigned)ml->n;
+		if (t->type == TAG_LABEL || t->type == TAG_UUID)
+			for (i = 0; i < ml->n; i++)
+				part_entry(l, &ml->m[i]);
+		compare(ml, f);
+		return -ENOTUNIQ;
+	}
+	return f->fstype[0] ? 0 : -ENOMEDIUM;
 }
 
 static int find_path(const struct tag_spec *t, struct blkdev_found *f)
 {
+	struct ids id = { .type = "" };
 	int fd = open_dev(t->value), r;
 
 	if (fd < 0)
 		return fd == -ENOTBLK ? -ENOTBLK : -ENOENT;
-	r = probe_fs(fd, NULL, f->fstype, sizeof(f->fstype), NULL, 0);
+	r = probe_fs(fd, &id);
 	close(fd);
 	strscpy(f->dev, t->value, sizeof(f->dev));
+	strscpy(f->fstype, id.type, sizeof(f->fstype));
 	return r;
 }
 
 int blkdev_find(const struct tag_spec *t, struct blkdev_found *f)
 {
+	struct match_list ml = { .m = NULL };
 	struct part_list l;
 	size_t i;
-	int r, dups = 0;
+	int r;
 
 	memset(f, 0, sizeof(*f));
 	if (t->type == TAG_PATH)
@@ -263,8 +429,9 @@ int blkdev_find(const struct tag_spec *t, struct blkdev_found *f)
 	if (r < 0)
 		return r;
 	for (i = 0; i < l.n; i++) {
-		char path[BLKDEV_NAME_MAX + 8], type[32], val[256], part[BLKDEV_NAME_MAX + 8];
+		char path[BLKDEV_NAME_MAX + 8], part[BLKDEV_NAME_MAX + 8];
 		const char *name = l.name[i];
+		struct ids id = { .type = "" };
 		int fd, partno;
 
 		snprintf(path, sizeof(path), "dev/%s", name);
@@ -272,12 +439,12 @@ int blkdev_find(const struct tag_spec *t, struct blkdev_found *f)
 		if (fd < 0)
 			continue;	/* no node (yet), or not a block device */
 		if (t->type == TAG_LABEL || t->type == TAG_UUID) {
-			r = probe_fs(fd, tag_name(t->type), type, sizeof(type), val, sizeof(val));
+			r = probe_fs(fd, &id);
 			close(fd);
-			if (r < 0 || !tag_value_matches(t, val))
+			if (r < 0 || !tag_value_matches(t, id.v[t->type]))
 				continue;
 		} else {
-			partno = probe_parts(fd, t);
+			partno = probe_parts(fd, t, 0, &id);
 			close(fd);
 			if (partno <= 0)
 				continue;
@@ -289,23 +456,24 @@ int blkdev_find(const struct tag_spec *t, struct blkdev_found *f)
 			fd = open_dev(path);
 			if (fd < 0)
 				continue;
-			r = probe_fs(fd, NULL, type, sizeof(type), NULL, 0);
+			if (probe_fs(fd, &id) < 0)
+				strscpy(id.type, "", sizeof(id.type));
 			close(fd);
-			if (r < 0)
-				strscpy(type, "", sizeof(type));
 		}
 		if (removable(name)) {
 			f->skipped_removable++;
 			continue;
 		}
-		dups += match(f, name, type);
+		if (!match_add(&ml, name, &id)) {
+			r = -ENOMEM;
+			goto out;
+		}
 	}
+	r = decide(&l, &ml, t, f);
+out:
+	free(ml.m);
 	free(l.name);
-	if (!f->dev[0])
-		return -ENOENT;
-	if (dups)
-		return -ENOTUNIQ;
-	return f->fstype[0] ? 0 : -ENOMEDIUM;
+	return r;
 }
 
 static int open_beneath(int dirfd, const char *path)

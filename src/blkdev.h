@@ -19,14 +19,21 @@ struct blkdev_found {
 	char fstype[32];		/* as libblkid names it: "ext4", "vfat" */
 	char other[BLKDEV_NAME_MAX];	/* -ENOTUNIQ: a second device with the tag */
 	unsigned skipped_removable;	/* devices with the tag left out: removable */
+	/* -ENOTUNIQ, for the advice (apart and same: sets of 1 << enum tag_type) */
+	unsigned matches;		/* how many devices carry the tag */
+	unsigned apart;			/* tags every one of them has, no two with one value */
+	unsigned same;			/* tags every one of them has, all with one value */
+	unsigned paths;			/* > 0: dev is a multipath map; its paths with the tag */
 };
 
 /*
  * One look for the file system t names: for a tag, every block device in /proc/partitions
  * probed through /dev/NAME (PARTUUID= and PARTLABEL= through the partition tables of the
  * disks); for a path, that device. Devices the kernel marks removable are passed over for
- * tags. 0: found, with its file system type. -ENOENT: not there (yet). -ENOTUNIQ: more
- * than one device carries the tag (f->dev and f->other name two). -ENOMEDIUM: the device
+ * tags. A multipath map (dm UUID "mpath-…") that carries the tag, with every other device
+ * that does among its slaves, is the one found (f->paths counts them). 0: found, with its
+ * file system type. -ENOENT: not there (yet). -ENOTUNIQ: more than one device carries the
+ * tag (f->dev and f->other name two; matches, apart and same). -ENOMEDIUM: the device
  * is there but libblkid finds no file system on it. Other -errno: the look failed.
  */
 int blkdev_find(const struct tag_spec *t, struct blkdev_found *f);

@@ -201,6 +201,35 @@ int pending_remove(void)
 }
 
 /*
+ * Why a tag that several devices carry is refused, and what names one of them: another tag
+ * that every one of them has with a value of its own (not LABEL=: the one tag a person
+ * chooses, and copies), else a device path. One UUID on two devices means one file system
+ * was cloned (one PARTUUID, one partition table), and the reason says so.
+ */
+static void ambiguous(const char *spec, const struct tag_spec *t, const struct blkdev_found *f,
+		      char *buf, size_t size)
+{
+	static const enum tag_type better[] = { TAG_UUID, TAG_PARTUUID, TAG_PARTLABEL };
+	const char *alt[3] = { NULL };
+	char more[32] = "", by[64] = "";
+	size_t i, n = 0, len;
+
+	for (i = 0; i < ARRAY_SIZE(better); i++)
+		if (better[i] != t->type && (f->apart & (1u << better[i])))
+			alt[n++] = tag_name(better[i]);
+	for (i = 0, len = 0; i < n; i++)
+		len += (size_t)snprintf(by + len, sizeof(by) - len, "%s%s=",
+					!i ? "" : i + 1 < n ? ", " : " or ", alt[i]);
+	if (f->matches > 2)
+		snprintf(more, sizeof(more), " and %u more", f->matches - 2);
+	snprintf(buf, size, "%s: %u devices carry it (%s, %s%s): %snone taken; name one by %s", spec,
+		 f->matches, f->dev, f->other, more,
+		 f->same & (1u << TAG_UUID) ? "the file systems are clones; " :
+		 f->same & (1u << TAG_PARTUUID) ? "the partition tables are clones; " : "",
+		 n ? by : "its /dev path");
+}
+
+/*
  * Look for the disk and read the config from it: 0 with the buffer, -ENODEV when the device
  * is not there (yet), other -errno when it is there and cannot be used; why in src->reason.
  */
@@ -220,9 +249,7 @@ static int read_disk(const struct options *o, const struct tag_spec *t, struct s
 			 src->found.skipped_removable ? " (removable devices are not taken)" : "");
 		return -ENODEV;	/* not -ENOENT: that is a file missing on the device */
 	case -ENOTUNIQ:
-		snprintf(src->reason, sizeof(src->reason),
-			 "%s: more than one device carries it (%s, %s): none taken; name one by "
-			 "UUID= or PARTUUID=", spec, src->found.dev, src->found.other);
+		ambiguous(spec, t, &src->found, src->reason, sizeof(src->reason));
 		return r;
 	case -ENOMEDIUM:
 		snprintf(src->reason, sizeof(src->reason), "%s: libblkid finds no file system on %s",

@@ -109,10 +109,10 @@ load helpers
 }
 
 @test "a state file that does not fit: the error is told, the last state stays whole" {
-	[ "$(id -u)" -eq 0 ] || skip "mounting a small tmpfs on the tree's /run needs root"
+	need "root (to mount a small tmpfs on the tree's /run)" [ "$(id -u)" -eq 0 ]
 	mkfx workstation
 	mkdir -p "$ROOT/run"
-	mount -t tmpfs -o size=8k tmpfs "$ROOT/run" || skip "cannot mount tmpfs here"
+	need "a tmpfs mount" mount -t tmpfs -o size=8k tmpfs "$ROOT/run"
 	mkdir -p "$ROOT/run/gpuvm"
 	printf '{"last": true}\n' >"$ROOT/run/gpuvm/state.json"
 	# what the tmpfs still holds: less than the state of a workstation apply
@@ -150,9 +150,12 @@ load helpers
 	[ "$(jq -r '.devices[] | select(.address == "0000:01:00.0") | .result' "$ROOT/run/gpuvm/state.json")" = held ]
 }
 
-# gpuvm_procs: the processes (gpuvm and its writers) whose command line names $ROOT.
+# gpuvm_procs: the processes (gpuvm and its writers) whose command line names $ROOT. pgrep's
+# 1 is "none"; any other failure (no pgrep, a bad pattern) fails here rather than read as none.
 gpuvm_procs() {
-	pgrep -f -- "--root $ROOT " || true
+	local r=0
+	pgrep -f -- "--root $ROOT " || r=$?
+	[ "$r" -le 1 ]
 }
 
 @test "writes after an abandoned one go to a new writer and succeed" {
@@ -178,10 +181,12 @@ gpuvm_procs() {
 	[ "$(cat "$ROOT/sys/bus/pci/devices/0000:01:00.1/driver_override")" = vfio-pci ]
 	# Released, the abandoned writers finish their write and exit.
 	for _ in 1 2 3 4 5 6 7 8 9 10; do
-		[ -n "$(gpuvm_procs)" ] || break
+		procs=$(gpuvm_procs)
+		[ -n "$procs" ] || break
 		sleep 0.2
 	done
-	[ -z "$(gpuvm_procs)" ]
+	procs=$(gpuvm_procs)
+	[ -z "$procs" ]
 }
 
 @test "the writer exits with gpuvm" {
@@ -189,5 +194,6 @@ gpuvm_procs() {
 	gv --cmdline "gpuvm.mode=vm-passthrough" apply
 	assert_success
 	[ "$(cat "$ROOT/sys/bus/pci/drivers_probe")" = 0000:01:00.3 ]
-	[ -z "$(gpuvm_procs)" ]
+	procs=$(gpuvm_procs)
+	[ -z "$procs" ]
 }

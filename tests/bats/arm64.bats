@@ -28,7 +28,10 @@ with_vfio() {
 @test "SMMU, no group before the first probe: the IOMMU is active and the GH200 is bound" {
 	mkfx arm64-smmu
 	with_vfio
-	for d in "$ROOT"/sys/kernel/iommu_groups/*/devices/"$GH"; do [ ! -e "$d" ]; done
+	# Groups exist (7, for the other functions), none of them holds the GH200, nor has it a link.
+	[ "$(find "$ROOT/sys/kernel/iommu_groups" -mindepth 1 -maxdepth 1 | wc -l)" -eq 7 ]
+	[ -z "$(find "$ROOT/sys/kernel/iommu_groups" -name "$GH")" ]
+	[ -d "$ROOT/sys/bus/pci/devices/$GH" ] && [ ! -e "$ROOT/sys/bus/pci/devices/$GH/iommu_group" ]
 	gv --cmdline "$PT" plan --json
 	assert_success
 	[ "$(jqr .iommu.active)" = true ]
@@ -56,6 +59,8 @@ with_vfio() {
 	assert_output --partial "pending (the IOMMU assigns it at probe): $GH"
 	gv --cmdline "$PT" check
 	assert_success
+	assert_output --partial "gpuvm check: vm-passthrough (from cmdline) on arm"
+	assert_output --partial "ready for vm-passthrough (0 warnings)"
 	refute_output --partial "IOMMU is not active"
 	refute_output --partial "iommu=pt"
 }

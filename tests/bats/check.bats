@@ -71,9 +71,18 @@ with_vfio() {
 @test "a framebuffer elsewhere is no finding" {
 	mkfx workstation
 	with_vfio
+	# 0000:01:00.0's BARs: 80000000-80ffffff, 4000000000-400fffffff, 4010000000-4011ffffff.
 	fx_iomem "$ROOT" "  90000000-902fffff : BOOTFB"
 	gv --cmdline "iommu=pt" check --mode vm-passthrough --json
-	refute_output --partial framebuffer
+	assert_success
+	[ "$(jqr .ready)" = true ]
+	# The one finding is the boot VGA warning: the check ran on the GPU, and found no framebuffer.
+	[ "$(jqr '[.findings[].what] | join("|")')" = "0000:01:00.0 is the boot VGA device: the firmware console runs on it" ]
+	# The same BOOTFB line in the GPU's first prefetchable BAR is a finding: the line is read.
+	fx_iomem "$ROOT" "  4000000000-40002fffff : BOOTFB"
+	gv --cmdline "iommu=pt" check --mode vm-passthrough --json
+	assert_failure 1
+	assert_regex "$(jqr '[.findings[].what] | join("|")')" "firmware framebuffer \(BOOTFB, 4000000000-40002fffff\) sits in BAR1 of 0000:01:00.0"
 }
 
 @test "a group that is not viable names the foreign device" {

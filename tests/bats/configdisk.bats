@@ -13,7 +13,7 @@ GPU=0000:01:00.0
 
 setup() {
 	for t in mkfs.ext4 mkfs.vfat sfdisk; do
-		command -v "$t" >/dev/null || skip "$t is not installed (scripts/install-packages.sh)"
+		need "$t" command -v "$t"
 	done
 	mkfx workstation
 	mkdir -p "$ROOT/dev" "$ROOT/etc/gpuvm"
@@ -79,7 +79,64 @@ override() {
 	disk vdc -L gpuvm-conf
 	gv --cmdline "gpuvm.config=LABEL=gpuvm-conf" --json plan
 	[ "$(jqr .config_disk.status)" = fallback ]
-	[ "$(jqr .config_disk.reason)" = "LABEL=gpuvm-conf:/etc/gpuvm/gpuvm.conf: more than one device carries it (/dev/vdb, /dev/vdc): none taken; name one by UUID= or PARTUUID=" ]
+	[ "$(jqr .config_disk.reason)" = "LABEL=gpuvm-conf:/etc/gpuvm/gpuvm.conf: 2 devices carry it (/dev/vdb, /dev/vdc): none taken; name one by UUID=" ]
+	# A third: named by count; the advice holds for all three.
+	disk vdd -L gpuvm-conf
+	gv --cmdline "gpuvm.config=LABEL=gpuvm-conf" --json plan
+	[ "$(jqr .config_disk.reason)" = "LABEL=gpuvm-conf:/etc/gpuvm/gpuvm.conf: 3 devices carry it (/dev/vdb, /dev/vdc and 1 more): none taken; name one by UUID=" ]
+}
+
+@test "one UUID on two devices: the file systems are clones; the advice fits what tells them apart" {
+	local uuid=3f1c2a9e-5b7d-4e21-9c0a-1d2e3f405162
+	disk vdb -U $uuid -L gpuvm-conf
+	cp "$ROOT/dev/vdb" "$ROOT/dev/vdc"
+	listed vdc
+	gv --cmdline "gpuvm.config=UUID=$uuid" --json plan
+	[ "$(jqr .config_disk.status)" = fallback ]
+	[ "$(jqr .config_disk.reason)" = "UUID=$uuid:/etc/gpuvm/gpuvm.conf: 2 devices carry it (/dev/vdb, /dev/vdc): the file systems are clones; none taken; name one by its /dev path" ]
+	# The same label and UUID, cloned into partitions of two disks with their own tables.
+	: >"$ROOT/proc/partitions"
+	for d in vdd vde; do
+		truncate -s 16M "$ROOT/dev/$d"
+		printf 'label: gpt\nstart=2048, size=16384, type=linux, name=conf-%s\n' $d |
+			sfdisk -q "$ROOT/dev/$d" >/dev/null
+		listed $d
+		cp "$ROOT/dev/vdb" "$ROOT/dev/${d}1"
+		listed "${d}1"
+	done
+	gv --cmdline "gpuvm.config=UUID=$uuid" --json plan
+	[ "$(jqr .config_disk.reason)" = "UUID=$uuid:/etc/gpuvm/gpuvm.conf: 2 devices carry it (/dev/vdd1, /dev/vde1): the file systems are clones; none taken; name one by PARTUUID= or PARTLABEL=" ]
+	gv --cmdline "gpuvm.config=LABEL=gpuvm-conf" --json plan
+	[ "$(jqr .config_disk.reason)" = "LABEL=gpuvm-conf:/etc/gpuvm/gpuvm.conf: 2 devices carry it (/dev/vdd1, /dev/vde1): the file systems are clones; none taken; name one by PARTUUID= or PARTLABEL=" ]
+	# A cloned disk: one PARTUUID twice, and nothing tells the two apart.
+	cp "$ROOT/dev/vdd" "$ROOT/dev/vde"
+	gv --cmdline "gpuvm.config=PARTLABEL=conf-vdd" --json plan
+	[ "$(jqr .config_disk.reason)" = "PARTLABEL=conf-vdd:/etc/gpuvm/gpuvm.conf: 2 devices carry it (/dev/vdd1, /dev/vde1): the file systems are clones; none taken; name one by its /dev path" ]
+}
+
+@test "multipath: the paths of one LUN and the map over them carry the tag; the map is taken" {
+	local uuid=3f1c2a9e-5b7d-4e21-9c0a-1d2e3f405162 d
+	disk sda -U $uuid
+	cp "$ROOT/dev/sda" "$ROOT/dev/sdb"
+	listed sdb
+	# Before multipathd makes the map, the two paths are two devices.
+	gv --cmdline "gpuvm.config=UUID=$uuid" --json plan
+	[ "$(jqr .config_disk.reason)" = "UUID=$uuid:/etc/gpuvm/gpuvm.conf: 2 devices carry it (/dev/sda, /dev/sdb): the file systems are clones; none taken; name one by its /dev path" ]
+	cp "$ROOT/dev/sda" "$ROOT/dev/dm-0"
+	listed dm-0
+	d=$ROOT/sys/devices/virtual/block/dm-0
+	mkdir -p "$d/dm" "$d/slaves" "$ROOT/sys/class/block"
+	ln -s ../../devices/virtual/block/dm-0 "$ROOT/sys/class/block/dm-0"
+	echo mpath-3600a098038303053453f463045727a4b >"$d/dm/uuid"
+	ln -s ../../sda "$d/slaves/sda"
+	ln -s ../../sdb "$d/slaves/sdb"
+	gv --cmdline "gpuvm.config=UUID=$uuid" --json plan
+	[ "$(jqr .config_disk.device)" = /dev/dm-0 ]
+	[ "$(jqr .config_disk.reason)" = "UUID=$uuid:/etc/gpuvm/gpuvm.conf: found on /dev/dm-0 (ext4); --root mounts no file system" ]
+	# An LVM volume over the same devices is not a multipath map: not guessed.
+	echo LVM-Xc2kq0OedG1m0d5cLJ1Rb2TH9uYJvR3YbhbCAk1H6sSUDvHcW6FeWmNqP3MtM5ET >"$d/dm/uuid"
+	gv --cmdline "gpuvm.config=UUID=$uuid" --json plan
+	[ "$(jqr .config_disk.reason)" = "UUID=$uuid:/etc/gpuvm/gpuvm.conf: 3 devices carry it (/dev/sda, /dev/sdb and 1 more): the file systems are clones; none taken; name one by its /dev path" ]
 }
 
 @test "a removable device is not taken for a tag, and the reason says so" {
@@ -109,7 +166,9 @@ override() {
 	gv --cmdline "gpuvm.config=LABLE=x" plan
 	assert_success
 	assert_regex "$stderr" "cmdline: config: invalid value 'LABLE=x' at 'expected LABEL=, UUID=, PARTUUID=, PARTLABEL= or a /dev/ path'"
-	refute_regex "$output" "^config:"
+	# The text plan's "config:" line appears only when a disk was looked for.
+	assert_line --regexp '^mode: container \(from default\)'
+	refute_line --regexp '^config:'
 	gv --cmdline "gpuvm.config=LABEL=x:/etc/../etc/gpuvm.conf" plan
 	assert_regex "$stderr" "config: invalid value .* at 'the path in the file system has an empty, '.' or '..' component'"
 	gv --cmdline "gpuvm.config=/dev/../etc/shadow" plan
@@ -243,7 +302,7 @@ override() {
 }
 
 @test "config set knows when the boot reads this very file from a disk: no dracut -f then" {
-	[ "$(id -u)" -eq 0 ] || skip "mknod of a block device node needs root"
+	need "root (for mknod of a block device node)" [ "$(id -u)" -eq 0 ]
 	mkdir -p "$ROOT/usr/lib/dracut/modules.d/90gpuvm" "$ROOT/run/gpuvm"
 	printf 'mode=container\n' >"$ROOT/etc/gpuvm/gpuvm.conf"
 	# A node (never opened) with the numbers of the file system the config file is on.

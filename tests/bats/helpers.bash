@@ -30,3 +30,14 @@ jqr() {
 dev_field() {
 	jqr ".devices[] | select(.address == \"$1\") | .$2"
 }
+
+# need WHAT COMMAND...: skip the test when COMMAND (a probe for a tool it needs) fails. CI
+# installs every such tool (scripts/install-packages.sh) and sets CI=true: there a missing
+# tool fails the test, so that a skip cannot hide that it never ran.
+need() {
+	local what=$1
+	shift
+	"$@" >/dev/null 2>&1 && return 0
+	[ "${CI:-}" != true ] || fail "$what is missing under CI=true (scripts/install-packages.sh installs it)"
+	skip "$what is missing (scripts/install-packages.sh installs it)"
+}

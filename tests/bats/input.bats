@@ -123,7 +123,7 @@ on_error="
 }
 
 @test "the host config is opened once a run" {
-	command -v strace >/dev/null || skip "strace is not installed (scripts/install-packages.sh)"
+	need strace command -v strace
 	fx_config "$ROOT" "mode=vm-passthrough"
 	# LeakSanitizer cannot run under ptrace (make sanitize runs this on an ASan build)
 	ASAN_OPTIONS=detect_leaks=0 run strace -f -e trace=open,openat \

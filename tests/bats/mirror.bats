@@ -399,8 +399,10 @@ ident() {
 }
 
 @test "the manifests parse, and the DaemonSets match the ServiceAccount and the script" {
-	python3 -c 'import yaml' 2>/dev/null || skip "python3 yaml not available"
-	run python3 - "$TOP/mirror/deploy" "$MIRROR" <<'EOF'
+	# Debian's python3 and its python3-yaml (scripts/install-packages.sh), not another python3
+	# that the PATH may put first.
+	need python3-yaml /usr/bin/python3 -c 'import yaml'
+	run /usr/bin/python3 - "$TOP/mirror/deploy" "$MIRROR" <<'EOF'
 import glob, os, re, sys, yaml
 deploy, script = sys.argv[1], open(sys.argv[2]).read()
 docs = [d for f in sorted(glob.glob(os.path.join(deploy, "**", "*.yaml"), recursive=True))
@@ -429,4 +431,6 @@ for ds in kinds["DaemonSet"]:
 print(len(docs), "documents")
 EOF
 	assert_success
+	assert_line --regexp '^gpuvm-label-mirror'
+	assert_line --regexp '^[1-9][0-9]* documents$'
 }

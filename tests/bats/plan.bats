@@ -62,7 +62,7 @@ load helpers
 }
 
 @test "hgx8: one uevent read a function; IOMMU groups read only where the plan looks" {
-	command -v strace >/dev/null || skip "strace is not installed (scripts/install-packages.sh)"
+	need strace command -v strace
 	mkfx hgx8
 	# LeakSanitizer cannot run under ptrace (make sanitize runs this on an ASan build)
 	ASAN_OPTIONS=detect_leaks=0 run --separate-stderr strace -f -e trace=open,openat,readlink,readlinkat \
@@ -82,7 +82,7 @@ load helpers
 }
 
 @test "the uevent descriptors close in runs; an inherited one is never closed; no close_range: close" {
-	command -v strace >/dev/null || skip "strace is not installed (scripts/install-packages.sh)"
+	need strace command -v strace
 	mkfx hgx8
 	t=$BATS_TEST_TMPDIR/trace
 	# fd 9 open across the run, as a descriptor gpuvm did not open: the runs go around it

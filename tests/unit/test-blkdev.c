@@ -39,6 +39,10 @@
 #define PART1_UUID "a1b2c3d4-0000-4000-8000-000000000001"
 #define PART2_UUID "a1b2c3d4-0000-4000-8000-000000000002"
 #define PART2_NAME "gpuvm-conf"
+/* gpt2.img: gpt.img's layout and names, its own partition UUIDs (a disk partitioned alike). */
+#define GPT2_PART1_UUID "b1b2c3d4-0000-4000-8000-000000000001"
+#define GPT2_PART2_UUID "b1b2c3d4-0000-4000-8000-000000000002"
+#define MPATH_UUID "mpath-3600a098038303053453f463045727a4b"
 
 static char top[] = "/tmp/gpuvm-test-blkdev.XXXXXX";
 static char root[sizeof(top) + 8], img[sizeof(top) + 8];
@@ -255,18 +259,48 @@ static void sys_disk(const char *disk, const char *removable_value, const char *
 		   root, disk, part, disk, part, part);
 }
 
-static bool make_images(void)
+/*
+ * A device-mapper device as the kernel shows it: /sys/class/block/NAME with dm/uuid ("mpath-…"
+ * for a multipath map, "LVM-…", "CRYPT-…"; NULL for none) and a slaves/ link per device under it.
+ */
+static void sys_dm(const char *name, const char *uuid, const char *slaves)
+{
+	if (sh("cd '%s/sys' && rm -rf devices/virtual/block/%s && "
+	       "mkdir -p devices/virtual/block/%s/dm devices/virtual/block/%s/slaves && "
+	       "ln -sfn ../../devices/virtual/block/%s class/block/%s && "
+	       "printf '0\\n' >devices/virtual/block/%s/removable && "
+	       "for s in %s; do ln -s ../../$s devices/virtual/block/%s/slaves/$s; done",
+	       root, name, name, name, name, name, name, slaves, name) != 0 ||
+	    (uuid && sh("printf '%%s\\n' '%s' >'%s/sys/devices/virtual/block/%s/dm/uuid'", uuid,
+			root, name) != 0)) {
+		printf("Bail out! cannot make %s in %s/sys\n", name, root);
+		exit(1);
+	}
+}
+
+/* Are mkfs.ext4, mkfs.vfat and sfdisk there? Under CI=true they must be: CI installs them. */
+static bool have_tools(void)
 {
 	static const char *const tools[] = { "mkfs.ext4", "mkfs.vfat", "sfdisk" };
-	char garbage[65536];
+	const char *ci = getenv("CI");
 	size_t i;
-	FILE *f;
 
 	for (i = 0; i < sizeof(tools) / sizeof(tools[0]); i++)
 		if (sh("command -v %s >/dev/null", tools[i]) != 0) {
 			printf("# %s is missing (scripts/install-packages.sh installs it)\n", tools[i]);
+			CHECK(!ci || strcmp(ci, "true") != 0, "CI=true: %s is installed", tools[i]);
 			return false;
 		}
+	return true;
+}
+
+/* The images: false when one could not be made (a failure, not a reason to skip). */
+static bool make_images(void)
+{
+	char garbage[65536];
+	size_t i;
+	FILE *f;
+
 	if (sh("cd '%s' && truncate -s 4M a.img dup.img part.img && "
 	       "mkfs.ext4 -q -F -L " LABEL_A " -U " UUID_A " a.img && "
 	       "mkfs.ext4 -q -F -L " LABEL_A " -U " UUID_DUP " dup.img && "
@@ -277,7 +311,12 @@ static bool make_images(void)
 	       "printf 'label: gpt\\n"
 	       "start=2048, size=2048, type=linux, uuid=" PART1_UUID ", name=other\\n"
 	       "start=4096, size=2048, type=linux, uuid=" PART2_UUID ", name=" PART2_NAME "\\n' | "
-	       "sfdisk -q gpt.img >/dev/null",
+	       "sfdisk -q gpt.img >/dev/null && "
+	       "truncate -s 4M gpt2.img && "
+	       "printf 'label: gpt\\n"
+	       "start=2048, size=2048, type=linux, uuid=" GPT2_PART1_UUID ", name=other\\n"
+	       "start=4096, size=2048, type=linux, uuid=" GPT2_PART2_UUID ", name=" PART2_NAME "\\n' | "
+	       "sfdisk -q gpt2.img >/dev/null",
 	       img) != 0) {
 		printf("# making the images in %s failed\n", img);
 		return false;
@@ -530,6 +569,147 @@ static void duplicates_and_removable(void)
 	sys_disk("vdb", "0", "vdb2");
 	find("PARTUUID=" PART2_UUID, 0, "/dev/vdb2", "ext4", &f);
 	CHECK_INT(f.skipped_removable, 0, "a partition of a fixed disk: taken");
+}
+
+#define BIT(t) (1u << (t))
+
+/*
+ * What the advice for an ambiguous tag rests on: how many devices carry it, which tags tell
+ * every one of them apart, which ones they all share (clones).
+ */
+static void ambiguous(void)
+{
+	struct blkdev_found f;
+
+	/* Two whole-disk file systems with one label: their UUIDs differ, no partitions. */
+	clear_root();
+	dev("vdb", "a.img");
+	dev("vdc", "dup.img");
+	dev("vdd", "a.img");
+	partitions("vdb", 4096u, "vdc", 4096u, END);
+	find("LABEL=" LABEL_A, -ENOTUNIQ, "/dev/vdb", NULL, &f);
+	CHECK_INT(f.matches, 2, "one label on two file systems: two matches");
+	CHECK_INT(f.apart, BIT(TAG_UUID), "one label, two UUIDs: UUID= tells them apart");
+	CHECK_INT(f.same, BIT(TAG_LABEL), "one label, two UUIDs: only the label shared");
+	CHECK_INT(f.paths, 0, "no multipath map");
+	/* Three, two of them clones: no UUID tells all three apart. */
+	partitions("vdb", 4096u, "vdc", 4096u, "vdd", 4096u, END);
+	find("LABEL=" LABEL_A, -ENOTUNIQ, "/dev/vdb", NULL, &f);
+	CHECK_STR(f.other, "/dev/vdc", "three with the label: the second one named");
+	CHECK_INT(f.matches, 3, "three with the label: three matches");
+	CHECK_INT(f.apart, 0, "three with the label, two clones: nothing tells them all apart");
+	CHECK_INT(f.same, BIT(TAG_LABEL), "three with the label, one of another UUID: the label shared");
+	/* The same image twice: a cloned file system. */
+	find("UUID=" UUID_A, -ENOTUNIQ, "/dev/vdb", NULL, &f);
+	CHECK_STR(f.other, "/dev/vdd", "a cloned file system: the clone named");
+	CHECK_INT(f.matches, 2, "a cloned file system: two matches");
+	CHECK_INT(f.apart, 0, "a cloned whole-disk file system: no tag tells them apart");
+	CHECK_INT(f.same, BIT(TAG_LABEL) | BIT(TAG_UUID), "a cloned file system: label and UUID");
+
+	/* A cloned partition on disks partitioned alike: the partition UUIDs differ. */
+	clear_root();
+	dev("vdb", "gpt.img");
+	dev("vdb2", "part.img");
+	dev("vdc", "gpt2.img");
+	dev("vdc2", "part.img");
+	partitions("vdb", 4096u, "vdb2", 1024u, "vdc", 4096u, "vdc2", 1024u, END);
+	find("UUID=" UUID_IN, -ENOTUNIQ, "/dev/vdb2", NULL, &f);
+	CHECK_STR(f.other, "/dev/vdc2", "a cloned partition: the other one named");
+	CHECK_INT(f.apart, BIT(TAG_PARTUUID), "a cloned partition: PARTUUID= tells them apart");
+	CHECK_INT(f.same, BIT(TAG_LABEL) | BIT(TAG_UUID) | BIT(TAG_PARTLABEL),
+		  "a cloned partition: label, UUID and partition name shared");
+	find("LABEL=in-partition", -ENOTUNIQ, "/dev/vdb2", NULL, &f);
+	CHECK_INT(f.apart, BIT(TAG_PARTUUID), "a cloned partition by label: PARTUUID= tells them apart");
+	find("PARTLABEL=" PART2_NAME, -ENOTUNIQ, "/dev/vdb2", NULL, &f);
+	CHECK_INT(f.apart, BIT(TAG_PARTUUID), "one partition name twice: PARTUUID= tells them apart");
+	CHECK_INT(f.same, BIT(TAG_LABEL) | BIT(TAG_UUID) | BIT(TAG_PARTLABEL),
+		  "one partition name twice: the file systems are clones");
+	/* A whole-disk file system and a partition with one label: no PARTUUID for one of them. */
+	dev("vdd", "part.img");
+	partitions("vdb", 4096u, "vdb2", 1024u, "vdd", 1024u, END);
+	find("LABEL=in-partition", -ENOTUNIQ, "/dev/vdb2", NULL, &f);
+	CHECK_STR(f.other, "/dev/vdd", "a partition and a disk: the disk named");
+	CHECK_INT(f.apart, 0, "a partition and a whole-disk clone: no tag tells them apart");
+
+	/* A cloned disk: the same partition table, the same file system. */
+	clear_root();
+	dev("vdb", "gpt.img");
+	dev("vdb2", "part.img");
+	dev("vdc", "gpt.img");
+	dev("vdc2", "part.img");
+	partitions("vdb", 4096u, "vdb2", 1024u, "vdc", 4096u, "vdc2", 1024u, END);
+	find("UUID=" UUID_IN, -ENOTUNIQ, "/dev/vdb2", NULL, &f);
+	CHECK_INT(f.apart, 0, "a cloned disk: no tag tells the partitions apart");
+	CHECK_INT(f.same, BIT(TAG_LABEL) | BIT(TAG_UUID) | BIT(TAG_PARTUUID) | BIT(TAG_PARTLABEL),
+		  "a cloned disk: every tag shared");
+	find("PARTUUID=" PART2_UUID, -ENOTUNIQ, "/dev/vdb2", NULL, &f);
+	CHECK_INT(f.apart, 0, "a cloned disk by PARTUUID: no tag tells them apart");
+}
+
+/*
+ * Multipath: one LUN seen on several paths (sda, sdb) and the dm map over them (dm-0) carry
+ * the same file system. The map is the answer when every other device with the tag is one of
+ * its slaves and its dm UUID says multipath; anything else stays ambiguous.
+ */
+static void multipath(void)
+{
+	struct blkdev_found f;
+
+	clear_root();
+	dev("sda", "a.img");
+	dev("sdb", "a.img");
+	dev("sdc", "a.img");
+	dev("dm-0", "a.img");
+	dev("dm-1", "a.img");
+	partitions("sda", 4096u, "sdb", 4096u, "dm-0", 4096u, END);
+	sys_dm("dm-0", MPATH_UUID, "sda sdb");
+	find("UUID=" UUID_A, 0, "/dev/dm-0", "ext4", &f);
+	CHECK_INT(f.paths, 2, "multipath: the map taken, its two paths counted");
+	CHECK_STR(f.other, "", "multipath: no other device named");
+	find("LABEL=" LABEL_A, 0, "/dev/dm-0", "ext4", &f);
+	CHECK_INT(f.paths, 2, "multipath by label: the map taken");
+	/* The map listed before its paths; one path up so far; the map alone. */
+	partitions("dm-0", 4096u, "sda", 4096u, "sdb", 4096u, END);
+	find("UUID=" UUID_A, 0, "/dev/dm-0", "ext4", &f);
+	CHECK_INT(f.paths, 2, "multipath, the map listed first: the map taken");
+	partitions("sda", 4096u, "dm-0", 4096u, END);
+	find("UUID=" UUID_A, 0, "/dev/dm-0", "ext4", &f);
+	CHECK_INT(f.paths, 1, "multipath, one path up: the map taken");
+	partitions("dm-0", 4096u, END);
+	find("UUID=" UUID_A, 0, "/dev/dm-0", "ext4", &f);
+	CHECK_INT(f.paths, 0, "the map alone: taken, no paths counted");
+	/* The paths before the map is made: ambiguous, both named. */
+	partitions("sda", 4096u, "sdb", 4096u, END);
+	find("UUID=" UUID_A, -ENOTUNIQ, "/dev/sda", NULL, &f);
+	CHECK_STR(f.other, "/dev/sdb", "paths without their map: ambiguous");
+	/* A device with the tag that is no path of the map: not guessed. */
+	partitions("sda", 4096u, "sdb", 4096u, "dm-0", 4096u, "sdc", 4096u, END);
+	find("UUID=" UUID_A, -ENOTUNIQ, "/dev/sda", NULL, &f);
+	CHECK_INT(f.matches, 4, "a map, its paths and a clone: four matches, ambiguous");
+	CHECK_INT(f.paths, 0, "a map, its paths and a clone: no map taken");
+	/* A path of the map that its slaves do not list. */
+	sys_dm("dm-0", MPATH_UUID, "sda");
+	partitions("sda", 4096u, "sdb", 4096u, "dm-0", 4096u, END);
+	find("UUID=" UUID_A, -ENOTUNIQ, "/dev/sda", NULL, NULL);
+	/* Two maps over clones: neither is the answer. */
+	sys_dm("dm-0", MPATH_UUID, "sda sdb");
+	sys_dm("dm-1", "mpath-3600a098038303053453f463045727a4c", "sdc");
+	partitions("sda", 4096u, "sdb", 4096u, "dm-0", 4096u, "sdc", 4096u, "dm-1", 4096u, END);
+	find("UUID=" UUID_A, -ENOTUNIQ, "/dev/sda", NULL, NULL);
+	/* A dm device that is not multipath (LVM, crypt, none said): not guessed. */
+	partitions("sda", 4096u, "sdb", 4096u, "dm-0", 4096u, END);
+	sys_dm("dm-0", "LVM-Xc2kq0OedG1m0d5cLJ1Rb2TH9uYJvR3YbhbCAk1H6sSUDvHcW6FeWmNqP3MtM5ET", "sda sdb");
+	find("UUID=" UUID_A, -ENOTUNIQ, "/dev/sda", NULL, NULL);
+	sys_dm("dm-0", "CRYPT-LUKS2-0c9c8a1e3b1f4b7e9d2a5f6e7d8c9b0a-luks", "sda sdb");
+	find("UUID=" UUID_A, -ENOTUNIQ, "/dev/sda", NULL, NULL);
+	sys_dm("dm-0", NULL, "sda sdb");
+	find("UUID=" UUID_A, -ENOTUNIQ, "/dev/sda", NULL, NULL);
+	/* A removable path is passed over; the map is still the answer. */
+	sys_dm("dm-0", MPATH_UUID, "sda sdb");
+	sys_disk("sdb", "1", NULL);
+	find("UUID=" UUID_A, 0, "/dev/dm-0", "ext4", &f);
+	CHECK_INT(f.paths, 1, "multipath, a removable path: skipped, the map taken");
+	CHECK_INT(f.skipped_removable, 1, "multipath, a removable path: counted");
 }
 
 static void paths(void)
@@ -816,15 +996,20 @@ int main(void)
 	}
 
 	read_beneath();
-	have_images = make_images();
+	if (have_tools()) {
+		have_images = make_images();
+		CHECK(have_images, "the images are made in %s", img);
+	}
 	if (have_images) {
 		tags();
 		partuuid();
 		duplicates_and_removable();
+		ambiguous();
+		multipath();
 		paths();
 		faults();
 	} else {
-		skip("blkdev_find on image files", "mkfs.ext4, mkfs.vfat or sfdisk missing or failing");
+		skip("blkdev_find on image files", "mkfs.ext4, mkfs.vfat or sfdisk missing, or no images");
 	}
 
 	sysfs_fini();
