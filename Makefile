@@ -12,9 +12,11 @@ CFLAGS_STATIC := -Os -ffunction-sections -fdata-sections $(WARN) $(DEFS) -std=gn
 LDFLAGS_STATIC := -static -Wl,--gc-sections -s
 
 # The sources of the binary; tests link the same objects (but main.o) into test programs.
-SRCS := util.c strpool.c log.c cmdline.c config.c settings.c pci.c sysfs.c iommu.c inventory.c \
-	plan.c json.c report.c execute.c kmod.c iomem.c check.c cluster.c tag.c blkdev.c hostdev.c \
-	source.c writefile.c run.c main.c
+SRCS := util.c strpool.c log.c cmdline.c kcmdline.c config.c settings.c pci.c sysfs.c iommu.c \
+	inventory.c plan.c json.c report.c state.c execute.c kmod.c iomem.c check.c cluster.c tag.c \
+	blkdev.c hostdev.c source.c writefile.c prepare.c \
+	cmd/apply.c cmd/plan.c cmd/status.c cmd/check.c cmd/cmdline.c cmd/config.c cmd/kubevirt.c \
+	main.c
 OBJS := $(SRCS:%.c=$(B)/obj/%.o)
 HOST_OBJS := $(SRCS:%.c=$(B)/host/%.o)
 
@@ -38,9 +40,10 @@ $(DEPS)/VERSIONS:
 # make V=1 shows the commands.
 Q := $(if $(V),,@)
 
-$(B)/obj/%.o: src/%.c src/*.h | $(B)/obj $(DEPS)/VERSIONS
+$(B)/obj/%.o: src/%.c src/*.h src/cmd/*.h | $(B)/obj $(DEPS)/VERSIONS
+	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $@")
-	$(Q)$(MUSL_CC) $(CFLAGS_STATIC) -I$(DEPS)/include -isystem $(DEPS)/uapi -c -o $@ $<
+	$(Q)$(MUSL_CC) $(CFLAGS_STATIC) -Isrc -I$(DEPS)/include -isystem $(DEPS)/uapi -c -o $@ $<
 
 $(B)/gpuvm: $(OBJS)
 	@$(if $(Q),echo "  LD      $@")
@@ -50,7 +53,8 @@ $(B)/gpuvm: $(OBJS)
 
 # Unit tests: the same sources, built for the host with glibc, with debug info.
 CFLAGS_HOST := -O1 -g $(WARN) $(DEFS) -std=gnu11 -Isrc $(EXTRA_CFLAGS)
-$(B)/host/%.o: src/%.c src/*.h | $(B)/host
+$(B)/host/%.o: src/%.c src/*.h src/cmd/*.h | $(B)/host
+	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) $(CFLAGS_HOST) -c -o $@ $<
 
@@ -124,7 +128,7 @@ bats: $(B)/gpuvm
 	$(PROVE) tests/bats/*.bats
 
 # Static analysis, gating CI: zero findings, or a justified suppression at the line.
-ANALYZE_FLAGS := -std=gnu11 -D_GNU_SOURCE -DGPUVM_VERSION='"$(VERSION)"' -I$(DEPS)/include \
+ANALYZE_FLAGS := -Isrc -std=gnu11 -D_GNU_SOURCE -DGPUVM_VERSION='"$(VERSION)"' -I$(DEPS)/include \
 	-isystem $(DEPS)/uapi
 SHELL_FILES = init tests/tap-run tests/fixture/mkfixture \
 	$(shell git ls-files '*.sh' '*.bash' '*.bats' 'mirror/gpuvm-label-mirror' 2>/dev/null)
@@ -141,15 +145,6 @@ lint: $(DEPS)/VERSIONS
 	@echo "  SHELLCHECK $(words $(SHELL_FILES)) files"
 	$(Q)shellcheck -x -P SCRIPTDIR $(SHELL_FILES)
 
-# Everything CI runs: static analysis; unit and bats suites under prove (TAP), again under
-# ASan+UBSan; then the QEMU boots, which end on the line "N passed, N failed".
-test: setup
-	$(MAKE) all $(UNIT_TESTS)
-	$(MAKE) lint
-	$(PROVE) $(UNIT_TESTS) tests/bats/*.bats
-	$(MAKE) sanitize memcheck
-	$(MAKE) fuzz FUZZ_SECONDS=$(CI_FUZZ_SECONDS)
-	tests/e2e/run.sh
 
 # The main job: Debian's kernel boots the image in QEMU with an Intel IOMMU and a stand-in
 # GPU whose own driver is in the image too; the console shows gpuvm binding it to vfio-pci.
@@ -204,8 +199,6 @@ uninstall:
 	rm -f $(DESTDIR)$(SBINDIR)/gpuvm $(DESTDIR)$(MANDIR)/gpuvm.8 $(DESTDIR)$(UNITDIR)/gpuvm-nfd.service
 	rm -rf $(DESTDIR)$(DRACUTDIR) $(DESTDIR)$(SHAREDIR)
 
-clean:
-	rm -rf $(B)/obj $(B)/host $(B)/unit $(B)/gpuvm
 
 # --- arm64 (issue 9) -------------------------------------------------------------------------
 # `make arm64` (or `make ARCH=arm64`): build/arm64/gpuvm, static for aarch64, from the same
@@ -230,10 +223,10 @@ arm64: $(A64)/gpuvm
 $(A64)/deps/VERSIONS:
 	sh scripts/deps.sh --arch arm64 $(A64)/deps
 
-$(A64)/obj/%.o: src/%.c src/*.h | $(A64)/deps/VERSIONS
+$(A64)/obj/%.o: src/%.c src/*.h src/cmd/*.h | $(A64)/deps/VERSIONS
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $@")
-	$(Q)$(A64_CC) $(CFLAGS_STATIC) -I$(A64)/deps/include -isystem $(A64)/deps/uapi -c -o $@ $<
+	$(Q)$(A64_CC) $(CFLAGS_STATIC) -Isrc -I$(A64)/deps/include -isystem $(A64)/deps/uapi -c -o $@ $<
 
 $(A64)/gpuvm: $(A64_OBJS)
 	@$(if $(Q),echo "  LD      $@")
@@ -262,10 +255,21 @@ $(B)/unit/test-kmod-faults: tests/unit/test-kmod-faults.c tests/unit/unit.h $(B)
 test-arm64: $(A64)/gpuvm
 	GPUVM=$(CURDIR)/tests/arm64/gpuvm-qemu.sh $(PROVE) tests/bats/*.bats
 
-# make test (CI) builds the aarch64 binary, runs the bats suites on it, and the e2e suite's
-# arm64-* scenarios boot it (tests/e2e/arm64-lib.sh).
-test: arm64 test-arm64
-
-clean: clean-arm64
 clean-arm64:
 	rm -rf $(A64)/obj $(A64)/gpuvm
+
+# --- the whole ----------------------------------------------------------------------------
+# Everything CI runs, in this order: the packages; the aarch64 binary and the bats suites on
+# it under qemu-user; static analysis; the unit and bats suites under prove (TAP), again
+# under ASan+UBSan and memcheck; the fuzzers; then the QEMU boots (the e2e suite's arm64-*
+# scenarios boot the aarch64 binary), which end on the line "N passed, N failed".
+test: setup arm64 test-arm64
+	$(MAKE) all $(UNIT_TESTS)
+	$(MAKE) lint
+	$(PROVE) $(UNIT_TESTS) tests/bats/*.bats
+	$(MAKE) sanitize memcheck
+	$(MAKE) fuzz FUZZ_SECONDS=$(CI_FUZZ_SECONDS)
+	tests/e2e/run.sh
+
+clean: clean-arm64
+	rm -rf $(B)/obj $(B)/host $(B)/unit $(B)/gpuvm

@@ -56,8 +56,9 @@ struct exec_opts {
 
 /*
  * Carry the plan out: load the modules, then per device write driver_override, unbind,
- * probe, read the driver link back. A VM group is all or nothing. Never fails as a
- * whole: every outcome is in res.
+ * probe, read the driver link back. A VM group is all or nothing. Every step's outcome is
+ * in res, a failed one too; the whole fails only when res cannot be allocated (-ENOMEM),
+ * before anything is written.
  */
 int execute(const struct plan *p, const struct settings *s, const struct inventory *inv,
 	    const struct exec_opts *o, struct exec_result *res);

@@ -130,7 +130,7 @@ static int count_entry(const char *name, void *data)
 	return 0;
 }
 
-int iommu_read(struct iommu_state *st, const char *cmdline)
+void iommu_read(struct iommu_state *st, const char *cmdline)
 {
 	struct count_ctx units = { .first = st->unit, .size = sizeof(st->unit) };
 	struct count_ctx groups = { 0 };
@@ -147,7 +147,6 @@ int iommu_read(struct iommu_state *st, const char *cmdline)
 	st->groups_at_probe = st->units > 0 && !startswith(st->unit, "dmar") &&
 			      !startswith(st->unit, "ivhd");
 
-	/* The vendor sits in the first processor block: one read is enough. */
 	/*
 	 * The IOMMU unit says which parameters apply (intel_iommu= is for DMAR units), also
 	 * where /proc/cpuinfo says otherwise (a QEMU guest: AuthenticAMD with intel-iommu).
@@ -157,11 +156,11 @@ int iommu_read(struct iommu_state *st, const char *cmdline)
 	} else if (startswith(st->unit, "ivhd")) {
 		st->cpu = CPU_AMD;
 	} else {
+		/* The vendor sits in the first processor block: one read is enough. */
 		n = sysfs_read("proc/cpuinfo", cpuinfo, sizeof(cpuinfo));
 		st->cpu = n > 0 ? cpu_vendor_from_cpuinfo(cpuinfo) : CPU_UNKNOWN;
 	}
 	iommu_params_parse(cmdline, &st->params);
-	return 0;
 }
 
 void iommu_mode_params(enum mode m, enum cpu_vendor v, char *buf, size_t size)

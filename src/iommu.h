@@ -50,8 +50,11 @@ void iommu_params_parse(const char *cmdline, struct iommu_params *p);
 size_t iommu_params_explain(const struct iommu_params *p, enum cpu_vendor v, const char **out,
 			    size_t max);
 
-/* Read the runtime state: /sys/class/iommu, /sys/kernel/iommu_groups, /proc/cpuinfo. */
-int iommu_read(struct iommu_state *st, const char *cmdline);
+/*
+ * Read the runtime state: /sys/class/iommu, /sys/kernel/iommu_groups, /proc/cpuinfo. What
+ * is absent is a state (no IOMMU), never an error.
+ */
+void iommu_read(struct iommu_state *st, const char *cmdline);
 
 /*
  * The kernel parameters a mode needs on a CPU vendor, space-separated, ending with

@@ -10,7 +10,7 @@
 
 #include "config.h"
 #include "log.h"
-#include "run.h"
+#include "cmd/cmd.h"
 #include "sysfs.h"
 #include "util.h"
 
@@ -88,16 +88,16 @@ static const struct command_def {
 	const char *name;
 	const char *args;
 	size_t min_args, max_args;
-	enum command cmd;
+	cmd_fn *fn;
 	unsigned opts;
 } commands[] = {
-	{ "apply", "", 0, 0, CMD_APPLY, ALLOW_DRY_RUN | ALLOW_DEFER },
-	{ "plan", "", 0, 0, CMD_PLAN, 0 },
-	{ "status", "", 0, 0, CMD_STATUS, ALLOW_NFD },
-	{ "cmdline", "", 0, 0, CMD_CMDLINE, ALLOW_MODE | ALLOW_CPU },
-	{ "check", "", 0, 0, CMD_CHECK, ALLOW_MODE },
-	{ "config", "get KEY | set KEY=VALUE", 2, 2, CMD_CONFIG, 0 },
-	{ "kubevirt", "", 0, 0, CMD_KUBEVIRT, ALLOW_EXTERNAL },
+	{ "apply", "", 0, 0, cmd_apply, ALLOW_DRY_RUN | ALLOW_DEFER },
+	{ "plan", "", 0, 0, cmd_plan, 0 },
+	{ "status", "", 0, 0, cmd_status, ALLOW_NFD },
+	{ "cmdline", "", 0, 0, cmd_cmdline, ALLOW_MODE | ALLOW_CPU },
+	{ "check", "", 0, 0, cmd_check, ALLOW_MODE },
+	{ "config", "get KEY | set KEY=VALUE", 2, 2, cmd_config, 0 },
+	{ "kubevirt", "", 0, 0, cmd_kubevirt, ALLOW_EXTERNAL },
 };
 
 static int exit_status(const struct outcome *out)
@@ -140,7 +140,7 @@ int main(int argc, char **argv)
 	};
 	struct options o = { 0 };
 	const struct command_def *def;
-	struct outcome out;
+	struct outcome out = { 0 };
 	const char *cmd;
 	int c, r, ret;
 
@@ -248,7 +248,8 @@ int main(int argc, char **argv)
 		return o.root ? EXIT_USAGE : EXIT_FAILED;
 	}
 
-	run(&o, (def->cmd == CMD_APPLY && o.dry_run) ? CMD_PLAN : def->cmd, &out);
+	/* apply --dry-run is plan: what apply would do, changing nothing. */
+	(o.dry_run ? cmd_plan : def->fn)(&o, &out);
 	ret = exit_status(&out);
 
 	sysfs_fini();

@@ -326,3 +326,30 @@ void report_text(FILE *f, const struct report *r)
 		fprintf(f, "last apply: %s\n",
 			r->last_state ? safe(r->state_path, a, sizeof(a)) : "(no state file)");
 }
+
+/*
+ * The cause of every outcome that is not a success, kept for the report's "errors" (and,
+ * for what is only a warning, "warnings"): a VM mode without an IOMMU, what the host needs
+ * and ids= would have taken, an unidentified function. The devices that fail are told here
+ * for plan; apply tells them after execution, with what became of them (log_outcome).
+ */
+void report_log_plan(const struct inventory *inv, const struct plan *p,
+		     const struct settings *s, bool devices)
+{
+	size_t i;
+
+	if (p->iommu_unusable)
+		log_result(LOG_ERR, "%s needs an active IOMMU and none is active: %zu selected device%s %s (on_error=%s); `gpuvm check` says what to change",
+			mode_name(p->mode), p->n_selected, p->n_selected == 1 ? "" : "s",
+			s->on_error == ON_ERROR_HOLD ? "held" : "left to the host",
+			s->on_error == ON_ERROR_HOLD ? "hold" : "release");
+	for (i = 0; i < inv->n; i++) {
+		const struct plan_dev *pd = &p->dev[i];
+
+		if (devices && pd->failed)
+			log_result(LOG_ERR, "%s: %s", inv->dev[i].name, pd->reason);
+		else if (!pd->failed && ((pd->role == ROLE_HOST && pd->listed) ||
+					 pd->role == ROLE_UNIDENTIFIED))
+			log_warn("%s: %s", inv->dev[i].name, pd->reason);
+	}
+}

@@ -27,5 +27,12 @@ struct report {
 
 void report_json(FILE *f, const struct report *r);
 void report_text(FILE *f, const struct report *r);
+/*
+ * The cause of every outcome of a plan that is not a success, logged as errors (and what is
+ * only a warning as warnings), so the report's "errors" says it; devices: each failing
+ * device too (plan; apply tells them after execution).
+ */
+void report_log_plan(const struct inventory *inv, const struct plan *p,
+		     const struct settings *s, bool devices);
 
 #endif

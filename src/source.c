@@ -55,12 +55,12 @@ struct image_config {
 	int err;		/* 0, or why it could not be read (-ENOENT of CONFIG_PATH is 0) */
 };
 
-static void image_read(const struct options *o, struct image_config *ic)
+static void image_read(const char *config_file, struct image_config *ic)
 {
 	memset(ic, 0, sizeof(*ic));
-	if (o->config) {
-		ic->path = o->config;
-		ic->err = config_read(AT_FDCWD, o->config, &ic->buf, &ic->len);
+	if (config_file) {
+		ic->path = config_file;
+		ic->err = config_read(AT_FDCWD, config_file, &ic->buf, &ic->len);
 	} else {
 		ic->path = CONFIG_PATH;
 		ic->err = config_read(sysfs_rootfd(), CONFIG_PATH + 1, &ic->buf, &ic->len);
@@ -233,7 +233,7 @@ static void ambiguous(const char *spec, const struct tag_spec *t, const struct b
  * Look for the disk and read the config from it: 0 with the buffer, -ENODEV when the device
  * is not there (yet), other -errno when it is there and cannot be used; why in src->reason.
  */
-static int read_disk(const struct options *o, const struct tag_spec *t, struct source *src,
+static int read_disk(bool under_root, const struct tag_spec *t, struct source *src,
 		     char **buf, size_t *len)
 {
 	char spec[300];
@@ -263,7 +263,7 @@ static int read_disk(const struct options *o, const struct tag_spec *t, struct s
 			 strerror(-r));
 		return r;
 	}
-	if (o->root) {
+	if (under_root) {
 		snprintf(src->reason, sizeof(src->reason),
 			 "%s: found on %s (%s); --root mounts no file system", spec, src->found.dev,
 			 src->found.fstype);
@@ -278,8 +278,8 @@ static int read_disk(const struct options *o, const struct tag_spec *t, struct s
 	return r;
 }
 
-int settings_resolve(const struct options *o, const char *cmdline, enum source_policy pol,
-		     struct settings *s, struct source *src)
+void settings_resolve(const char *config_file, bool under_root, const char *cmdline,
+		      enum source_policy pol, struct settings *s, struct source *src)
 {
 	struct image_config ic;
 	struct tag_spec t;
@@ -287,16 +287,16 @@ int settings_resolve(const struct options *o, const char *cmdline, enum source_p
 	char *disk = NULL, spec[300], config_source[SOURCE_LEN];
 	size_t disk_len = 0;
 	unsigned long long now;
-	int r, errors;
+	int r;
 
 	memset(src, 0, sizeof(*src));
-	image_read(o, &ic);
+	image_read(config_file, &ic);
 	log_mute(true);
 	image_load(s, cmdline, &ic);
 	log_mute(false);
 	strscpy(config_source, s->source[KEY_CONFIG], sizeof(config_source));
 	if (pol == SRC_NO_DISK || !s->config[0] || tag_parse(s->config, &t, &why) < 0) {
-		errors = image_load(s, cmdline, &ic);
+		image_load(s, cmdline, &ic);
 		goto out;
 	}
 	strscpy(src->spec, s->config, sizeof(src->spec));
@@ -306,13 +306,13 @@ int settings_resolve(const struct options *o, const char *cmdline, enum source_p
 	else if (pol == SRC_DEFER && pending_read(src) < 0)
 		src->deadline_ms = boot_ms() + (unsigned long long)src->timeout_s * 1000ULL;
 
-	r = read_disk(o, &t, src, &disk, &disk_len);
+	r = read_disk(under_root, &t, src, &disk, &disk_len);
 	now = boot_ms();
 	if (r == 0) {
 		src->status = SRC_DISK;
 		tag_format(&t, spec, sizeof(spec));
 		log_info("config: %s is on %s (%s)", spec, src->found.dev, src->found.fstype);
-		errors = load(s, cmdline, disk, disk_len, spec);
+		load(s, cmdline, disk, disk_len, spec);
 		free(disk);
 		/* The disk's config cannot send gpuvm further: config= keeps its first source. */
 		if (startswith(s->source[KEY_CONFIG], spec))
@@ -326,7 +326,7 @@ int settings_resolve(const struct options *o, const char *cmdline, enum source_p
 		/* --resume polls: the settings were logged when the wait began. */
 		src->status = SRC_WAITING;
 		log_mute(pol == SRC_RESUME);
-		errors = image_load(s, cmdline, &ic);
+		image_load(s, cmdline, &ic);
 		log_mute(false);
 		goto out;
 	}
@@ -334,10 +334,9 @@ int settings_resolve(const struct options *o, const char *cmdline, enum source_p
 		snprintf(src->reason + strlen(src->reason), sizeof(src->reason) - strlen(src->reason),
 			 " after waiting %u s", src->timeout_s);
 	src->status = SRC_FALLBACK;
-	errors = image_load(s, cmdline, &ic) + 1;
+	image_load(s, cmdline, &ic);
 	log_err("config: %s; using %s", src->reason,
 		ic.buf ? ic.path : "the kernel command line and the defaults");
 out:
 	free(ic.buf);
-	return errors;
 }

@@ -7,7 +7,6 @@
 
 #include "blkdev.h"
 #include "pci.h"
-#include "run.h"
 #include "settings.h"
 
 /*
@@ -44,11 +43,12 @@ struct source {
 };
 
 /*
- * Settings for a command. Never fails the boot: every problem is logged and falls back.
- * Returns the number of errors in the settings (as settings_load()).
+ * Settings for a command: config_file (--config; NULL: the image's /etc/gpuvm/gpuvm.conf),
+ * the command line, and config='s disk as pol says (under_root: --root, which mounts none).
+ * Never fails the boot: every problem is logged and falls back.
  */
-int settings_resolve(const struct options *o, const char *cmdline, enum source_policy pol,
-		     struct settings *s, struct source *src);
+void settings_resolve(const char *config_file, bool under_root, const char *cmdline,
+		      enum source_policy pol, struct settings *s, struct source *src);
 
 const char *source_status_name(enum source_status st);
 

@@ -15,7 +15,7 @@
 #include "fake-kernel.h"
 #include "json.h"
 #include "log.h"
-#include "run.h"
+#include "cmd/cmd.h"
 #include "unit.h"
 
 void *__real_malloc(size_t n);
@@ -121,7 +121,8 @@ int main(void)
 	log_setup(false, 0);
 	calls = 0;
 	fail_at = 0;
-	run(&o, CMD_APPLY, &out);
+	memset(&out, 0, sizeof(out));
+	cmd_apply(&o, &out);
 	total = calls;
 	CHECK(total > 10 && !out.error && out.ok == 2 && out.failed == 0 && !log_count(LOG_ERR),
 	      "a clean run makes %ld allocations and binds both GPUs (error=%d ok=%zu failed=%zu)",
@@ -134,7 +135,8 @@ int main(void)
 		log_setup(false, 0);
 		calls = 0;
 		fail_at = n;
-		run(&o, CMD_APPLY, &out);
+		memset(&out, 0, sizeof(out));
+		cmd_apply(&o, &out);
 		fail_at = -1;
 		snprintf(what, sizeof(what), "allocation %ld of %ld fails", n, total);
 		check_run(what, &out);

@@ -9,7 +9,7 @@
 #include "fake-kernel.h"
 #include "json.h"
 #include "log.h"
-#include "run.h"
+#include "cmd/cmd.h"
 #include "unit.h"
 
 #define GPU "0000:01:00.0"
@@ -25,7 +25,8 @@ static void apply(const char *cmdline)
 
 	log_close();
 	log_setup(false, 0);
-	run(&o, CMD_APPLY, &out);
+	memset(&out, 0, sizeof(out));
+	cmd_apply(&o, &out);
 }
 
 static bool logged(const char *needle)

@@ -18,7 +18,7 @@
 #include "fake-kernel.h"
 #include "json.h"
 #include "log.h"
-#include "run.h"
+#include "cmd/cmd.h"
 #include "unit.h"
 
 #define GPU "0000:01:00.0"
@@ -92,7 +92,8 @@ static bool run_one(const struct mode_case *m, bool read, int n)
 	host(m->stale);
 	fk_fault(read ? "r:" : "", n, -EIO);
 	log_setup(false, 0);
-	run(&o, CMD_APPLY, &out);
+	memset(&out, 0, sizeof(out));
+	cmd_apply(&o, &out);
 	fired = fk_faults_fired() > 0;
 	if (!fired) {
 		log_close();

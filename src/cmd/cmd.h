@@ -1,9 +1,15 @@
 /* SPDX-License-Identifier: MIT */
-#ifndef GPUVM_RUN_H
-#define GPUVM_RUN_H
+#ifndef GPUVM_CMD_H
+#define GPUVM_CMD_H
 
 #include <stdbool.h>
 #include <stddef.h>
+
+/*
+ * The commands, one file each under src/cmd/: each is a short script over the shared
+ * preparation (prepare.h: settings -> inventory -> plan) and says what happened in an
+ * outcome, which main() alone turns into an exit status.
+ */
 
 /* What the command line asked for. */
 struct options {
@@ -21,8 +27,6 @@ struct options {
 	size_t nargs;
 };
 
-enum command { CMD_PLAN, CMD_APPLY, CMD_STATUS, CMD_CMDLINE, CMD_CHECK, CMD_CONFIG, CMD_KUBEVIRT };
-
 /* What happened, for main() to turn into an exit status. */
 struct outcome {
 	bool error;		/* the host could not be read, or memory ran out */
@@ -33,7 +37,18 @@ struct outcome {
 	size_t selected, ok, failed;
 };
 
-/* Run one command: settings, inventory, plan, and for apply execute and report. */
-void run(const struct options *o, enum command c, struct outcome *out);
+typedef void cmd_fn(const struct options *o, struct outcome *out);
+
+cmd_fn cmd_apply;	/* bind as the mode asks; --defer, --resume (apply.c) */
+cmd_fn cmd_plan;	/* what apply would do (plan.c) */
+cmd_fn cmd_status;	/* the devices, groups and last apply; --nfd (status.c) */
+cmd_fn cmd_check;	/* is the host ready for a mode (check.c) */
+cmd_fn cmd_cmdline;	/* the kernel parameters a mode needs (cmdline.c) */
+cmd_fn cmd_config;	/* config get | set (config.c) */
+cmd_fn cmd_kubevirt;	/* KubeVirt's permittedHostDevices (kubevirt.c) */
+
+struct plan;
+/* A plan's counts as an outcome (plan, apply before it executes). */
+void outcome_of_plan(struct outcome *out, const struct plan *p);
 
 #endif

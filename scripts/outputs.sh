@@ -1,0 +1,64 @@
+#!/bin/sh
+# Every command's output over every fixture, for a before/after diff of a change that must
+# keep behaviour (a refactor, a speed-up):
+#
+#   scripts/outputs.sh BIN OUTDIR     one file a run: stdout, stderr and exit status, and for
+#                                     apply the state file, with elapsed time taken out
+#   diff -r OUTDIR.before OUTDIR.after
+#
+# The fixture trees are built once under $OUTPUTS_TREES (default build/outputs-trees) and
+# copied for each apply, which writes into its tree.
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+bin=${1:?usage: scripts/outputs.sh BIN OUTDIR}
+out=${2:?usage: scripts/outputs.sh BIN OUTDIR}
+trees=${OUTPUTS_TREES:-$top/build/outputs-trees}
+fixtures="workstation hgx8 gpu-nic two-gpus sriov domain2 noiommu vfio-stale hgx8-sriov arm64-smmu"
+
+mkdir -p "$trees" "$out"
+for f in $fixtures; do
+	[ -d "$trees/$f" ] || "$top/tests/fixture/mkfixture" "$trees/$f" "$f" >/dev/null
+done
+
+# Elapsed times differ from run to run; nothing else may.
+clean() {
+	sed -e 's/"elapsed_us": [0-9]*/"elapsed_us": N/' -e 's/ in [0-9.]* ms/ in N ms/'
+}
+
+# one NAME ROOT ARGS...: a run of BIN into OUTDIR/NAME.
+one() {
+	name=$1 root=$2
+	shift 2
+	rc=0
+	"$bin" --root "$root" "$@" >"$out/$name.stdout" 2>"$out/$name.stderr" || rc=$?
+	echo "exit $rc" >>"$out/$name.stdout"
+	clean <"$out/$name.stdout" >"$out/$name.tmp" && mv "$out/$name.tmp" "$out/$name.stdout"
+	clean <"$out/$name.stderr" >"$out/$name.tmp" && mv "$out/$name.tmp" "$out/$name.stderr"
+}
+
+n=0
+for f in $fixtures; do
+	i=0
+	for set in "gpuvm.mode=container" "gpuvm.mode=vm-passthrough" "gpuvm.mode=vm-vgpu" \
+		"gpuvm.mode=vm-passthrough gpuvm.on_error=release gpuvm.nvswitch=vm" \
+		"gpuvm.mode=vm-passthrough gpuvm.ids=10de:*,8086:* gpuvm.exclude=0000:01:00.1" \
+		"gpuvm.mode=container gpuvm.host_driver=nvidia" "gpuvm.mode=vm-passthru gpuvm.bogus=1"; do
+		i=$((i + 1))
+		r=$trees/$f
+		for cmd in "plan" "plan --json" "status" "status --json" "status --nfd" "check" \
+			"check --json" "check --mode vm-passthrough" "kubevirt" "kubevirt --json" \
+			"kubevirt --external-provider" "cmdline" "cmdline --json" "cmdline --cpu amd" \
+			"config get mode" "apply --dry-run"; do
+			# shellcheck disable=SC2086 # the command's words split on purpose
+			one "$f.$i.$(echo "$cmd" | tr ' ' '_')" "$r" --cmdline "$set" $cmd
+			n=$((n + 1))
+		done
+		rm -rf "$out/tree"
+		cp -a "$r" "$out/tree"
+		one "$f.$i.apply" "$out/tree" --cmdline "$set" apply
+		clean <"$out/tree/run/gpuvm/state.json" >"$out/$f.$i.apply.state" 2>/dev/null || :
+		n=$((n + 1))
+	done
+done
+rm -rf "$out/tree"
+echo "outputs: $n runs of $bin in $out"

@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: MIT
+/*
+ * gpuvm apply: the boot hook's command. The plan, carried out (execute.c), its outcome
+ * logged and left in the state file; --defer and --resume wait for config='s disk with the
+ * GPUs held.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "cmd.h"
+#include "execute.h"
+#include "log.h"
+#include "prepare.h"
+#include "report.h"
+#include "state.h"
+#include "sysfs.h"
+#include "writefile.h"
+
+static unsigned long long now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (unsigned long long)ts.tv_sec * 1000000ULL + (unsigned long long)ts.tv_nsec / 1000;
+}
+
+static const char *apply_result(const struct exec_result *x)
+{
+	if (x->n_failed == 0)
+		return x->n_changed ? "ok" : "noop";
+	return x->n_ok ? "partial" : "failed";
+}
+
+/* The outcome: log_result() lines, which no flood of messages before them holds back. */
+static void log_outcome(const struct inventory *inv, const struct plan *p,
+			const struct exec_result *x, double ms)
+{
+	size_t i, gpus = 0, comp = 0;
+	const char *target = "vfio-pci";
+
+	for (i = 0; i < x->n_modules; i++)
+		if (x->modules[i].err)
+			log_result(LOG_ERR, "cannot load %s", x->modules[i].msg);
+		else if (x->modules[i].loaded)
+			log_result(LOG_INFO, "loaded %s", x->modules[i].name);
+	for (i = 0; i < inv->n; i++) {
+		const struct plan_dev *pd = &p->dev[i];
+		const struct exec_dev *ed = &x->dev[i];
+		bool bad = pd->failed || ed->result == RES_FAILED || ed->result == RES_HELD ||
+			   ed->result == RES_RELEASED;
+
+		if (bad) {
+			log_result(LOG_ERR, "%s: %s", inv->dev[i].name,
+				   ed->error[0] ? ed->error : pd->reason);
+			continue;
+		}
+		if (ed->result == RES_OK || ed->result == RES_UNVERIFIED)
+			log_result(LOG_INFO, "%s: %s -> %s (%s%s)", inv->dev[i].name,
+				   inv->dev[i].driver[0] ? inv->dev[i].driver : "no driver",
+				   ed->result == RES_OK ? (ed->after[0] ? ed->after : "no driver") :
+				   pd->target[0] ? pd->target : "the host driver",
+				   action_name(pd->action),
+				   ed->result == RES_UNVERIFIED ? ", not verified: no kernel under --root" : "");
+		if (pd->action == ACT_SKIP)
+			continue;
+		if (pd->selected)
+			gpus++;
+		else if (pd->role == ROLE_COMPANION)
+			comp++;
+		if (pd->target[0])
+			target = pd->target;
+	}
+	if (p->mode == MODE_VM_PASSTHROUGH)
+		log_result(LOG_INFO,
+			   "%s: %zu GPU%s and %zu companion function%s on %s, %zu failed, in %.1f ms",
+			   mode_name(p->mode), gpus, gpus == 1 ? "" : "s", comp, comp == 1 ? "" : "s",
+			   target, x->n_failed, ms);
+	else
+		log_result(LOG_INFO, "%s: %zu GPU%s in place for the host driver, %zu failed, in %.1f ms",
+			   mode_name(p->mode), gpus, gpus == 1 ? "" : "s", x->n_failed, ms);
+}
+
+/* apply while config='s disk is awaited: record what is held and until when. */
+static void record_wait(const struct source *src, const struct inventory *inv,
+			const struct plan *p)
+{
+	struct pci_addr held[SOURCE_HELD_MAX];
+	size_t i, n = 0;
+	int r;
+
+	for (i = 0; i < inv->n && n < SOURCE_HELD_MAX; i++)
+		if (p->dev[i].selected)
+			held[n++] = inv->dev[i].addr;
+	r = pending_write(src, held, n);
+	if (r < 0)
+		log_err("cannot write /run/gpuvm/pending: %s; the GPUs stay held", wf_strerror(r));
+	log_result(LOG_WARNING, "config=%s: not there yet; %zu GPU%s held, waiting up to %u s for it",
+		   src->spec, n, n == 1 ? "" : "s", src->timeout_s);
+}
+
+void cmd_apply(const struct options *o, struct outcome *out)
+{
+	struct prep pp = { 0 };
+	struct exec_result x = { 0 };
+	struct report rep = { .command = "apply", .settings = &pp.s, .inv = &pp.inv,
+			      .source = &pp.src, .plan = &pp.p, .exec = &x, .kernel = pp.kver };
+	struct exec_opts eo = { .load_modules = !o->root, .verify = !o->root };
+	enum source_policy pol = o->defer ? SRC_DEFER : o->resume ? SRC_RESUME : SRC_LOOK;
+	unsigned long long t0 = now_us();
+	int r;
+
+	if (o->resume && !sysfs_exists("run/gpuvm/pending")) {
+		log_debug("apply --resume: nothing is pending");
+		return;
+	}
+	if (prep_settings(&pp, o->root, o->cmdline, o->config, pol) < 0)
+		goto error;
+	if (pp.src.status == SRC_WAITING && o->resume) {
+		out->pending = true;	/* still waiting: nothing changes */
+		goto out;
+	}
+	if (prep_scan(&pp) < 0 || prep_plan(&pp) < 0)
+		goto error;
+	report_log_plan(&pp.inv, &pp.p, &pp.s, false);
+	outcome_of_plan(out, &pp.p);
+	out->pending = pp.src.status == SRC_WAITING;
+	eo.timeout_ms = pp.s.write_timeout_ms;
+	r = execute(&pp.p, &pp.s, &pp.inv, &eo, &x);
+	if (r < 0) {
+		log_err("cannot apply the plan: %s", strerror(-r));
+		goto error;
+	}
+	rep.result = out->pending ? "waiting" : apply_result(&x);
+	rep.elapsed_us = now_us() - t0;
+	if (out->pending) {
+		record_wait(&pp.src, &pp.inv, &pp.p);
+	} else {
+		log_outcome(&pp.inv, &pp.p, &x, (double)rep.elapsed_us / 1000.0);
+		if (pp.src.pending || o->defer || o->resume) {
+			r = pending_remove();
+			if (r < 0)
+				log_err("cannot remove /run/gpuvm/pending: %s", wf_strerror(r));
+		}
+	}
+	state_write(&rep);
+	out->ok = x.n_ok;
+	out->failed = x.n_failed;
+	if (o->json)
+		report_json(stdout, &rep);
+	goto out;
+error:
+	out->error = true;
+out:
+	exec_result_free(&x);
+	prep_fini(&pp);
+}

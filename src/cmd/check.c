@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: MIT
+/* gpuvm check: the plan for the mode asked, and what stands between it and the host. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "check.h"
+#include "cmd.h"
+#include "iomem.h"
+#include "json.h"
+#include "kmod.h"
+#include "log.h"
+#include "prepare.h"
+#include "sysfs.h"
+#include "util.h"
+
+#define IOMEM_MAX ((size_t)256 * 1024)
+
+struct res_ctx {
+	const struct inventory *inv;
+	char buf[2048];
+};
+
+static const char *read_resource(size_t i, void *data)
+{
+	struct res_ctx *c = data;
+	char path[96];
+
+	snprintf(path, sizeof(path), "sys/bus/pci/devices/%s/resource", c->inv->dev[i].name);
+	return sysfs_read(path, c->buf, sizeof(c->buf)) > 0 ? c->buf : NULL;
+}
+
+void cmd_check(const struct options *o, struct outcome *out)
+{
+	struct prep pp = { 0 };
+	struct finding f[48];
+	struct mem_range fb[8];
+	struct res_ctx rc = { .inv = &pp.inv };
+	struct check_input in = { .s = &pp.s, .inv = &pp.inv, .plan = &pp.p, .fb = fb,
+				  .resource = read_resource, .data = &rc };
+	char *iomem = NULL;
+	size_t n, i, errors = 0, warnings = 0;
+
+	if (prep_settings(&pp, o->root, o->cmdline, o->config, SRC_LOOK) < 0) {
+		out->error = true;
+		goto out;
+	}
+	if (o->mode && mode_parse(o->mode, &pp.s.mode) < 0) {
+		log_err("--mode: unknown mode '%s' (expected container, vm-passthrough or vm-vgpu)", o->mode);
+		out->usage = true;
+		goto out;
+	}
+	if (o->mode)
+		strscpy(pp.s.source[KEY_MODE], "--mode", SOURCE_LEN);
+	if (prep_scan(&pp) < 0 || prep_plan(&pp) < 0) {
+		out->error = true;
+		goto out;
+	}
+	in.kver = pp.kver;
+	in.vfio = mod_state("vfio-pci", !o->root);
+	iomem = malloc(IOMEM_MAX);
+	if (iomem && sysfs_read("proc/iomem", iomem, IOMEM_MAX) > 0)
+		in.n_fb = iomem_framebuffers(iomem, fb, ARRAY_SIZE(fb));
+	n = check_findings(&in, f, ARRAY_SIZE(f));
+	for (i = 0; i < n; i++) {
+		errors += f[i].sev == SEV_ERROR;
+		warnings += f[i].sev == SEV_WARNING;
+	}
+	out->not_ready = errors > 0;
+	if (o->json) {
+		struct json j;
+
+		json_init(&j, stdout);
+		json_object_begin(&j, NULL);
+		json_string(&j, "mode", mode_name(pp.s.mode));
+		json_string(&j, "mode_source", pp.s.source[KEY_MODE]);
+		json_string(&j, "cpu_vendor", cpu_vendor_name(pp.inv.iommu.cpu));
+		json_string(&j, "kernel", pp.kver);
+		json_bool(&j, "ready", errors == 0);
+		json_int(&j, "errors", (long long)errors);
+		json_int(&j, "warnings", (long long)warnings);
+		json_array_begin(&j, "findings");
+		for (i = 0; i < n; i++) {
+			json_object_begin(&j, NULL);
+			json_string(&j, "severity", severity_name(f[i].sev));
+			json_string(&j, "what", f[i].what);
+			json_string(&j, "fix", f[i].fix);
+			json_object_end(&j);
+		}
+		json_array_end(&j);
+		json_object_end(&j);
+		json_finish(&j);
+	} else {
+		/* Findings name drivers from sysfs and framebuffers from /proc/iomem: masked. */
+		term_safe(pp.s.source[KEY_MODE], pp.s.source[KEY_MODE], SOURCE_LEN);
+		term_safe(pp.kver, pp.kver, sizeof(pp.kver));
+		printf("gpuvm check: %s (from %s) on %s, kernel %s\n", mode_name(pp.s.mode),
+		       pp.s.source[KEY_MODE], cpu_vendor_name(pp.inv.iommu.cpu), pp.kver);
+		for (i = 0; i < n; i++) {
+			term_safe(f[i].what, f[i].what, sizeof(f[i].what));
+			printf("%-8s %s\n         fix: %s\n", f[i].sev == SEV_ERROR ? "ERROR" :
+			       f[i].sev == SEV_WARNING ? "WARNING" : "INFO", f[i].what, f[i].fix);
+		}
+		if (errors)
+			printf("not ready for %s: %zu error%s, %zu warning%s\n", mode_name(pp.s.mode),
+			       errors, errors == 1 ? "" : "s", warnings, warnings == 1 ? "" : "s");
+		else
+			printf("ready for %s (%zu warning%s)\n", mode_name(pp.s.mode), warnings,
+			       warnings == 1 ? "" : "s");
+	}
+out:
+	prep_fini(&pp);
+	free(iomem);
+}

@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: MIT
+/* gpuvm cmdline: the kernel parameters a mode needs on this CPU, and what the running line lacks. */
+#include <stdio.h>
+
+#include "cmd.h"
+#include "cmdline.h"
+#include "iommu.h"
+#include "json.h"
+#include "log.h"
+#include "prepare.h"
+#include "sysfs.h"
+#include "util.h"
+
+/* The running command line's last value per key, for comparison. */
+struct have_ctx {
+	const char *key;
+	const char *value;
+	bool found;
+};
+
+static int find_param(const char *key, const char *value, void *data)
+{
+	struct have_ctx *h = data;
+	char name[64];
+
+	if (streq(key, h->key) ||
+	    (startswith(h->key, "gpuvm.") && cmdline_key(key, "gpuvm", name, sizeof(name)) &&
+	     streq(name, h->key + 6)))
+		h->found = value && streq(value, h->value);
+	return 0;
+}
+
+struct want_ctx {
+	const char *running;
+	char missing[512];
+};
+
+static int check_param(const char *key, const char *value, void *data)
+{
+	struct want_ctx *w = data;
+	struct have_ctx h = { .key = key, .value = value ? value : "" };
+
+	cmdline_parse(w->running, find_param, &h);
+	if (!h.found) {
+		size_t n = strlen(w->missing);
+
+		snprintf(w->missing + n, sizeof(w->missing) - n, "%s%s=%s", n ? " " : "", key,
+			 value ? value : "");
+	}
+	return 0;
+}
+
+static void conflicts(const struct iommu_params *ip, enum mode m, enum cpu_vendor cpu,
+		      const char *out[], size_t *n)
+{
+	*n = 0;
+	if (m != MODE_CONTAINER) {
+		if (ip->intel_iommu == 0 && cpu == CPU_INTEL)
+			out[(*n)++] = "intel_iommu=off turns the IOMMU off";
+		if (ip->iommu_off)
+			out[(*n)++] = "iommu=off turns the IOMMU off";
+		if (ip->amd_iommu_off == 1 && cpu == CPU_AMD)
+			out[(*n)++] = "amd_iommu=off turns the IOMMU off";
+		if (ip->vfio_blacklisted)
+			out[(*n)++] = "a module blacklist on the command line names a vfio module";
+	} else if (ip->vfio_ids) {
+		out[(*n)++] = "vfio-pci.ids= hands devices to vfio-pci in mode container";
+	}
+	if (ip->amd_iommu_on)
+		out[(*n)++] = "amd_iommu=on is not a value the kernel knows (AMD-Vi is on by default)";
+}
+
+void cmd_cmdline(const struct options *o, struct outcome *out)
+{
+	struct prep pp = { 0 };
+	struct iommu_params ip;
+	enum mode m;
+	enum cpu_vendor cpu;
+	struct want_ctx w = { 0 };
+	const char *conf[8];
+	char line[256], cpuinfo[4096];
+	const char *running;
+	size_t n, i;
+
+	if (prep_settings(&pp, o->root, o->cmdline, o->config, SRC_NO_DISK) < 0) {
+		out->error = true;
+		return;
+	}
+	running = pp.cmdline;
+	m = pp.s.mode;
+	if (o->mode && mode_parse(o->mode, &m) < 0) {
+		log_err("--mode: unknown mode '%s' (expected container, vm-passthrough or vm-vgpu)",
+			o->mode);
+		prep_fini(&pp);
+		out->usage = true;
+		return;
+	}
+	if (!o->cpu || streq(o->cpu, "auto")) {
+		cpu = sysfs_read("proc/cpuinfo", cpuinfo, sizeof(cpuinfo)) > 0 ?
+			      cpu_vendor_from_cpuinfo(cpuinfo) : CPU_UNKNOWN;
+	} else if (cpu_vendor_parse(o->cpu, &cpu) < 0) {
+		log_err("--cpu: unknown vendor '%s' (expected intel, amd, arm or auto)", o->cpu);
+		prep_fini(&pp);
+		out->usage = true;
+		return;
+	}
+	iommu_mode_params(m, cpu, line, sizeof(line));
+	w.running = running;
+	cmdline_parse(line, check_param, &w);
+	iommu_params_parse(running, &ip);
+	conflicts(&ip, m, cpu, conf, &n);
+
+	if (o->json) {
+		struct json j;
+
+		json_init(&j, stdout);
+		json_object_begin(&j, NULL);
+		json_string(&j, "mode", mode_name(m));
+		json_string(&j, "cpu_vendor", cpu_vendor_name(cpu));
+		json_string(&j, "params", line);
+		json_string(&j, "missing", w.missing);
+		json_array_begin(&j, "conflicts");
+		for (i = 0; i < n; i++)
+			json_string(&j, NULL, conf[i]);
+		json_array_end(&j);
+		json_object_end(&j);
+		json_finish(&j);
+	} else {
+		/* The parameters come from a table; what the running line lacks is a copy of them. */
+		term_safe(w.missing, w.missing, sizeof(w.missing));
+		printf("%s\n", line);
+		if (w.missing[0])
+			fprintf(stderr, "gpuvm: the running command line lacks: %s\n", w.missing);
+		for (i = 0; i < n; i++)
+			fprintf(stderr, "gpuvm: the running command line conflicts: %s\n", conf[i]);
+	}
+	prep_fini(&pp);
+}

@@ -1,0 +1,289 @@
+// SPDX-License-Identifier: MIT
+/* gpuvm config get KEY | set KEY=VALUE: the host config, as the label mirror edits it. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "blkdev.h"
+#include "cmd.h"
+#include "config.h"
+#include "log.h"
+#include "prepare.h"
+#include "settings.h"
+#include "state.h"
+#include "sysfs.h"
+#include "tag.h"
+#include "util.h"
+
+/* A string field of the last state file's config_disk object. */
+static bool state_disk(const char *state, const char *key, char *buf, size_t size)
+{
+	return state_string(state, "config_disk", key, buf, size);
+}
+
+/*
+ * The path of abs (absolute; under dirfd, or AT_FDCWD) inside its own file system: the
+ * directories above it are walked up while they are on the same device.
+ */
+static const char *in_fs_path(int dirfd, const char *abs, dev_t dev)
+{
+	char dir[PATH_MAX];
+	const char *mount = abs + strlen(abs);
+	struct stat st;
+
+	if (strlen(abs) >= sizeof(dir))
+		return abs;
+	for (;;) {
+		const char *slash = mount - 1;
+		size_t n;
+
+		while (slash > abs && *slash != '/')
+			slash--;
+		if (slash <= abs)
+			break;	/* the parent is the root: same device as far as we look */
+		n = (size_t)(slash - abs);
+		memcpy(dir, abs, n);
+		dir[n] = '\0';
+		if (fstatat(dirfd, dirfd == AT_FDCWD ? dir : dir + 1, &st, 0) < 0 || st.st_dev != dev)
+			return mount;
+		mount = slash;
+	}
+	if (fstatat(dirfd, dirfd == AT_FDCWD ? "/" : ".", &st, 0) < 0 || st.st_dev != dev)
+		return mount;
+	return abs;
+}
+
+/*
+ * Did the last boot read its config from this very file, on a disk (config=)? The device
+ * it read is the one the file lives on, and the path it read is the file's path inside
+ * that file system. Then the initramfs holds no copy that matters.
+ */
+static bool read_from_disk(const char *file, char *spec, size_t size)
+{
+	char *state = state_read(), status[16], dev[BLKDEV_NAME_MAX], abs[PATH_MAX];
+	int dirfd = sysfs_rootfd();
+	struct tag_spec t;
+	struct stat d, f;
+	const char *why;
+	bool ok = false;
+
+	if (!state)
+		return false;
+	if (file[0] != '/') {	/* --file: relative to the working directory */
+		if (!realpath(file, abs)) {
+			free(state);
+			return false;
+		}
+		dirfd = AT_FDCWD;
+		file = abs;
+	}
+	if (state_disk(state, "status", status, sizeof(status)) && streq(status, "disk") &&
+	    state_disk(state, "device", dev, sizeof(dev)) && dev[0] == '/' &&
+	    state_disk(state, "spec", spec, size) && tag_parse(spec, &t, &why) == 0 &&
+	    fstatat(sysfs_rootfd(), dev + 1, &d, 0) == 0 && S_ISBLK(d.st_mode) &&
+	    fstatat(dirfd, dirfd == AT_FDCWD ? file : file + 1, &f, 0) == 0 &&
+	    d.st_rdev == f.st_dev)
+		ok = streq(in_fs_path(dirfd, file, f.st_dev), t.file);
+	free(state);
+	return ok;
+}
+
+/*
+ * What config set stores for KEY=VALUE: exactly what config get will print, so the two
+ * agree. Blanks around the value go (the parser drops them too); a control or non-ASCII
+ * byte is refused (a newline would start a line of its own). The line is then read back
+ * as a boot reads it, and stored in the form that reading gives (lists with commas, hex in
+ * lower case, numbers without leading zeros), which must read back as itself. The key, or
+ * -EINVAL: *why says why, or is NULL when the value is not one the key takes.
+ */
+static int stored_value(const char *key, const char *value, char *out, size_t size,
+			const char **why)
+{
+	const char *s = value, *e, *c, *expect;
+	char line[CONFIG_LINE_MAX + 1], got[CONFIG_LINE_MAX];
+	struct settings_input in = { .config_path = "config set" };
+	struct settings st;
+	int k, pass, errors;
+
+	*why = NULL;
+	while (*s == ' ' || *s == '\t')
+		s++;
+	e = s + strlen(s);
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t'))
+		e--;
+	for (c = s; c < e; c++)
+		if ((unsigned char)*c < 0x20 || (unsigned char)*c >= 0x7f) {
+			*why = "a control or non-ASCII character: the file could not hold it as it is";
+			return -EINVAL;
+		}
+	if ((size_t)(e - s) >= size) {
+		*why = "longer than a line of the file can be";
+		return -EINVAL;
+	}
+	memcpy(out, s, (size_t)(e - s));
+	out[e - s] = '\0';
+	k = settings_check(key, out, &expect);
+	if (k < 0)
+		return -EINVAL;
+	for (pass = 0; pass < 2; pass++) {
+		int n = snprintf(line, sizeof(line), "%s=%s", key, out);
+
+		if (n < 0 || n >= CONFIG_LINE_MAX) {
+			*why = "longer than a line of the file can be";
+			return -EINVAL;
+		}
+		in.config = line;
+		in.config_len = (size_t)n;
+		log_mute(true);
+		errors = settings_load(&st, &in);
+		log_mute(false);
+		if (errors || streq(st.source[k], "default"))
+			break;
+		settings_value(&st, (enum setting_key)k, got, sizeof(got));
+		if (streq(got, out))
+			return k;
+		/* The form the boot reads back: stored instead, if it reads back as itself. */
+		strscpy(out, got, size);
+	}
+	*why = "it would not read back from the file as it is written";
+	return -EINVAL;
+}
+
+
+/* config get KEY: the value the config gives KEY, as a boot would read it. */
+static void config_get(const struct options *o, const char *arg, struct outcome *out)
+{
+	struct settings_input in = { .config_path = o->config ? o->config : CONFIG_PATH };
+	int dirfd = o->config ? AT_FDCWD : sysfs_rootfd();
+	const char *path = o->config ? o->config : CONFIG_PATH + 1, *expect;
+	struct settings s;
+	char *buf = NULL;
+	size_t len;
+	int k, r;
+
+	if (settings_check(arg, "x", &expect) == -ENOENT) {
+		log_err("config get: unknown key '%s'", arg);
+		out->usage = true;
+		return;
+	}
+	r = config_read(dirfd, path, &buf, &len);
+	if (r < 0 && r != -ENOENT) {
+		log_err("%s: cannot read: %s", in.config_path, strerror(-r));
+		out->error = true;
+		return;
+	}
+	in.config = buf;
+	in.config_len = buf ? len : 0;
+	settings_load(&s, &in);
+	for (k = 0; k < KEY__MAX && !settings_same_key(key_name((enum setting_key)k), arg); k++)
+		;
+	if (k == KEY__MAX || streq(s.source[k], "default")) {
+		log_err("%s: %s is not set", in.config_path, arg);
+		out->error = true;
+	} else {
+		char v[SETTINGS_VALUE_MAX];
+
+		settings_value(&s, (enum setting_key)k, v, sizeof(v));
+		term_safe(v, v, sizeof(v));	/* validated, and text for a terminal all the same */
+		printf("%s\n", v);
+	}
+	free(buf);
+}
+
+/* When does a new value take effect? The command line may override it; a reboot applies it. */
+static void takes_effect(const struct options *o, int k, struct outcome *out)
+{
+	struct prep pp = { 0 };
+	char running[32], spec[256];
+
+	if (prep_settings(&pp, o->root, o->cmdline, o->config, SRC_NO_DISK) < 0) {
+		out->error = true;
+		return;
+	}
+	if (streq(pp.s.source[k], "cmdline"))
+		printf("note: the kernel command line sets %s, which overrides the file\n", key_name((enum setting_key)k));
+	if (k == KEY_MODE && state_top("mode", running, sizeof(running))) {
+		if (streq(running, mode_name(pp.s.mode)))
+			printf("the running boot is already in %s\n", running);
+		else
+			printf("reboot needed: this boot runs %s, the next one %s\n", running,
+			       mode_name(pp.s.mode));
+	} else {
+		printf("takes effect at the next boot\n");
+	}
+	if (read_from_disk(o->config ? o->config : CONFIG_PATH, spec, sizeof(spec)))
+		printf("this boot read its config from this file on a disk (config=%s): no dracut -f needed\n",
+		       spec);
+	else if (!o->config && sysfs_exists("usr/lib/dracut/modules.d/90gpuvm"))
+		printf("the initramfs carries a copy of %s: run dracut -f before rebooting\n", CONFIG_PATH);
+	prep_fini(&pp);
+}
+
+/* config set KEY=VALUE: validated, written atomically, and when it takes effect. */
+static void config_set(const struct options *o, const char *arg, struct outcome *out)
+{
+	int dirfd = o->config ? AT_FDCWD : sysfs_rootfd();
+	const char *path = o->config ? o->config : CONFIG_PATH + 1, *expect, *why;
+	char key[64], *value, stored[CONFIG_LINE_MAX];
+	bool changed;
+	int k, r;
+
+	value = strchr(arg, '=');
+	if (!value || value == arg || (size_t)(value - arg) >= sizeof(key)) {
+		log_err("config set: expected KEY=VALUE, got '%s'", arg);
+		out->usage = true;
+		return;
+	}
+	snprintf(key, sizeof(key), "%.*s", (int)(value - arg), arg);
+	value++;
+	k = settings_check(key, "", &expect);
+	if (k == -ENOENT) {
+		log_err("config set: unknown key '%s'", key);
+		out->usage = true;
+		return;
+	}
+	k = stored_value(key, value, stored, sizeof(stored), &why);
+	if (k < 0) {
+		char shown[80];
+
+		term_safe(value, shown, sizeof(shown));
+		log_err("config set: %s: invalid value '%s' (%s%s)", key, shown, why ? why : "expected ",
+			why ? "" : expect);
+		out->usage = true;
+		return;
+	}
+	r = config_update(dirfd, path, key, stored, settings_same_key, &changed, &why);
+	if (r < 0 && why) {
+		log_err("%s: not written: %s", o->config ? o->config : CONFIG_PATH, why);
+		out->error = true;
+		return;
+	}
+	if (r < 0) {
+		log_err("%s: cannot write: %s", o->config ? o->config : CONFIG_PATH, strerror(-r));
+		out->error = true;
+		return;
+	}
+	printf("%s: %s=%s%s\n", o->config ? o->config : CONFIG_PATH, key, stored,
+	       changed ? "" : " (unchanged)");
+
+	takes_effect(o, k, out);
+}
+
+/* gpuvm config get KEY | set KEY=VALUE: the host config, edited atomically. */
+void cmd_config(const struct options *o, struct outcome *out)
+{
+	const char *verb = o->args[0], *arg = o->args[1];
+
+	if (streq(verb, "get"))
+		config_get(o, arg, out);
+	else if (streq(verb, "set"))
+		config_set(o, arg, out);
+	else {
+		log_err("config: unknown verb '%s' (expected get or set)", verb);
+		out->usage = true;
+	}
+}

@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: MIT
+/* gpuvm kubevirt: permittedHostDevices for the GPUs vm-passthrough gives to VMs. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cluster.h"
+#include "cmd.h"
+#include "config.h"
+#include "log.h"
+#include "prepare.h"
+#include "sysfs.h"
+#include "util.h"
+
+#define PCIIDS_MAX ((size_t)4 * 1024 * 1024)
+
+/* A whole file under the root, NUL-terminated, up to max bytes; NULL when absent. */
+static char *read_file(const char *path, size_t max)
+{
+	char *buf;
+	size_t len;
+
+	if (config_read_max(sysfs_rootfd(), path, max, &buf, &len) < 0)
+		return NULL;
+	return buf;
+}
+
+void cmd_kubevirt(const struct options *o, struct outcome *out)
+{
+	static const char *const pciids[] = { "usr/share/misc/pci.ids", "usr/share/hwdata/pci.ids",
+					      "usr/share/pci.ids" };
+	struct prep pp = { 0 };
+	const struct inventory *inv = &pp.inv;
+	const struct plan *p = &pp.p;
+	struct kv_device dev[32];
+	char *ids = NULL, name[128];
+	size_t i, j, n = 0;
+
+	if (prep_settings(&pp, o->root, o->cmdline, o->config, SRC_LOOK) < 0) {
+		out->error = true;
+		goto out;
+	}
+	pp.s.mode = MODE_VM_PASSTHROUGH;
+	if (prep_scan(&pp) < 0 || prep_plan(&pp) < 0) {
+		out->error = true;
+		goto out;
+	}
+	for (i = 0; i < ARRAY_SIZE(pciids) && !ids; i++)
+		ids = read_file(pciids[i], PCIIDS_MAX);
+	for (i = 0; i < inv->n; i++) {
+		const struct pci_dev *d = &inv->dev[i];
+
+		if (!p->dev[i].selected || p->dev[i].failed ||
+		    (p->dev[i].action != ACT_BIND && p->dev[i].action != ACT_KEEP))
+			continue;
+		for (j = 0; j < n && (dev[j].vendor != d->vendor || dev[j].device != d->device); j++)
+			;
+		if (j < n) {
+			dev[j].count++;
+			continue;
+		}
+		if (n == ARRAY_SIZE(dev))
+			break;
+		dev[n].vendor = d->vendor;
+		dev[n].device = d->device;
+		dev[n].count = 1;
+		kv_resource_name(ids && pciids_name(ids, d->vendor, d->device, name, sizeof(name)) == 0 ?
+				 name : NULL, d->vendor, d->device, dev[n].resource, sizeof(dev[n].resource));
+		n++;
+	}
+	if (!n)
+		log_warn("no device would be in passthrough: the snippet is empty");
+	if (o->json)
+		kv_json(stdout, dev, n, o->external);
+	else
+		kv_yaml(stdout, dev, n, o->external);
+out:
+	prep_fini(&pp);
+	free(ids);
+}

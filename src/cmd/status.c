@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: MIT
+/*
+ * gpuvm status: the devices, IOMMU groups and IOMMU state as they are, and the last apply;
+ * status --nfd: the same, as a Node Feature Discovery local feature file.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cmd.h"
+#include "prepare.h"
+#include "report.h"
+#include "state.h"
+#include "util.h"
+
+/* The mode and result of the last state file, and the GPUs on a vfio driver now. */
+static void nfd(struct prep *pp, struct outcome *out)
+{
+	char mode[32], result[32];
+	size_t i, vfio = 0;
+
+	if (prep_plan(pp) < 0) {
+		out->error = true;
+		return;
+	}
+	for (i = 0; i < pp->inv.n; i++)
+		if (pp->p.dev[i].selected && driver_is_vfio(pp->inv.dev[i].driver))
+			vfio++;
+	if (!state_top("mode", mode, sizeof(mode)))
+		strscpy(mode, "none", sizeof(mode));
+	if (!state_top("result", result, sizeof(result)))
+		strscpy(result, "not-run", sizeof(result));
+	printf("gpuvm-mode=%s\ngpuvm-result=%s\ngpuvm-vfio-gpus=%zu\n", mode, result, vfio);
+}
+
+void cmd_status(const struct options *o, struct outcome *out)
+{
+	struct prep pp = { 0 };
+	struct report rep = { .command = "status", .settings = &pp.s, .inv = &pp.inv,
+			      .source = &pp.src, .state_path = "/" STATE_PATH };
+	char *state;
+
+	if (prep_settings(&pp, o->root, o->cmdline, o->config, SRC_LOOK) < 0 ||
+	    prep_scan(&pp) < 0) {
+		out->error = true;
+		goto out;
+	}
+	if (o->nfd) {
+		nfd(&pp, out);
+		goto out;
+	}
+	state = state_read();
+	rep.last_state = state;
+	if (o->json)
+		report_json(stdout, &rep);
+	else
+		report_text(stdout, &rep);
+	free(state);
+out:
+	prep_fini(&pp);
+}

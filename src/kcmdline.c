@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The kernel command line as the boot sees it: the initramfs's /etc/cmdline.d (dracut) and
+ * /proc/cmdline, each read to its end, with bounds that are said when reached.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "kcmdline.h"
+#include "log.h"
+#include "sysfs.h"
+#include "util.h"
+
+/*
+ * The kernel command line: bootconfig makes it 32 KiB and more, far past one read's page,
+ * so it is read to its end; CMDLINE_MAX, well above that, bounds /proc/cmdline and, in all,
+ * the initramfs's /etc/cmdline.d. Past it, the rest is cut at a word and said.
+ */
+#define CMDLINE_D "etc/cmdline.d"
+#define CMDLINE_MAX ((size_t)128 * 1024)
+/* What is past the bound is only counted, and only so far: the file need not end. */
+#define CMDLINE_COUNT_MAX ((size_t)16 * 1024 * 1024)
+
+struct names {
+	char (*name)[64];
+	size_t n, cap;
+};
+
+static int collect_conf(const char *name, void *data)
+{
+	struct names *l = data;
+	size_t len = strlen(name);
+
+	if (len < 6 || len >= 64 || !streq(name + len - 5, ".conf") || l->n == l->cap)
+		return 0;
+	strscpy(l->name[l->n++], name, 64);
+	return 0;
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(a, b);
+}
+
+/* What a cut-short read keeps of the bytes past its bound: enough to name the first word. */
+#define PEEK_LEN 48
+
+/*
+ * Read the regular file path (under the root) to its end: up to max bytes into buf (of max
+ * + 1), NUL-terminated, in *len; the bytes past max are counted in *over (up to
+ * CMDLINE_COUNT_MAX) and not kept but for the first ones, in peek. -errno.
+ */
+static int read_to_eof(const char *path, char *buf, size_t max, size_t *len, size_t *over,
+		       char peek[PEEK_LEN])
+{
+	char skip[4096];
+	struct stat st;
+	int fd, r = 0;
+
+	*len = *over = 0;
+	buf[0] = peek[0] = '\0';
+	fd = openat(sysfs_rootfd(), path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0) {
+		r = -errno;
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		r = S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
+		goto out;
+	}
+	while (*over < CMDLINE_COUNT_MAX) {
+		bool keep = *len < max;
+		ssize_t n = read(fd, keep ? buf + *len : skip, keep ? max - *len : sizeof(skip));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			r = -errno;
+			break;
+		}
+		if (n == 0)
+			break;
+		if (keep) {
+			*len += (size_t)n;
+			continue;
+		}
+		if (*over == 0) {
+			size_t p = (size_t)n < PEEK_LEN - 1 ? (size_t)n : PEEK_LEN - 1;
+
+			memcpy(peek, skip, p);
+			peek[p] = '\0';
+		}
+		*over += (size_t)n;
+	}
+out:
+	buf[*len] = '\0';
+	close(fd);
+	return r;
+}
+
+/*
+ * Text cut at max bytes: keep only whole words (a blank outside quotes ends one), so that
+ * no half of a gpuvm.KEY=VALUE is taken for the whole. The new length.
+ */
+static size_t cut_at_word(const char *s, size_t len)
+{
+	size_t i, cut = 0;
+	bool quoted = false;
+
+	for (i = 0; i < len; i++) {
+		if (s[i] == '"')
+			quoted = !quoted;
+		else if (!quoted && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n'))
+			cut = i;
+	}
+	return cut;
+}
+
+/*
+ * Say what is ignored past the bound: the bytes from offset from of the len kept at s (a
+ * word cut there), over more, and the word they start with (its rest in peek).
+ */
+static void say_cut(const char *head, const char *s, size_t from, size_t len, size_t over,
+		    const char *peek)
+{
+	char word[PEEK_LEN + 48];
+	size_t n, kept;
+
+	while (from < len && (s[from] == ' ' || s[from] == '\t' || s[from] == '\n'))
+		from++;
+	kept = len - from < 48 ? len - from : 48;
+	snprintf(word, sizeof(word), "%.*s%s", (int)kept, s + from,
+		 kept ? peek : peek + strspn(peek, " \t\n"));
+	n = strcspn(word, " \t\n\r");
+	if (n > 40)
+		memcpy(word + 40, "...", 4);
+	else
+		word[n] = '\0';
+	log_warn("%s; the last %s%zu bytes ignored%s%s%s", head,
+		 over >= CMDLINE_COUNT_MAX ? "more than " : "", len - from + over,
+		 n ? ", from '" : "", word, n ? "'" : "");
+}
+
+/*
+ * The kernel command line, as dracut's getcmdline sees it: the initramfs's
+ * /etc/cmdline.d/NAME.conf files in name order (dracut's kernel_cmdline= lands there), then
+ * /proc/cmdline, so that the latter wins. A string the caller frees.
+ */
+char *kcmdline_read(const char *given)
+{
+	char (*names)[64] = NULL;
+	struct names l = { .cap = 32 };
+	char *all, peek[PEEK_LEN];
+	size_t len = 0, n, over, i;
+	int r;
+
+	if (given)
+		return strdup(given);
+	/* cmdline.d in all, then /proc/cmdline, each up to CMDLINE_MAX: neither crowds out the other */
+	all = malloc(2 * CMDLINE_MAX + 2);
+	names = malloc(l.cap * sizeof(*names));
+	if (!all || !names) {
+		free(all);
+		free(names);
+		return NULL;
+	}
+	all[0] = '\0';
+	l.name = names;
+	if (sysfs_list(CMDLINE_D, collect_conf, &l) == 0 && l.n) {
+		qsort(names, l.n, sizeof(*names), name_cmp);
+		for (i = 0; i < l.n; i++) {
+			char path[96], head[160];
+
+			snprintf(path, sizeof(path), CMDLINE_D "/%s", names[i]);
+			if (read_to_eof(path, all + len, CMDLINE_MAX - len, &n, &over, peek) < 0)
+				continue;
+			n = strnlen(all + len, n);	/* a NUL ends a file's text */
+			for (char *c = all + len; *c; c++)
+				if (*c == '\n' || *c == '\r')
+					*c = ' ';
+			if (over) {
+				size_t cut = cut_at_word(all + len, n);
+
+				snprintf(head, sizeof(head), "/%s: past %zu bytes of /%s in all", path,
+					 CMDLINE_MAX, CMDLINE_D);
+				say_cut(head, all + len, cut, n, over, peek);
+				n = cut;
+			}
+			len += n;
+			if (n && len < CMDLINE_MAX)
+				all[len++] = ' ';
+		}
+	}
+	free(names);
+	all[len] = '\0';
+	r = read_to_eof("proc/cmdline", all + len, CMDLINE_MAX, &n, &over, peek);
+	if (r < 0) {
+		log_warn("cannot read /proc/cmdline: %s; no kernel parameters used", strerror(-r));
+	} else if (over) {
+		size_t cut = cut_at_word(all + len, n);
+		char head[64];
+
+		snprintf(head, sizeof(head), "/proc/cmdline: longer than %zu bytes", CMDLINE_MAX);
+		say_cut(head, all + len, cut, n, over, peek);
+		all[len + cut] = '\0';
+	}
+	rstrip(all);
+	return all;
+}
+

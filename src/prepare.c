@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The preparation every command shares: settings (cmdline + config) -> inventory (PCI
+ * functions, IOMMU groups, IOMMU state) -> plan. See prepare.h.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hostdev.h"
+#include "iommu.h"
+#include "kcmdline.h"
+#include "kmod.h"
+#include "log.h"
+#include "prepare.h"
+#include "sysfs.h"
+#include "util.h"
+
+/* The devices to read in detail: what the plan looks at, and what a pending record held. */
+struct interest {
+	const struct settings *s;
+	const struct source *src;
+};
+
+static bool interesting(const struct pci_dev *d, const void *data)
+{
+	const struct interest *in = data;
+	size_t i;
+
+	if (plan_interesting(d, in->s))
+		return true;
+	for (i = 0; i < in->src->n_held; i++)
+		if (pci_addr_cmp(&in->src->held[i], &d->addr) == 0)
+			return true;
+	return false;
+}
+
+static int scan_for(const struct settings *s, const struct source *src, const char *cmdline,
+		    struct inventory *inv)
+{
+	struct interest in = { .s = s, .src = src };
+	int r;
+
+	iommu_read(&inv->iommu, cmdline);
+	r = inventory_scan(inv, interesting, &in);
+	if (r < 0)
+		log_err("cannot read the PCI devices in /sys/bus/pci/devices: %s", strerror(-r));
+	else if (s->n_ids)
+		hostdev_mark(inv, cmdline);	/* the default match cannot take them */
+	return r;
+}
+
+/* The module directory of the running kernel, or of the tree under --root. */
+static void modules_setup(const char *root, char *kver, size_t size)
+{
+	char dir[320];
+	ssize_t n = sysfs_read("proc/sys/kernel/osrelease", kver, size);
+
+	if (n > 0)
+		rstrip(kver);
+	else
+		strscpy(kver, "unknown", size);
+	if (!root) {
+		if (mod_init(NULL) < 0)
+			log_warn("cannot open the module directory of %s", kver);
+		else if (mod_dir() && access(mod_dir(), F_OK) < 0)
+			log_warn("cannot open the module directory %s: %s; only drivers already in the kernel can be used",
+				 mod_dir(), strerror(errno));
+		return;
+	}
+	snprintf(dir, sizeof(dir), "%s/lib/modules/%s", root, kver);
+	if (access(dir, F_OK) < 0)
+		snprintf(dir, sizeof(dir), "%s/usr/lib/modules/%s", root, kver);
+	if (access(dir, F_OK) == 0)
+		mod_init(dir);
+}
+
+/* vfio variant drivers, from modules.alias, for the devices a VM mode may bind. -ENOMEM. */
+static int find_variants(const struct settings *s, struct inventory *inv)
+{
+	size_t i;
+
+	if (s->mode != MODE_VM_PASSTHROUGH)
+		return 0;
+	for (i = 0; i < inv->n; i++) {
+		struct pci_dev *d = &inv->dev[i];
+		char alias[MODALIAS_LEN], variant[DRIVER_LEN];
+		const char *v;
+
+		/* An unidentified function, a bridge, what the host needs: never bound, no lookup. */
+		if (!d->details || d->unidentified || pci_class_is_bridge(d->class) ||
+		    pci_class_host_needs(d->vendor, d->class) || d->host_use != HOST_USE_NONE)
+			continue;
+		pci_dev_modalias(d, alias, sizeof(alias));
+		if (mod_vfio_variant(alias, variant, sizeof(variant)) < 0 ||
+		    streq(variant, "vfio_pci"))	/* vfio-pci itself is the default */
+			continue;
+		v = strpool_add(&inv->names, variant);
+		if (!v)
+			return -ENOMEM;
+		d->variant = v;
+	}
+	return 0;
+}
+
+int prep_settings(struct prep *pp, const char *root, const char *cmdline, const char *config,
+		  enum source_policy pol)
+{
+	pp->root = root;
+	pp->cmdline = kcmdline_read(cmdline);
+	if (!pp->cmdline) {
+		log_err("out of memory");
+		return -ENOMEM;
+	}
+	settings_resolve(config, root != NULL, pp->cmdline, pol, &pp->s, &pp->src);
+	return 0;
+}
+
+int prep_scan(struct prep *pp)
+{
+	return scan_for(&pp->s, &pp->src, pp->cmdline, &pp->inv);
+}
+
+int prep_plan(struct prep *pp)
+{
+	int r;
+
+	modules_setup(pp->root, pp->kver, sizeof(pp->kver));
+	if (pp->src.status == SRC_WAITING) {
+		r = plan_build_hold(&pp->p, &pp->s, &pp->inv);
+	} else {
+		r = find_variants(&pp->s, &pp->inv);
+		if (r == 0)
+			r = plan_build(&pp->p, &pp->s, &pp->inv);
+	}
+	if (r == -E2BIG)
+		log_err("cannot build the plan: the devices need more than %d vfio drivers",
+			PLAN_MODULES_MAX);
+	else if (r < 0)
+		log_err("cannot build the plan: %s", strerror(-r));
+	pp->planned = r == 0;
+	return r;
+}
+
+void prep_fini(struct prep *pp)
+{
+	if (pp->planned)
+		plan_free(&pp->p);
+	inventory_free(&pp->inv);
+	mod_fini();
+	free(pp->cmdline);
+	memset(pp, 0, sizeof(*pp));
+}

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef GPUVM_PREPARE_H
+#define GPUVM_PREPARE_H
+
+#include <stdbool.h>
+
+#include "inventory.h"
+#include "plan.h"
+#include "settings.h"
+#include "source.h"
+
+/*
+ * The preparation every command shares, in the order the data flows: the kernel command
+ * line and the settings (prep_settings), the host's IOMMU state and PCI functions
+ * (prep_scan), then the module directory, the vfio variants and the plan (prep_plan). Each
+ * step logs its own failure, in one set of messages, and returns -errno; prep_fini() undoes
+ * whatever was done. Zero-initialise a prep before the first step.
+ */
+struct prep {
+	const char *root;	/* --root DIR, or NULL */
+	char *cmdline;		/* the kernel command line the settings came from */
+	struct settings s;
+	struct source src;
+	struct inventory inv;
+	struct plan p;
+	bool planned;		/* p holds a plan */
+	char kver[128];		/* the running kernel's release (prep_plan) */
+};
+
+/*
+ * cmdline: --cmdline, or NULL for the host's; config: --config, or NULL for the image's;
+ * pol: whether and how config= is followed to a disk.
+ */
+int prep_settings(struct prep *pp, const char *root, const char *cmdline, const char *config,
+		  enum source_policy pol);
+int prep_scan(struct prep *pp);
+/* The plan for pp->s (a command may change it first); a hold while config='s disk is awaited. */
+int prep_plan(struct prep *pp);
+void prep_fini(struct prep *pp);
+
+#endif

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The state file, /run/gpuvm/state.json: every apply leaves one (it survives switch_root),
+ * streamed from the report; status, config set and status --nfd read fields of it back,
+ * as JSON.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+#include "log.h"
+#include "state.h"
+#include "sysfs.h"
+#include "writefile.h"
+
+#define STATE_MAX ((size_t)1024 * 1024)
+
+char *state_read(void)
+{
+	char *buf = malloc(STATE_MAX + 1);
+	ssize_t n;
+
+	if (!buf)
+		return NULL;
+	n = sysfs_read(STATE_PATH, buf, STATE_MAX + 1);
+	if (n < 0 || (size_t)n > STATE_MAX || !json_valid(buf, (size_t)n)) {
+		if (n >= 0)
+			log_warn("/%s: not valid JSON; ignored", STATE_PATH);
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+static void fill_state(FILE *f, void *rep)
+{
+	report_json(f, rep);
+}
+
+/* Streamed into the file: at 10,000 functions the text is a third of a megabyte. */
+void state_write(struct report *rep)
+{
+	int r = sysfs_write_file_with("run/gpuvm", "state.json", fill_state, rep);
+
+	if (r < 0)
+		log_err("cannot write /%s: %s", STATE_PATH, wf_strerror(r));
+}
+
+/*
+ * A string of the last state file at a path of keys ("mode"; "config_disk", "status"), read
+ * as JSON: escapes undone, a key only where it is a member, never a match inside a value.
+ */
+bool state_string(const char *state, const char *a, const char *b, char *buf, size_t size)
+{
+	const char *path[] = { a, b };
+
+	return json_get_string(state, strlen(state), path, b ? 2 : 1, buf, size) == 0;
+}
+
+/* A top-level string of the last state file ("mode", "result"). */
+bool state_top(const char *key, char *buf, size_t size)
+{
+	char *state = state_read();
+	bool ok;
+
+	if (!state)
+		return false;
+	ok = state_string(state, key, NULL, buf, size);
+	free(state);
+	return ok;
+}

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef GPUVM_STATE_H
+#define GPUVM_STATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "report.h"
+
+#define STATE_PATH "run/gpuvm/state.json"	/* under the root */
+
+/* The last state file, valid JSON, NUL-terminated, for the caller to free; NULL when none. */
+char *state_read(void);
+/* Write the report as the state file, atomically; a failure is logged, never fatal. */
+void state_write(struct report *rep);
+/* The string at key a (and b inside it) of a state file's text; false when not one. */
+bool state_string(const char *state, const char *a, const char *b, char *buf, size_t size);
+/* A top-level string of the last state file ("mode", "result"). */
+bool state_top(const char *key, char *buf, size_t size);
+
+#endif
