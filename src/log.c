@@ -28,14 +28,9 @@ static int kmsg_fd = -1;
 static unsigned kmsg_lines;
 static enum log_level stderr_level = LOG_INFO;
 static struct kept kept_err, kept_warn;
-static bool muted;
 static unsigned emitted, not_shown;	/* messages shown this run (LOG_EMIT_MAX), and not */
 static enum log_level not_shown_level = LOG_DEBUG;	/* the most severe of those not shown */
 
-void log_mute(bool on)
-{
-	muted = on;
-}
 
 /*
  * Under systemd (a systemd initramfs' dracut-pre-udev.service), stderr is a journal stream,
@@ -166,8 +161,6 @@ static void vlog(enum log_level level, bool result, const char *fmt, va_list ap)
 {
 	char msg[1024];
 
-	if (muted)
-		return;
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	/* No terminal control from a config, a command line or sysfs reaches the console or kmsg. */
 	term_safe(msg, msg, sizeof(msg));

@@ -24,8 +24,6 @@ enum log_level { LOG_ERR = 3, LOG_WARNING = 4, LOG_INFO = 6, LOG_DEBUG = 7 };
 void log_setup(bool use_kmsg, enum log_level stderr_max);
 /* Says how many messages were not shown, if any; closes kmsg and forgets what was kept. */
 void log_close(void);
-/* While muted, messages go nowhere and are not kept (a first look at the settings). */
-void log_mute(bool on);
 
 void log_msg(enum log_level level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

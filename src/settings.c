@@ -5,6 +5,7 @@
  * built-in default. A bad value is an error and falls back to the next source.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -237,6 +238,53 @@ bool settings_same_key(const char *a, const char *b)
 	return ka >= 0 && ka == lookup_key(b);
 }
 
+/* A message of the parse, kept for the caller; dropped (not counted twice) when memory runs out. */
+static void say(struct settings_msgs *m, enum log_level level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* gcc 12's -fanalyzer loses the array realloc() returns once it is stored in m (see raw_set). */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wanalyzer-malloc-leak"
+#endif
+static void say(struct settings_msgs *m, enum log_level level, const char *fmt, ...)
+{
+	struct settings_msg *v;
+	char text[SETTINGS_MSG_LEN];
+	va_list ap;
+
+	if (!m)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	v = realloc(m->v, (m->n + 1) * sizeof(*v));
+	if (!v)
+		return;
+	m->v = v;
+	v[m->n].level = level;
+	strscpy(v[m->n].text, text, sizeof(v[m->n].text));
+	m->n++;
+}
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+
+void settings_msgs_log(const struct settings_msgs *m)
+{
+	size_t i;
+
+	for (i = 0; m && i < m->n; i++)
+		log_msg(m->v[i].level, "%s", m->v[i].text);
+}
+
+void settings_msgs_free(struct settings_msgs *m)
+{
+	free(m->v);
+	m->v = NULL;
+	m->n = 0;
+}
+
 /*
  * gcc 12's -fanalyzer loses a pointer stored into an array member at a computed index and
  * reports it leaked (settings_load frees every r->value[k]); the same in log.c's keep().
@@ -245,7 +293,8 @@ bool settings_same_key(const char *a, const char *b)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wanalyzer-malloc-leak"
 #endif
-static void raw_set(struct raw *r, int k, const char *value, const char *where)
+static void raw_set(struct raw *r, int k, const char *value, const char *where,
+		    struct settings_msgs *m)
 {
 	char *copy;
 
@@ -253,7 +302,7 @@ static void raw_set(struct raw *r, int k, const char *value, const char *where)
 		return;
 	copy = strdup(value);
 	if (!copy) {
-		log_err("%s: %s: out of memory", where, keys[k].name);
+		say(m, LOG_ERR, "%s: %s: out of memory", where, keys[k].name);
 		return;
 	}
 	strscpy(r->where[k], where, SOURCE_LEN);
@@ -289,12 +338,14 @@ static bool cap_say(struct msg_cap *m, bool error)
 	return false;
 }
 
-static void cap_close(const struct msg_cap *m, const char *where, const char *what)
+static void cap_close(const struct msg_cap *m, const char *where, const char *what,
+		      struct settings_msgs *msgs)
 {
 	if (m->more_err)
-		log_err("%s: %u more %s with errors not shown", where, m->more_err, what);
+		say(msgs, LOG_ERR, "%s: %u more %s with errors not shown", where, m->more_err, what);
 	if (m->more_warn)
-		log_warn("%s: %u more %s with unknown keys not shown", where, m->more_warn, what);
+		say(msgs, LOG_WARNING, "%s: %u more %s with unknown keys not shown", where,
+		    m->more_warn, what);
 }
 
 struct config_ctx {
@@ -302,6 +353,7 @@ struct config_ctx {
 	const char *path;
 	int errors;
 	struct msg_cap cap;
+	struct settings_msgs *msgs;
 };
 
 static void on_config_item(const struct config_item *it, void *data)
@@ -313,7 +365,7 @@ static void on_config_item(const struct config_item *it, void *data)
 	snprintf(where, sizeof(where), "%s:%u", c->path, it->line);
 	if (it->error) {
 		if (cap_say(&c->cap, true))
-			log_err("%s: %s; line ignored", where, it->error);
+			say(c->msgs, LOG_ERR, "%s: %s; line ignored", where, it->error);
 		c->errors++;
 		return;
 	}
@@ -323,16 +375,17 @@ static void on_config_item(const struct config_item *it, void *data)
 
 		term_safe(it->key, shown, sizeof(shown));
 		if (cap_say(&c->cap, false))
-			log_warn("%s: unknown key '%s' ignored", where, shown);
+			say(c->msgs, LOG_WARNING, "%s: unknown key '%s' ignored", where, shown);
 		return;
 	}
-	raw_set(c->raw, k, it->value, where);
+	raw_set(c->raw, k, it->value, where, c->msgs);
 }
 
 struct cmdline_ctx {
 	struct raw *raw;
 	int errors;
 	struct msg_cap cap;
+	struct settings_msgs *msgs;
 };
 
 static int on_cmdline_word(const char *key, const char *value, void *data)
@@ -349,16 +402,17 @@ static int on_cmdline_word(const char *key, const char *value, void *data)
 	k = lookup_key(name);
 	if (k < 0) {
 		if (cap_say(&c->cap, false))
-			log_warn("cmdline: unknown key '%s' ignored", shown);
+			say(c->msgs, LOG_WARNING, "cmdline: unknown key '%s' ignored", shown);
 		return 0;
 	}
 	if (!value) {
 		if (cap_say(&c->cap, true))
-			log_err("cmdline: %s: no value (expected %s=VALUE); ignored", shown, shown);
+			say(c->msgs, LOG_ERR, "cmdline: %s: no value (expected %s=VALUE); ignored", shown,
+			    shown);
 		c->errors++;
 		return 0;
 	}
-	raw_set(c->raw, k, value, "cmdline");
+	raw_set(c->raw, k, value, "cmdline", c->msgs);
 	return 0;
 }
 
@@ -377,7 +431,8 @@ static size_t count_entries(const char *v)
 }
 
 /* Take one source's value for key k if it is valid; otherwise say why and keep the lower one. */
-static int resolve(struct settings *s, int k, const char *value, const char *where)
+static int resolve(struct settings *s, int k, const char *value, const char *where,
+		   struct settings_msgs *m)
 {
 	struct settings tmp = *s;
 	char bad[80] = "";
@@ -390,9 +445,9 @@ static int resolve(struct settings *s, int k, const char *value, const char *whe
 	else
 		r = keys[k].parse(&tmp, value, bad, sizeof(bad));
 	if (r == -E2BIG) {
-		log_err("%s: %s: %zu entries, more than the %d gpuvm takes; using the %s value", where,
-			keys[k].name, count_entries(value), SETTINGS_LIST_MAX,
-			streq(s->source[k], "default") ? "default" : s->source[k]);
+		say(m, LOG_ERR, "%s: %s: %zu entries, more than the %d gpuvm takes; using the %s value",
+		    where, keys[k].name, count_entries(value), SETTINGS_LIST_MAX,
+		    streq(s->source[k], "default") ? "default" : s->source[k]);
 		return 1;
 	}
 	if (r < 0) {
@@ -402,9 +457,9 @@ static int resolve(struct settings *s, int k, const char *value, const char *whe
 			bad[0] = '\0';	/* the whole value is the bad entry: say it once */
 		term_safe(value, shown, sizeof(shown));
 		term_safe(bad, badp, sizeof(badp));
-		log_err("%s: %s: invalid value '%s'%s%s%s (expected %s); using the %s value",
-			where, keys[k].name, shown, badp[0] ? " at '" : "", badp, badp[0] ? "'" : "",
-			keys[k].expect, streq(s->source[k], "default") ? "default" : s->source[k]);
+		say(m, LOG_ERR, "%s: %s: invalid value '%s'%s%s%s (expected %s); using the %s value",
+		    where, keys[k].name, shown, badp[0] ? " at '" : "", badp, badp[0] ? "'" : "",
+		    keys[k].expect, streq(s->source[k], "default") ? "default" : s->source[k]);
 		return 1;
 	}
 	memcpy(s, &tmp, sizeof(tmp));
@@ -412,27 +467,27 @@ static int resolve(struct settings *s, int k, const char *value, const char *whe
 	return 0;
 }
 
-int settings_load(struct settings *s, const struct settings_input *in)
+int settings_load(struct settings *s, const struct settings_input *in, struct settings_msgs *m)
 {
 	struct raw file = { 0 }, cmd = { 0 };
-	struct config_ctx cc = { .raw = &file, .path = in->config_path };
-	struct cmdline_ctx kc = { .raw = &cmd };
+	struct config_ctx cc = { .raw = &file, .path = in->config_path, .msgs = m };
+	struct cmdline_ctx kc = { .raw = &cmd, .msgs = m };
 	int errors = 0, k;
 
 	settings_default(s);
 	if (in->config) {
 		config_parse(in->config, in->config_len, on_config_item, &cc);
-		cap_close(&cc.cap, in->config_path, "lines");
+		cap_close(&cc.cap, in->config_path, "lines", m);
 	}
 	if (in->cmdline && cmdline_parse(in->cmdline, on_cmdline_word, &kc) < 0) {
-		log_err("cmdline: out of memory; command line ignored");
+		say(m, LOG_ERR, "cmdline: out of memory; command line ignored");
 		errors++;
 	}
-	cap_close(&kc.cap, "cmdline", "words");
+	cap_close(&kc.cap, "cmdline", "words", m);
 	errors += cc.errors + kc.errors;
 	for (k = 0; k < KEY__MAX; k++) {
-		errors += resolve(s, k, file.value[k], file.where[k]);
-		errors += resolve(s, k, cmd.value[k], cmd.where[k]);
+		errors += resolve(s, k, file.value[k], file.where[k], m);
+		errors += resolve(s, k, cmd.value[k], cmd.where[k], m);
 		free(file.value[k]);
 		free(cmd.value[k]);
 	}

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "log.h"
 #include "pci.h"
 
 /* How long a boot waits for config='s disk when neither config_timeout nor rd.retry says. */
@@ -62,13 +63,30 @@ struct settings_input {
 	const char *config_path;
 };
 
+/* What a parse found wrong, as data: one place logs it (settings_msgs_log), tests read it. */
+#define SETTINGS_MSG_LEN 512
+struct settings_msg {
+	enum log_level level;		/* LOG_ERR or LOG_WARNING */
+	char text[SETTINGS_MSG_LEN];	/* "WHERE: KEY: what" (WHERE: FILE:LINE or cmdline) */
+};
+
+struct settings_msgs {
+	struct settings_msg *v;
+	size_t n;
+};
+
 void settings_default(struct settings *s);
 /*
- * Resolve every key: cmdline over host config over default. Bad values are logged as
- * errors naming their source and key, unknown keys as warnings; the key then falls
- * back to the next source. Returns the number of errors (never fails the boot).
+ * Resolve every key: cmdline over host config over default. A bad value is an error that
+ * names its source and key, an unknown key a warning, each a message added to m (NULL: a
+ * quiet look, nothing kept); the key then falls back to the next source. A source says its
+ * first ten messages and counts the rest in one more. Returns the number of errors, all of
+ * them (never fails the boot).
  */
-int settings_load(struct settings *s, const struct settings_input *in);
+int settings_load(struct settings *s, const struct settings_input *in, struct settings_msgs *m);
+/* Log the messages, in order, at their levels. */
+void settings_msgs_log(const struct settings_msgs *m);
+void settings_msgs_free(struct settings_msgs *m);
 
 /*
  * Check one KEY=VALUE as the host config takes it (the label key counts as mode): the

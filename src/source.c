@@ -69,24 +69,29 @@ static void image_read(const char *config_file, struct image_config *ic)
 	}
 }
 
-static int load(struct settings *s, const char *cmdline, const char *buf, size_t len,
-		const char *path)
+/* The settings from a config's text and the command line; what they say is logged if tell. */
+static void load(struct settings *s, const char *cmdline, const char *buf, size_t len,
+		 const char *path, bool tell)
 {
 	struct settings_input in = {
 		.cmdline = cmdline, .config = buf, .config_len = len, .config_path = path,
 	};
+	struct settings_msgs m = { 0 };
 
-	return settings_load(s, &in);
+	settings_load(s, &in, tell ? &m : NULL);
+	settings_msgs_log(&m);
+	settings_msgs_free(&m);
 }
 
-/* The settings from the image's config and the command line; a read error is told here. */
-static int image_load(struct settings *s, const char *cmdline, const struct image_config *ic)
+/* The same from the image's config; its read error is told here too (if tell). */
+static void image_load(struct settings *s, const char *cmdline, const struct image_config *ic,
+		       bool tell)
 {
-	if (ic->err == -EFBIG)
+	if (tell && ic->err == -EFBIG)
 		log_err("%s: larger than %zu bytes; file ignored", ic->path, CONFIG_MAX_SIZE);
-	else if (ic->err < 0)
+	else if (tell && ic->err < 0)
 		log_err("%s: cannot read: %s; file ignored", ic->path, strerror(-ic->err));
-	return load(s, cmdline, ic->buf, ic->len, ic->path);
+	load(s, cmdline, ic->buf, ic->len, ic->path, tell);
 }
 
 struct retry_ctx {
@@ -291,12 +296,10 @@ void settings_resolve(const char *config_file, bool under_root, const char *cmdl
 
 	memset(src, 0, sizeof(*src));
 	image_read(config_file, &ic);
-	log_mute(true);
-	image_load(s, cmdline, &ic);
-	log_mute(false);
+	image_load(s, cmdline, &ic, false);	/* a first, quiet look: is there a config=? */
 	strscpy(config_source, s->source[KEY_CONFIG], sizeof(config_source));
 	if (pol == SRC_NO_DISK || !s->config[0] || tag_parse(s->config, &t, &why) < 0) {
-		image_load(s, cmdline, &ic);
+		image_load(s, cmdline, &ic, true);
 		goto out;
 	}
 	strscpy(src->spec, s->config, sizeof(src->spec));
@@ -312,7 +315,7 @@ void settings_resolve(const char *config_file, bool under_root, const char *cmdl
 		src->status = SRC_DISK;
 		tag_format(&t, spec, sizeof(spec));
 		log_info("config: %s is on %s (%s)", spec, src->found.dev, src->found.fstype);
-		load(s, cmdline, disk, disk_len, spec);
+		load(s, cmdline, disk, disk_len, spec, true);
 		free(disk);
 		/* The disk's config cannot send gpuvm further: config= keeps its first source. */
 		if (startswith(s->source[KEY_CONFIG], spec))
@@ -325,16 +328,14 @@ void settings_resolve(const char *config_file, bool under_root, const char *cmdl
 	if (r == -ENODEV && pol != SRC_LOOK && src->timeout_s > 0 && now < src->deadline_ms) {
 		/* --resume polls: the settings were logged when the wait began. */
 		src->status = SRC_WAITING;
-		log_mute(pol == SRC_RESUME);
-		image_load(s, cmdline, &ic);
-		log_mute(false);
+		image_load(s, cmdline, &ic, pol != SRC_RESUME);
 		goto out;
 	}
 	if (r == -ENODEV && pol != SRC_LOOK && src->timeout_s > 0)
 		snprintf(src->reason + strlen(src->reason), sizeof(src->reason) - strlen(src->reason),
 			 " after waiting %u s", src->timeout_s);
 	src->status = SRC_FALLBACK;
-	image_load(s, cmdline, &ic);
+	image_load(s, cmdline, &ic, true);
 	log_err("config: %s; using %s", src->reason,
 		ic.buf ? ic.path : "the kernel command line and the defaults");
 out:

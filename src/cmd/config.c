@@ -138,9 +138,7 @@ static int stored_value(const char *key, const char *value, char *out, size_t si
 		}
 		in.config = line;
 		in.config_len = (size_t)n;
-		log_mute(true);
-		errors = settings_load(&st, &in);
-		log_mute(false);
+		errors = settings_load(&st, &in, NULL);	/* a quiet look: does it read back? */
 		if (errors || streq(st.source[k], "default"))
 			break;
 		settings_value(&st, (enum setting_key)k, got, sizeof(got));
@@ -153,13 +151,13 @@ static int stored_value(const char *key, const char *value, char *out, size_t si
 	return -EINVAL;
 }
 
-
 /* config get KEY: the value the config gives KEY, as a boot would read it. */
 static void config_get(const struct options *o, const char *arg, struct outcome *out)
 {
 	struct settings_input in = { .config_path = o->config ? o->config : CONFIG_PATH };
 	int dirfd = o->config ? AT_FDCWD : sysfs_rootfd();
 	const char *path = o->config ? o->config : CONFIG_PATH + 1, *expect;
+	struct settings_msgs m = { 0 };
 	struct settings s;
 	char *buf = NULL;
 	size_t len;
@@ -178,7 +176,9 @@ static void config_get(const struct options *o, const char *arg, struct outcome 
 	}
 	in.config = buf;
 	in.config_len = buf ? len : 0;
-	settings_load(&s, &in);
+	settings_load(&s, &in, &m);
+	settings_msgs_log(&m);
+	settings_msgs_free(&m);
 	for (k = 0; k < KEY__MAX && !settings_same_key(key_name((enum setting_key)k), arg); k++)
 		;
 	if (k == KEY__MAX || streq(s.source[k], "default")) {

@@ -54,7 +54,7 @@ static void load(struct settings *s, const char *text, size_t len)
 {
 	struct settings_input in = { .config = text, .config_len = len, .config_path = NAME };
 
-	settings_load(s, &in);
+	settings_load(s, &in, NULL);
 	log_close();
 }
 

@@ -184,6 +184,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct settings s;
 	enum mode m;
 	size_t i;
+	struct settings_msgs msgs = { 0 };
 	int errors, k;
 
 	if (nul) {
@@ -193,7 +194,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	in.cmdline = cmdline;
 
-	errors = settings_load(&s, &in);
+	errors = settings_load(&s, &in, &msgs);
+	settings_msgs_log(&msgs);	/* the one place that logs them, as a run does */
+	settings_msgs_free(&msgs);
 	fuzz_assert(errors >= 0, "settings_load returned %d", errors);
 	{
 		/* A source's errors past its first messages are said as one line with their count. */

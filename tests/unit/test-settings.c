@@ -11,6 +11,7 @@
 #include "unit.h"
 
 static struct settings s;
+static struct settings_msgs msgs;	/* what the last load found: data, nothing logged */
 
 static int load(const char *cmdline, const char *config)
 {
@@ -21,21 +22,21 @@ static int load(const char *cmdline, const char *config)
 		.config_path = "/etc/gpuvm/gpuvm.conf",
 	};
 
-	log_close();
-	log_setup(false, 0);	/* keep messages, print none */
-	return settings_load(&s, &in);
+	settings_msgs_free(&msgs);
+	return settings_load(&s, &in, &msgs);
 }
 
+/* A message of that level containing needle among the last load's. */
 static bool logged(enum log_level level, const char *needle)
 {
 	size_t i;
 
-	for (i = 0; i < log_count(level); i++)
-		if (strstr(log_get(level, i), needle))
+	for (i = 0; i < msgs.n; i++)
+		if (msgs.v[i].level == level && strstr(msgs.v[i].text, needle))
 			return true;
 	printf("#   no %s containing '%s'; have:\n", level == LOG_ERR ? "error" : "warning", needle);
-	for (i = 0; i < log_count(level); i++)
-		printf("#     %s\n", log_get(level, i));
+	for (i = 0; i < msgs.n; i++)
+		printf("#     %d %s\n", (int)msgs.v[i].level, msgs.v[i].text);
 	return false;
 }
 
@@ -128,9 +129,8 @@ static void bad_input(void)
 		struct settings_input in = { .config = nul, .config_len = sizeof(nul) - 1, .config_path = "f" };
 		char *big = malloc(CONFIG_LINE_MAX + 64);
 
-		log_close();
-		log_setup(false, 0);
-		settings_load(&s, &in);
+		settings_msgs_free(&msgs);
+		settings_load(&s, &in, &msgs);
 		CHECK_STR(mode_name(s.mode), "container", "a line with a NUL byte is dropped");
 		CHECK(s.nvswitch_vm, "the next line is still read");
 		CHECK(logged(LOG_ERR, "f:1: NUL byte"), "the NUL byte is named with its line");
@@ -199,11 +199,42 @@ static void files(void)
 	rmdir(dir);
 }
 
+/* Messages are data: a quiet look keeps none and logs none; the one place that logs says each. */
+static void messages_as_data(void)
+{
+	struct settings_input in = { .cmdline = "gpuvm.mode=vm-passthru gpuvm.frob=1",
+				     .config = "mode=vm-vgpu\nids=zz\n", .config_len = 19,
+				     .config_path = "f" };
+	struct settings_msgs m = { 0 };
+
+	log_close();
+	log_setup(false, 0);
+	CHECK_INT(settings_load(&s, &in, NULL), 2, "a quiet look counts the errors");
+	CHECK_INT(log_count(LOG_ERR) + log_count(LOG_WARNING), 0, "and logs nothing");
+	CHECK_STR(mode_name(s.mode), "vm-vgpu", "and resolves the same");
+	CHECK_INT(settings_load(&s, &in, &m), 2, "a look that keeps them counts the same");
+	CHECK_INT(m.n, 3, "two errors and a warning kept");
+	CHECK_INT(log_count(LOG_ERR) + log_count(LOG_WARNING), 0, "still nothing logged");
+	settings_msgs_log(&m);
+	CHECK_INT(log_count(LOG_ERR), 2, "settings_msgs_log: the errors");
+	CHECK_INT(log_count(LOG_WARNING), 1, "and the warning");
+	CHECK(strstr(log_get(LOG_WARNING, 0), "cmdline: unknown key 'gpuvm.frob'") != NULL,
+	      "the warning as the parse said it");
+	CHECK(strstr(log_get(LOG_ERR, 0), "cmdline: mode: invalid value 'vm-passthru'") != NULL &&
+	      strstr(log_get(LOG_ERR, 1), "f:2: ids: invalid value 'zz'") != NULL,
+	      "the errors in key order, with source, line and key");
+	settings_msgs_free(&m);
+	CHECK(m.n == 0 && !m.v, "freed");
+	log_close();
+}
+
 int main(void)
 {
 	precedence();
 	bad_input();
 	files();
+	messages_as_data();
+	settings_msgs_free(&msgs);
 	log_close();
 	return unit_done();
 }
