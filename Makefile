@@ -12,9 +12,9 @@ CFLAGS_STATIC := -Os -ffunction-sections -fdata-sections $(WARN) $(DEFS) -std=gn
 LDFLAGS_STATIC := -static -Wl,--gc-sections -s
 
 # The sources of the binary; tests link the same objects (but main.o) into test programs.
-SRCS := util.c strpool.c log.c cmdline.c kcmdline.c config.c settings.c pci.c sysfs.c iommu.c \
-	inventory.c plan.c json.c report.c state.c execute.c kmod.c iomem.c check.c cluster.c tag.c \
-	blkdev.c hostdev.c source.c writefile.c prepare.c \
+SRCS := util.c strpool.c log.c cmdline.c kcmdline.c config.c settings.c pci.c rootio.c iommu.c \
+	inventory.c plan.c json.c report.c state.c execute.c kmod.c iomem.c check.c kvsnippet.c \
+	tagspec.c blkdev.c hostdev.c confsource.c writefile.c prepare.c \
 	cmd/apply.c cmd/plan.c cmd/status.c cmd/check.c cmd/cmdline.c cmd/config.c cmd/kubevirt.c \
 	main.c
 OBJS := $(SRCS:%.c=$(B)/obj/%.o)
@@ -59,7 +59,7 @@ $(B)/host/%.o: src/%.c src/*.h src/cmd/*.h | $(B)/host
 	$(Q)$(CC) $(CFLAGS_HOST) -c -o $@ $<
 
 # Unit tests link the fake kernel in place of the two files that reach the real one.
-UNIT_OBJS := $(filter-out $(B)/host/main.o $(B)/host/sysfs.o $(B)/host/kmod.o,$(HOST_OBJS)) \
+UNIT_OBJS := $(filter-out $(B)/host/main.o $(B)/host/rootio.o $(B)/host/kmod.o,$(HOST_OBJS)) \
 	$(B)/host/fake-kernel.o
 $(B)/host/fake-kernel.o: tests/unit/fake-kernel.c tests/unit/fake-kernel.h src/*.h | $(B)/host
 	@$(if $(Q),echo "  CC      $@")
@@ -72,10 +72,10 @@ $(B)/unit/%: tests/unit/%.c tests/unit/unit.h $(UNIT_OBJS) | $(B)/unit
 	@$(if $(Q),echo "  CCLD    $@")
 	$(Q)$(CC) $(CFLAGS_HOST) -Itests/unit -o $@ $< $(UNIT_OBJS) $(EXTRA_LDFLAGS) $(WRAP) -lblkid
 
-# The unit test of src/blkdev.c links the real src/sysfs.c (a root of image files, not the
+# The unit test of src/blkdev.c links the real src/rootio.c (a root of image files, not the
 # fake kernel) and the host's libblkid, each of whose calls it fails through the linker
 # (issue 7), and syscall() for a kernel without openat2 (tests/unit/test-blkdev.c).
-BLKDEV_TEST_OBJS = $(addprefix $(B)/host/,blkdev.o sysfs.o writefile.o tag.o util.o log.o)
+BLKDEV_TEST_OBJS = $(addprefix $(B)/host/,blkdev.o rootio.o writefile.o tagspec.o util.o log.o)
 BLKDEV_TEST_WRAP := -Wl,--wrap=blkid_new_probe,--wrap=blkid_free_probe,--wrap=blkid_probe_set_device \
 	-Wl,--wrap=blkid_do_safeprobe,--wrap=blkid_probe_lookup_value,--wrap=blkid_probe_get_partitions \
 	-Wl,--wrap=blkid_partlist_numof_partitions,--wrap=blkid_partlist_get_partition \

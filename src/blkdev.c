@@ -21,7 +21,7 @@
 #include <linux/openat2.h>
 
 #include "blkdev.h"
-#include "sysfs.h"
+#include "rootio.h"
 #include "util.h"
 
 #define PARTITIONS_MAX ((size_t)64 * 1024)
@@ -35,7 +35,7 @@ static int open_dev(const char *path)
 
 	while (*path == '/')
 		path++;
-	fd = openat(sysfs_rootfd(), path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	fd = openat(root_fd(), path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
 		return -errno;
 	if (fstat(fd, &st) < 0 || !(S_ISBLK(st.st_mode) || S_ISREG(st.st_mode))) {
@@ -50,10 +50,10 @@ static bool removable(const char *name)
 	char path[BLKDEV_NAME_MAX + 40], v[8];
 
 	snprintf(path, sizeof(path), "sys/class/block/%s/removable", name);
-	if (sysfs_read(path, v, sizeof(v)) < 0) {
+	if (root_read(path, v, sizeof(v)) < 0) {
 		/* A partition: the disk says. */
 		snprintf(path, sizeof(path), "sys/class/block/%s/../removable", name);
-		if (sysfs_read(path, v, sizeof(v)) < 0)
+		if (root_read(path, v, sizeof(v)) < 0)
 			return false;
 	}
 	return v[0] == '1';
@@ -206,7 +206,7 @@ static int read_partitions(struct part_list *l)
 	l->n = 0;
 	if (!buf)
 		return -ENOMEM;
-	n = sysfs_read("proc/partitions", buf, PARTITIONS_MAX);
+	n = root_read("proc/partitions", buf, PARTITIONS_MAX);
 	if (n < 0) {
 		free(buf);
 		return (int)n;
@@ -328,14 +328,14 @@ static bool map_of_all(const struct match_list *ml, size_t k)
 	size_t i;
 
 	snprintf(path, sizeof(path), "sys/class/block/%s/dm/uuid", ml->m[k].name);
-	if (sysfs_read(path, uuid, sizeof(uuid)) < 0 || !startswith(uuid, "mpath-"))
+	if (root_read(path, uuid, sizeof(uuid)) < 0 || !startswith(uuid, "mpath-"))
 		return false;
 	for (i = 0; i < ml->n; i++) {
 		if (i == k)
 			continue;
 		snprintf(path, sizeof(path), "sys/class/block/%s/slaves/%s", ml->m[k].name,
 			 ml->m[i].name);
-		if (!sysfs_exists(path))
+		if (!root_exists(path))
 			return false;
 	}
 	return true;

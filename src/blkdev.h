@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 
-#include "tag.h"
+#include "tagspec.h"
 
 /*
  * The host config on a disk: find the file system that config= names, mount it read-only

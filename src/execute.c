@@ -13,7 +13,7 @@
 #include "execute.h"
 #include "kmod.h"
 #include "log.h"
-#include "sysfs.h"
+#include "rootio.h"
 #include "util.h"
 
 #define DEV "sys/bus/pci/devices/"
@@ -112,7 +112,7 @@ static int current_driver(const struct pci_dev *d, struct strpool *names, const 
 	int r;
 
 	snprintf(path, sizeof(path), DEV "%s/driver", d->name);
-	r = sysfs_link_name(path, buf, sizeof(buf));
+	r = root_link_name(path, buf, sizeof(buf));
 	if (r == -ENOENT) {
 		*drv = "";
 		return 0;
@@ -136,7 +136,7 @@ static int write_override(struct step_ctx *c, const char *target)
 		return 0;
 	snprintf(path, sizeof(path), DEV "%s/driver_override", c->d->name);
 	/* An empty line clears the override. */
-	r = sysfs_write(path, target[0] ? target : "\n", c->o->timeout_ms);
+	r = root_write(path, target[0] ? target : "\n", c->o->timeout_ms);
 	if (r < 0)
 		return fail_step(c, r, "write '%s' to driver_override", target);
 	c->ovr = target;
@@ -150,7 +150,7 @@ static int unbind(struct step_ctx *c, const char *driver)
 	int r;
 
 	snprintf(path, sizeof(path), "sys/bus/pci/drivers/%s/unbind", driver);
-	r = sysfs_write(path, c->d->name, c->o->timeout_ms);
+	r = root_write(path, c->d->name, c->o->timeout_ms);
 	if (r < 0 && r != -ENODEV)	/* -ENODEV: unbound meanwhile, as we wanted */
 		return fail_step(c, r, "unbind from %s", driver);
 	c->drv = "";
@@ -159,7 +159,7 @@ static int unbind(struct step_ctx *c, const char *driver)
 
 static int probe(struct step_ctx *c)
 {
-	int r = sysfs_write("sys/bus/pci/drivers_probe", c->d->name, c->o->timeout_ms);
+	int r = root_write("sys/bus/pci/drivers_probe", c->d->name, c->o->timeout_ms);
 
 	/* The kernel answers a probe that found no driver with success or an error alike. */
 	if (r < 0 && r != -ENODEV && r != -EINVAL && r != -ENXIO)
@@ -174,7 +174,7 @@ static void read_group(struct step_ctx *c)
 	long g;
 
 	snprintf(path, sizeof(path), DEV "%s/iommu_group", c->d->name);
-	if (sysfs_link_name(path, name, sizeof(name)) < 0)
+	if (root_link_name(path, name, sizeof(name)) < 0)
 		return;
 	g = strtol(name, &end, 10);
 	if (end != name && *end == '\0' && g >= 0 && g <= 0x7fffffff)
@@ -278,10 +278,10 @@ static int remove_id(struct step_ctx *c, const char *driver)
 	int r;
 
 	snprintf(path, sizeof(path), "sys/bus/pci/drivers/%s/remove_id", driver);
-	if (!sysfs_exists(path))
+	if (!root_exists(path))
 		return 0;
 	snprintf(id, sizeof(id), "%04x %04x", c->d->vendor, c->d->device);
-	r = sysfs_write(path, id, c->o->timeout_ms);
+	r = root_write(path, id, c->o->timeout_ms);
 	if (r < 0 && r != -ENODEV && r != -EINVAL)
 		return fail_step(c, r, "remove the ID %s from %s", id, driver);
 	return 0;
@@ -389,7 +389,7 @@ static bool driver_registered(const char *module)
 	if (!valid_driver_name(module))
 		return false;
 	snprintf(path, sizeof(path), "sys/bus/pci/drivers/%s", module);
-	return sysfs_exists(path);
+	return root_exists(path);
 }
 
 static int load_modules(const struct plan *p, const struct exec_opts *o, struct exec_result *res)

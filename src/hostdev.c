@@ -13,7 +13,7 @@
 
 #include "cmdline.h"
 #include "hostdev.h"
-#include "sysfs.h"
+#include "rootio.h"
 #include "util.h"
 
 #define LINK_MAX_LEN 512
@@ -47,7 +47,7 @@ static int mark(struct inventory *inv, const char *link, enum host_use use)
 	struct pci_addr a;
 	struct pci_dev *d;
 
-	if (sysfs_link_target(link, target, sizeof(target)) < 0 || pci_ancestor(target, &a) < 0)
+	if (root_link_target(link, target, sizeof(target)) < 0 || pci_ancestor(target, &a) < 0)
 		return -ENOENT;
 	d = inventory_find(inv, &a);
 	if (!d)
@@ -91,7 +91,7 @@ static int mark_block(struct inventory *inv, const char *dir, int depth)
 	if (mark(inv, dir, HOST_USE_ROOT) == 0)
 		return 0;
 	snprintf(path, sizeof(path), "%s/slaves", dir);
-	sysfs_list(path, on_slave, &c);
+	root_list(path, on_slave, &c);
 	return c.found ? 0 : -ENOENT;
 }
 
@@ -130,7 +130,7 @@ static void mark_root(struct inventory *inv)
 {
 	char buf[16384], root[512] = "", majmin[24], mnt[8], src[256], path[320];
 	char *line, *next;
-	ssize_t n = sysfs_read("proc/self/mountinfo", buf, sizeof(buf));
+	ssize_t n = root_read("proc/self/mountinfo", buf, sizeof(buf));
 
 	if (n <= 0)
 		return;

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 
 #include "inventory.h"
-#include "sysfs.h"
+#include "rootio.h"
 #include "util.h"
 
 #define DEV_DIR "sys/bus/pci/devices/"
@@ -119,7 +119,7 @@ static void dev_path(char *path, const char *name, const char *attr)
 struct scan_ctx {
 	struct inventory *inv;
 	size_t cap;
-	struct sysfs_batch uevents;	/* closed 64 at a time */
+	struct root_batch uevents;	/* closed 64 at a time */
 	int err;
 };
 
@@ -130,7 +130,7 @@ static int read_int_attr(const char *name, const char *attr, int *out)
 	ssize_t n;
 
 	dev_path(path, name, attr);
-	n = sysfs_read(path, buf, sizeof(buf));
+	n = root_read(path, buf, sizeof(buf));
 	if (n < 0)
 		return (int)n;
 	v = strtol(buf, &end, 10);
@@ -148,7 +148,7 @@ static int read_hex_attr(const char *name, const char *attr, unsigned long max,
 	ssize_t n;
 
 	dev_path(path, name, attr);
-	n = sysfs_read(path, buf, sizeof(buf));
+	n = root_read(path, buf, sizeof(buf));
 	if (n < 0)
 		return (int)n;
 	errno = 0;
@@ -206,7 +206,7 @@ static int scan_one(const char *name, void *data)
 		return 0;	/* not a PCI address: not ours to judge */
 
 	dev_path(path, name, "uevent");
-	n = sysfs_read_batched(&c->uevents, path, buf, sizeof(buf));
+	n = root_read_batched(&c->uevents, path, buf, sizeof(buf));
 	if (n == -ENOENT)
 		return 0;	/* vanished (hot-unplugged) since the listing */
 	if (n < 0) {
@@ -245,7 +245,7 @@ static void read_group_link(struct inventory *inv, struct pci_dev *d)
 
 	d->group_read = true;
 	dev_path(path, d->name, "iommu_group");
-	r = sysfs_link_name(path, group, sizeof(group));
+	r = root_link_name(path, group, sizeof(group));
 	if (r == 0)
 		d->group = parse_group(group);
 	else if (r != -ENOENT)
@@ -263,7 +263,7 @@ static int read_details(struct inventory *inv, struct pci_dev *d)
 		return 0;
 	d->details = true;
 	dev_path(path, d->name, "driver_override");
-	n = sysfs_read(path, buf, sizeof(buf));
+	n = root_read(path, buf, sizeof(buf));
 	if (n > 0) {
 		rstrip(buf);
 		if (!streq(buf, "(null)") && !(d->override = strpool_add(&inv->names, buf))) {
@@ -272,7 +272,7 @@ static int read_details(struct inventory *inv, struct pci_dev *d)
 		}
 	}
 	dev_path(path, d->name, "physfn");
-	d->is_vf = sysfs_exists(path);
+	d->is_vf = root_exists(path);
 	if (d->is_vf)
 		return 0;
 	if (read_int_attr(d->name, "sriov_totalvfs", &d->sriov_totalvfs) < 0)
@@ -403,7 +403,7 @@ static int read_members(struct inventory *inv, int group)
 	int r;
 
 	snprintf(path, sizeof(path), "sys/kernel/iommu_groups/%d/devices", group);
-	r = sysfs_list(path, add_member, &m);
+	r = root_list(path, add_member, &m);
 	if (m.err)
 		return m.err;
 	if (inv->n_foreign > first_foreign)	/* in name order, as a report lists them */
@@ -436,7 +436,7 @@ static void read_group_types(struct inventory *inv, const int *groups, size_t ng
 		if (i > 0 && groups[i] == groups[i - 1])
 			continue;
 		snprintf(path, sizeof(path), "sys/kernel/iommu_groups/%d/type", groups[i]);
-		if (sysfs_read(path, t->type, sizeof(t->type)) <= 0)
+		if (root_read(path, t->type, sizeof(t->type)) <= 0)
 			continue;
 		rstrip(t->type);
 		t->group = groups[i];
@@ -448,7 +448,7 @@ int inventory_scan(struct inventory *inv,
 		   bool (*interesting)(const struct pci_dev *d, const void *data),
 		   const void *data)
 {
-	struct scan_ctx c = { .inv = inv, .uevents = SYSFS_BATCH_INIT };
+	struct scan_ctx c = { .inv = inv, .uevents = ROOT_BATCH_INIT };
 	int *groups = NULL;
 	size_t i, j, ng = 0;
 	int r;
@@ -461,8 +461,8 @@ int inventory_scan(struct inventory *inv,
 	inv->foreign = NULL;
 	inv->n_foreign = 0;
 	memset(&inv->names, 0, sizeof(inv->names));
-	r = sysfs_list("sys/bus/pci/devices", scan_one, &c);
-	sysfs_batch_close(&c.uevents);
+	r = root_list("sys/bus/pci/devices", scan_one, &c);
+	root_batch_close(&c.uevents);
 	if (c.err)
 		return c.err;
 	if (r < 0)

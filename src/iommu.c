@@ -13,7 +13,7 @@
 
 #include "cmdline.h"
 #include "iommu.h"
-#include "sysfs.h"
+#include "rootio.h"
 #include "util.h"
 
 const char *cpu_vendor_name(enum cpu_vendor v)
@@ -139,8 +139,8 @@ void iommu_read(struct iommu_state *st, const char *cmdline)
 
 	st->unit[0] = '\0';
 	/* Either may be absent: no IOMMU driver at all is a state, not an error. */
-	sysfs_list("sys/class/iommu", count_entry, &units);
-	sysfs_list("sys/kernel/iommu_groups", count_entry, &groups);
+	root_list("sys/class/iommu", count_entry, &units);
+	root_list("sys/kernel/iommu_groups", count_entry, &groups);
 	st->units = units.n;
 	st->groups = groups.n;
 	st->active = st->units > 0 || st->groups > 0;
@@ -157,7 +157,7 @@ void iommu_read(struct iommu_state *st, const char *cmdline)
 		st->cpu = CPU_AMD;
 	} else {
 		/* The vendor sits in the first processor block: one read is enough. */
-		n = sysfs_read("proc/cpuinfo", cpuinfo, sizeof(cpuinfo));
+		n = root_read("proc/cpuinfo", cpuinfo, sizeof(cpuinfo));
 		st->cpu = n > 0 ? cpu_vendor_from_cpuinfo(cpuinfo) : CPU_UNKNOWN;
 	}
 	iommu_params_parse(cmdline, &st->params);

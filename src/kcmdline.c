@@ -13,7 +13,7 @@
 
 #include "kcmdline.h"
 #include "log.h"
-#include "sysfs.h"
+#include "rootio.h"
 #include "util.h"
 
 /*
@@ -64,7 +64,7 @@ static int read_to_eof(const char *path, char *buf, size_t max, size_t *len, siz
 
 	*len = *over = 0;
 	buf[0] = peek[0] = '\0';
-	fd = openat(sysfs_rootfd(), path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	fd = openat(root_fd(), path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
 		return -errno;
 	if (fstat(fd, &st) < 0) {
@@ -173,7 +173,7 @@ char *kcmdline_read(const char *given)
 	}
 	all[0] = '\0';
 	l.name = names;
-	if (sysfs_list(CMDLINE_D, collect_conf, &l) == 0 && l.n) {
+	if (root_list(CMDLINE_D, collect_conf, &l) == 0 && l.n) {
 		qsort(names, l.n, sizeof(*names), name_cmp);
 		for (i = 0; i < l.n; i++) {
 			char path[96], head[160];

@@ -11,7 +11,7 @@
 #include "config.h"
 #include "log.h"
 #include "cmd/cmd.h"
-#include "sysfs.h"
+#include "rootio.h"
 #include "util.h"
 
 enum {
@@ -241,7 +241,7 @@ int main(int argc, char **argv)
 
 	log_setup(!o.root && streq(cmd, "apply") && !o.dry_run,
 		  o.quiet ? LOG_ERR : o.verbose ? LOG_DEBUG : LOG_INFO);
-	r = sysfs_init(o.root);
+	r = root_init(o.root);
 	if (r < 0) {
 		log_err("--root %s: %s", o.root ? o.root : "/", strerror(-r));
 		log_close();
@@ -252,7 +252,7 @@ int main(int argc, char **argv)
 	(o.dry_run ? cmd_plan : def->fn)(&o, &out);
 	ret = exit_status(&out);
 
-	sysfs_fini();
+	root_fini();
 	log_close();
 	return ret;
 }

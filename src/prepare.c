@@ -15,7 +15,7 @@
 #include "kmod.h"
 #include "log.h"
 #include "prepare.h"
-#include "sysfs.h"
+#include "rootio.h"
 #include "util.h"
 
 /* The devices to read in detail: what the plan looks at, and what a pending record held. */
@@ -56,7 +56,7 @@ static int scan_for(const struct settings *s, const struct source *src, const ch
 static void modules_setup(const char *root, char *kver, size_t size)
 {
 	char dir[320];
-	ssize_t n = sysfs_read("proc/sys/kernel/osrelease", kver, size);
+	ssize_t n = root_read("proc/sys/kernel/osrelease", kver, size);
 
 	if (n > 0)
 		rstrip(kver);

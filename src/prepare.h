@@ -7,7 +7,7 @@
 #include "inventory.h"
 #include "plan.h"
 #include "settings.h"
-#include "source.h"
+#include "confsource.h"
 
 /*
  * The preparation every command shares, in the order the data flows: the kernel command

@@ -8,7 +8,7 @@
 #include "inventory.h"
 #include "plan.h"
 #include "settings.h"
-#include "source.h"
+#include "confsource.h"
 
 struct report {
 	const char *command;		/* "plan", "apply", "status" */

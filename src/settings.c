@@ -13,7 +13,7 @@
 #include "config.h"
 #include "log.h"
 #include "settings.h"
-#include "tag.h"
+#include "tagspec.h"
 #include "util.h"
 
 #define WRITE_TIMEOUT_MS_DEFAULT 5000

@@ -11,7 +11,7 @@
 #include "json.h"
 #include "log.h"
 #include "state.h"
-#include "sysfs.h"
+#include "rootio.h"
 #include "writefile.h"
 
 #define STATE_MAX ((size_t)1024 * 1024)
@@ -23,7 +23,7 @@ char *state_read(void)
 
 	if (!buf)
 		return NULL;
-	n = sysfs_read(STATE_PATH, buf, STATE_MAX + 1);
+	n = root_read(STATE_PATH, buf, STATE_MAX + 1);
 	if (n < 0 || (size_t)n > STATE_MAX || !json_valid(buf, (size_t)n)) {
 		if (n >= 0)
 			log_warn("/%s: not valid JSON; ignored", STATE_PATH);
@@ -41,7 +41,7 @@ static void fill_state(FILE *f, void *rep)
 /* Streamed into the file: at 10,000 functions the text is a third of a megabyte. */
 void state_write(struct report *rep)
 {
-	int r = sysfs_write_file_with("run/gpuvm", "state.json", fill_state, rep);
+	int r = root_write_file_with("run/gpuvm", "state.json", fill_state, rep);
 
 	if (r < 0)
 		log_err("cannot write /%s: %s", STATE_PATH, wf_strerror(r));

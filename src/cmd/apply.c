@@ -14,7 +14,7 @@
 #include "prepare.h"
 #include "report.h"
 #include "state.h"
-#include "sysfs.h"
+#include "rootio.h"
 #include "writefile.h"
 
 static unsigned long long now_us(void)
@@ -110,7 +110,7 @@ void cmd_apply(const struct options *o, struct outcome *out)
 	unsigned long long t0 = now_us();
 	int r;
 
-	if (o->resume && !sysfs_exists("run/gpuvm/pending")) {
+	if (o->resume && !root_exists("run/gpuvm/pending")) {
 		log_debug("apply --resume: nothing is pending");
 		return;
 	}

@@ -10,7 +10,7 @@
 #include "kmod.h"
 #include "log.h"
 #include "prepare.h"
-#include "sysfs.h"
+#include "rootio.h"
 #include "util.h"
 
 #define IOMEM_MAX ((size_t)256 * 1024)
@@ -26,7 +26,7 @@ static const char *read_resource(size_t i, void *data)
 	char path[96];
 
 	snprintf(path, sizeof(path), "sys/bus/pci/devices/%s/resource", c->inv->dev[i].name);
-	return sysfs_read(path, c->buf, sizeof(c->buf)) > 0 ? c->buf : NULL;
+	return root_read(path, c->buf, sizeof(c->buf)) > 0 ? c->buf : NULL;
 }
 
 void cmd_check(const struct options *o, struct outcome *out)
@@ -58,7 +58,7 @@ void cmd_check(const struct options *o, struct outcome *out)
 	in.kver = pp.kver;
 	in.vfio = mod_state("vfio-pci", !o->root);
 	iomem = malloc(IOMEM_MAX);
-	if (iomem && sysfs_read("proc/iomem", iomem, IOMEM_MAX) > 0)
+	if (iomem && root_read("proc/iomem", iomem, IOMEM_MAX) > 0)
 		in.n_fb = iomem_framebuffers(iomem, fb, ARRAY_SIZE(fb));
 	n = check_findings(&in, f, ARRAY_SIZE(f));
 	for (i = 0; i < n; i++) {

@@ -8,7 +8,7 @@
 #include "json.h"
 #include "log.h"
 #include "prepare.h"
-#include "sysfs.h"
+#include "rootio.h"
 #include "util.h"
 
 /* The running command line's last value per key, for comparison. */
@@ -96,7 +96,7 @@ void cmd_cmdline(const struct options *o, struct outcome *out)
 		return;
 	}
 	if (!o->cpu || streq(o->cpu, "auto")) {
-		cpu = sysfs_read("proc/cpuinfo", cpuinfo, sizeof(cpuinfo)) > 0 ?
+		cpu = root_read("proc/cpuinfo", cpuinfo, sizeof(cpuinfo)) > 0 ?
 			      cpu_vendor_from_cpuinfo(cpuinfo) : CPU_UNKNOWN;
 	} else if (cpu_vendor_parse(o->cpu, &cpu) < 0) {
 		log_err("--cpu: unknown vendor '%s' (expected intel, amd, arm or auto)", o->cpu);

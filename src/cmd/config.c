@@ -15,8 +15,8 @@
 #include "prepare.h"
 #include "settings.h"
 #include "state.h"
-#include "sysfs.h"
-#include "tag.h"
+#include "rootio.h"
+#include "tagspec.h"
 #include "util.h"
 
 /* A string field of the last state file's config_disk object. */
@@ -65,7 +65,7 @@ static const char *in_fs_path(int dirfd, const char *abs, dev_t dev)
 static bool read_from_disk(const char *file, char *spec, size_t size)
 {
 	char *state = state_read(), status[16], dev[BLKDEV_NAME_MAX], abs[PATH_MAX];
-	int dirfd = sysfs_rootfd();
+	int dirfd = root_fd();
 	struct tag_spec t;
 	struct stat d, f;
 	const char *why;
@@ -84,7 +84,7 @@ static bool read_from_disk(const char *file, char *spec, size_t size)
 	if (state_disk(state, "status", status, sizeof(status)) && streq(status, "disk") &&
 	    state_disk(state, "device", dev, sizeof(dev)) && dev[0] == '/' &&
 	    state_disk(state, "spec", spec, size) && tag_parse(spec, &t, &why) == 0 &&
-	    fstatat(sysfs_rootfd(), dev + 1, &d, 0) == 0 && S_ISBLK(d.st_mode) &&
+	    fstatat(root_fd(), dev + 1, &d, 0) == 0 && S_ISBLK(d.st_mode) &&
 	    fstatat(dirfd, dirfd == AT_FDCWD ? file : file + 1, &f, 0) == 0 &&
 	    d.st_rdev == f.st_dev)
 		ok = streq(in_fs_path(dirfd, file, f.st_dev), t.file);
@@ -155,7 +155,7 @@ static int stored_value(const char *key, const char *value, char *out, size_t si
 static void config_get(const struct options *o, const char *arg, struct outcome *out)
 {
 	struct settings_input in = { .config_path = o->config ? o->config : CONFIG_PATH };
-	int dirfd = o->config ? AT_FDCWD : sysfs_rootfd();
+	int dirfd = o->config ? AT_FDCWD : root_fd();
 	const char *path = o->config ? o->config : CONFIG_PATH + 1, *expect;
 	struct settings_msgs m = { 0 };
 	struct settings s;
@@ -218,7 +218,7 @@ static void takes_effect(const struct options *o, int k, struct outcome *out)
 	if (read_from_disk(o->config ? o->config : CONFIG_PATH, spec, sizeof(spec)))
 		printf("this boot read its config from this file on a disk (config=%s): no dracut -f needed\n",
 		       spec);
-	else if (!o->config && sysfs_exists("usr/lib/dracut/modules.d/90gpuvm"))
+	else if (!o->config && root_exists("usr/lib/dracut/modules.d/90gpuvm"))
 		printf("the initramfs carries a copy of %s: run dracut -f before rebooting\n", CONFIG_PATH);
 	prep_fini(&pp);
 }
@@ -226,7 +226,7 @@ static void takes_effect(const struct options *o, int k, struct outcome *out)
 /* config set KEY=VALUE: validated, written atomically, and when it takes effect. */
 static void config_set(const struct options *o, const char *arg, struct outcome *out)
 {
-	int dirfd = o->config ? AT_FDCWD : sysfs_rootfd();
+	int dirfd = o->config ? AT_FDCWD : root_fd();
 	const char *path = o->config ? o->config : CONFIG_PATH + 1, *expect, *why;
 	char key[64], *value, stored[CONFIG_LINE_MAX];
 	bool changed;

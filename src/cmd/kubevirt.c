@@ -3,12 +3,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "cluster.h"
+#include "kvsnippet.h"
 #include "cmd.h"
 #include "config.h"
 #include "log.h"
 #include "prepare.h"
-#include "sysfs.h"
+#include "rootio.h"
 #include "util.h"
 
 #define PCIIDS_MAX ((size_t)4 * 1024 * 1024)
@@ -19,7 +19,7 @@ static char *read_file(const char *path, size_t max)
 	char *buf;
 	size_t len;
 
-	if (config_read_max(sysfs_rootfd(), path, max, &buf, &len) < 0)
+	if (config_read_max(root_fd(), path, max, &buf, &len) < 0)
 		return NULL;
 	return buf;
 }

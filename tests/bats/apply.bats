@@ -133,7 +133,7 @@ load helpers
 @test "a write that blocks is abandoned after write_timeout_ms and the boot goes on" {
 	mkfx workstation
 	# A FIFO with no reader blocks the writer's open(), as a driver stuck in remove()
-	# blocks an unbind: the real time bound in sysfs.c is what is tested here.
+	# blocks an unbind: the real time bound in rootio.c is what is tested here.
 	unbind="$ROOT/sys/bus/pci/drivers/nouveau/unbind"
 	rm -f "$unbind"
 	mkfifo "$unbind"

@@ -4,7 +4,7 @@
 # Each tests/fuzz/fuzz-NAME.c becomes OUTDIR/bin/NAME, linked against the parsers and the
 # planner from src/ built with ASan, UBSan (every finding aborts) and libFuzzer's coverage.
 # The sources go in as one archive, so a harness pulls in only what it calls; the fake
-# kernel of the unit tests (tests/unit/fake-kernel.c) stands in for src/sysfs.c and
+# kernel of the unit tests (tests/unit/fake-kernel.c) stands in for src/rootio.c and
 # src/kmod.c where a parser's file also reads sysfs.
 #
 # Environment: CC (default clang; clang 14 with libclang-rt-14-dev is what CI has),
@@ -20,8 +20,8 @@ case ${CC:-} in
 *) cc=clang ;;
 esac
 
-# The parsers, the planner, JSON, and what they call (log, util; sysfs via the fake kernel).
-SRCS="util strpool log cmdline config writefile settings pci iommu iomem inventory plan json cluster tag"
+# The parsers, the planner, JSON, and what they call (log, util; rootio via the fake kernel).
+SRCS="util strpool log cmdline config writefile settings pci iommu iomem inventory plan json kvsnippet tagspec"
 
 WARN="-Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-nonliteral"
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined"

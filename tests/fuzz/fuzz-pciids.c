@@ -14,7 +14,7 @@
 #include <ctype.h>
 #include <errno.h>
 
-#include "cluster.h"
+#include "kvsnippet.h"
 #include "fuzz.h"
 #include "json.h"
 #include "util.h"

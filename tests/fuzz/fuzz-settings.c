@@ -16,7 +16,7 @@
 #include "config.h"
 #include "fuzz.h"
 #include "settings.h"
-#include "tag.h"
+#include "tagspec.h"
 #include "util.h"
 
 #define PATH "/etc/gpuvm/gpuvm.conf"

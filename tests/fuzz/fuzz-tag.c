@@ -16,7 +16,7 @@
 
 #include "config.h"
 #include "fuzz.h"
-#include "tag.h"
+#include "tagspec.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {

@@ -9,7 +9,7 @@
 
 #include "fake-kernel.h"
 #include "kmod.h"
-#include "sysfs.h"
+#include "rootio.h"
 
 #define MAXDEV 64
 #define MAXDRV 16
@@ -251,19 +251,19 @@ const char *fk_kmsg_probe_error(void)
 	return k.probe_error;
 }
 
-/* sysfs.h */
+/* rootio.h */
 
-int sysfs_init(const char *root)
+int root_init(const char *root)
 {
 	(void)root;
 	return 0;
 }
 
-void sysfs_fini(void)
+void root_fini(void)
 {
 }
 
-int sysfs_rootfd(void)
+int root_fd(void)
 {
 	return AT_FDCWD;	/* the host config is read from the working directory */
 }
@@ -294,7 +294,7 @@ static ssize_t out(char *buf, size_t size, const char *text)
 	return (ssize_t)strlen(buf);
 }
 
-ssize_t sysfs_read(const char *path, char *buf, size_t size)
+ssize_t root_read(const char *path, char *buf, size_t size)
 {
 	const char *attr;
 	struct fdev *d = dev_attr(path, &attr);
@@ -331,18 +331,18 @@ ssize_t sysfs_read(const char *path, char *buf, size_t size)
 	return -ENOENT;
 }
 
-ssize_t sysfs_read_batched(struct sysfs_batch *b, const char *path, char *buf, size_t size)
+ssize_t root_read_batched(struct root_batch *b, const char *path, char *buf, size_t size)
 {
 	(void)b;
-	return sysfs_read(path, buf, size);
+	return root_read(path, buf, size);
 }
 
-void sysfs_batch_close(struct sysfs_batch *b)
+void root_batch_close(struct root_batch *b)
 {
 	b->n = 0;
 }
 
-int sysfs_link_name(const char *path, char *buf, size_t size)
+int root_link_name(const char *path, char *buf, size_t size)
 {
 	const char *attr;
 	struct fdev *d = dev_attr(path, &attr);
@@ -364,7 +364,7 @@ int sysfs_link_name(const char *path, char *buf, size_t size)
 }
 
 /* The fake kernel has no block devices and no ttys: hostdev.c finds nothing. */
-int sysfs_link_target(const char *path, char *buf, size_t size)
+int root_link_target(const char *path, char *buf, size_t size)
 {
 	(void)path;
 	(void)buf;
@@ -372,7 +372,7 @@ int sysfs_link_target(const char *path, char *buf, size_t size)
 	return -ENOENT;
 }
 
-int sysfs_list(const char *dir, int (*cb)(const char *name, void *data), void *data)
+int root_list(const char *dir, int (*cb)(const char *name, void *data), void *data)
 {
 	int i, r, grp, end = 0, err = read_faulted(dir);
 
@@ -414,7 +414,7 @@ int sysfs_list(const char *dir, int (*cb)(const char *name, void *data), void *d
 	return -ENOENT;
 }
 
-bool sysfs_exists(const char *path)
+bool root_exists(const char *path)
 {
 	char drv[64];
 
@@ -427,7 +427,7 @@ bool sysfs_exists(const char *path)
 	return false;
 }
 
-int sysfs_write(const char *path, const char *value, unsigned timeout_ms)
+int root_write(const char *path, const char *value, unsigned timeout_ms)
 {
 	const char *attr;
 	struct fdev *d = dev_attr(path, &attr);
@@ -489,7 +489,7 @@ int sysfs_write(const char *path, const char *value, unsigned timeout_ms)
 	return -ENOENT;
 }
 
-int sysfs_write_file_with(const char *dir, const char *name,
+int root_write_file_with(const char *dir, const char *name,
 			  void (*fill)(FILE *f, void *data), void *data)
 {
 	char *buf = NULL;
@@ -504,12 +504,12 @@ int sysfs_write_file_with(const char *dir, const char *name,
 		free(buf);
 		return -ENOMEM;
 	}
-	r = sysfs_write_file(dir, name, buf, len);
+	r = root_write_file(dir, name, buf, len);
 	free(buf);
 	return r;
 }
 
-int sysfs_write_file(const char *dir, const char *name, const char *data, size_t len)
+int root_write_file(const char *dir, const char *name, const char *data, size_t len)
 {
 	int err = faulted("state");
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * src/blkdev.c against the host's libblkid and the real src/sysfs.c, not the fake kernel:
+ * src/blkdev.c against the host's libblkid and the real src/rootio.c, not the fake kernel:
  * a root directory whose /proc/partitions lists devices and whose /dev/NAME are image files
  * made here without privileges (mkfs.ext4 -L -U, mkfs.vfat -i -n, sfdisk for a GPT with
  * fixed partition UUIDs and names, garbage bytes); a regular file probes like a block device.
@@ -25,8 +25,8 @@
 #include <linux/openat2.h>
 
 #include "blkdev.h"
-#include "sysfs.h"
-#include "tag.h"
+#include "rootio.h"
+#include "tagspec.h"
 #include "unit.h"
 
 #define LABEL_A "gpuvm-a"
@@ -990,8 +990,8 @@ int main(void)
 	snprintf(root, sizeof(root), "%s/root", top);
 	snprintf(img, sizeof(img), "%s/img", top);
 	sh("mkdir -p '%s/proc' '%s'", root, img);
-	if (sysfs_init(root) != 0) {
-		printf("Bail out! sysfs_init(%s) failed\n", root);
+	if (root_init(root) != 0) {
+		printf("Bail out! root_init(%s) failed\n", root);
 		return 1;
 	}
 
@@ -1012,7 +1012,7 @@ int main(void)
 		skip("blkdev_find on image files", "mkfs.ext4, mkfs.vfat or sfdisk missing, or no images");
 	}
 
-	sysfs_fini();
+	root_fini();
 	sh("rm -rf '%s'", top);
 	return unit_done();
 }

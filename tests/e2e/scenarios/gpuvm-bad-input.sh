@@ -44,7 +44,7 @@ conf=$E2E_OUT/$E2E_NAME.conf
 	echo 'frobnicate=yes'                                               # 6
 	echo '=novalue'                                                     # 7
 	printf 'ids=1af4:1050\000garbage\n'                                 # 8
-	printf 'host_driver=%02000d\n' 0                                    # 9
+	printf 'host_driver=%05000d\n' 0                                    # 9: past CONFIG_LINE_MAX
 	echo 'exclude=not-an-address'                                       # 10
 	printf 'nvswitch=vm\r\n'                                            # 11
 } >"$conf"

@@ -6,7 +6,7 @@
 #include <strings.h>
 
 #include "config.h"
-#include "tag.h"
+#include "tagspec.h"
 #include "util.h"
 
 static const char *const names[] = {

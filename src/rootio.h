@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-#ifndef GPUVM_SYSFS_H
-#define GPUVM_SYSFS_H
+#ifndef GPUVM_ROOTIO_H
+#define GPUVM_ROOTIO_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -13,57 +13,57 @@
  * without a leading '/'. The unit tests link a fake kernel in place of this file.
  */
 
-int sysfs_init(const char *root);	/* NULL: "/" */
-void sysfs_fini(void);
-int sysfs_rootfd(void);
+int root_init(const char *root);	/* NULL: "/" */
+void root_fini(void);
+int root_fd(void);
 
 /*
  * One read() of an attribute into buf, NUL-terminated: sysfs hands out a whole
  * attribute in one read. Returns the length or -errno.
  */
-ssize_t sysfs_read(const char *path, char *buf, size_t size);
+ssize_t root_read(const char *path, char *buf, size_t size);
 /*
  * The same read for many files (a uevent a PCI function): the descriptors are kept, up to
- * SYSFS_BATCH_MAX, and closed with one close_range(2) a run of consecutive ones rather
- * than one close(2) a file. sysfs_batch_close() closes what is held.
+ * ROOT_BATCH_MAX, and closed with one close_range(2) a run of consecutive ones rather
+ * than one close(2) a file. root_batch_close() closes what is held.
  */
-#define SYSFS_BATCH_MAX 64
-struct sysfs_batch {
-	int fd[SYSFS_BATCH_MAX];
+#define ROOT_BATCH_MAX 64
+struct root_batch {
+	int fd[ROOT_BATCH_MAX];
 	unsigned n;
 };
-#define SYSFS_BATCH_INIT { .n = 0 }
-ssize_t sysfs_read_batched(struct sysfs_batch *b, const char *path, char *buf, size_t size);
-void sysfs_batch_close(struct sysfs_batch *b);
+#define ROOT_BATCH_INIT { .n = 0 }
+ssize_t root_read_batched(struct root_batch *b, const char *path, char *buf, size_t size);
+void root_batch_close(struct root_batch *b);
 /* The last component of a symlink's target ("vfio-pci" for a driver link). */
-int sysfs_link_name(const char *path, char *buf, size_t size);
+int root_link_name(const char *path, char *buf, size_t size);
 /* A symlink's whole target, as readlink(2) gives it; -ENAMETOOLONG past size. */
-int sysfs_link_target(const char *path, char *buf, size_t size);
+int root_link_target(const char *path, char *buf, size_t size);
 /* Call cb for each entry of a directory but "." and ".."; cb's non-zero return stops. */
-int sysfs_list(const char *dir, int (*cb)(const char *name, void *data), void *data);
-bool sysfs_exists(const char *path);
+int root_list(const char *dir, int (*cb)(const char *name, void *data), void *data);
+bool root_exists(const char *path);
 /*
  * Write value to an attribute, bounded in time. The writes are made by one long-lived
  * writer process: a write still blocked after timeout_ms (some drivers hang in unbind)
  * returns -ETIMEDOUT and is left behind in that writer, and the next write starts a new
  * one. The writer holds none of the caller's files (stdio is /dev/null) and exits when
- * gpuvm does; sysfs_fini() reaps it.
+ * gpuvm does; root_fini() reaps it.
  */
-int sysfs_write(const char *path, const char *value, unsigned timeout_ms);
+int root_write(const char *path, const char *value, unsigned timeout_ms);
 
 /*
  * Replace dir/name with data atomically: a temporary file in dir (created with its
  * parents, mode 0755), fsync, rename, fsync of dir. The file is mode 0644. No symlink on
  * the way is followed (-ELOOP) and the temporary is created with O_EXCL: see writefile.h.
  */
-int sysfs_write_file(const char *dir, const char *name, const char *data, size_t len);
+int root_write_file(const char *dir, const char *name, const char *data, size_t len);
 
 /*
  * The same, with the contents written by fill() into a stream on the temporary file
  * (64 KiB buffered): a large file, such as the state of 10,000 functions, is never held
  * in memory whole. A write error of the stream fails it, and the file stays as it was.
  */
-int sysfs_write_file_with(const char *dir, const char *name,
+int root_write_file_with(const char *dir, const char *name,
 			  void (*fill)(FILE *f, void *data), void *data);
 
 #endif

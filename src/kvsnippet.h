@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-#ifndef GPUVM_CLUSTER_H
-#define GPUVM_CLUSTER_H
+#ifndef GPUVM_KVSNIPPET_H
+#define GPUVM_KVSNIPPET_H
 
 #include <stdbool.h>
 #include <stddef.h>

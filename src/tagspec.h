@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-#ifndef GPUVM_TAG_H
-#define GPUVM_TAG_H
+#ifndef GPUVM_TAGSPEC_H
+#define GPUVM_TAGSPEC_H
 
 #include <stdbool.h>
 #include <stddef.h>

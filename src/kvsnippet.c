@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cluster.h"
+#include "kvsnippet.h"
 #include "json.h"
 #include "util.h"
 

@@ -18,9 +18,9 @@
 #include "config.h"
 #include "kmod.h"
 #include "log.h"
-#include "source.h"
-#include "sysfs.h"
-#include "tag.h"
+#include "confsource.h"
+#include "rootio.h"
+#include "tagspec.h"
 #include "util.h"
 #include "writefile.h"
 
@@ -63,7 +63,7 @@ static void image_read(const char *config_file, struct image_config *ic)
 		ic->err = config_read(AT_FDCWD, config_file, &ic->buf, &ic->len);
 	} else {
 		ic->path = CONFIG_PATH;
-		ic->err = config_read(sysfs_rootfd(), CONFIG_PATH + 1, &ic->buf, &ic->len);
+		ic->err = config_read(root_fd(), CONFIG_PATH + 1, &ic->buf, &ic->len);
 		if (ic->err == -ENOENT)
 			ic->err = 0;	/* no host config: the command line and defaults decide */
 	}
@@ -162,7 +162,7 @@ static int pending_read(struct source *src)
 
 	if (!buf)
 		return -ENOMEM;
-	n = sysfs_read(PENDING_PATH, buf, PENDING_MAX);
+	n = root_read(PENDING_PATH, buf, PENDING_MAX);
 	if (n >= 0)
 		config_parse(buf, (size_t)n, on_pending, &c);
 	free(buf);
@@ -188,14 +188,14 @@ int pending_write(const struct source *src, const struct pci_addr *held, size_t 
 		pci_addr_format(&held[i], a, sizeof(a));
 		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "held=%s\n", a);
 	}
-	return sysfs_write_file(PENDING_DIR, PENDING_NAME, buf, len);
+	return root_write_file(PENDING_DIR, PENDING_NAME, buf, len);
 }
 
 /* The record goes from /run/gpuvm itself: a symlink in its place is not followed. */
 int pending_remove(void)
 {
 	const char *why;
-	int dfd = wf_open_dir(sysfs_rootfd(), PENDING_DIR, false, &why), r = 0;
+	int dfd = wf_open_dir(root_fd(), PENDING_DIR, false, &why), r = 0;
 
 	if (dfd < 0)
 		return dfd == -ENOENT ? 0 : dfd;

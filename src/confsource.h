@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-#ifndef GPUVM_SOURCE_H
-#define GPUVM_SOURCE_H
+#ifndef GPUVM_CONFSOURCE_H
+#define GPUVM_CONFSOURCE_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sysfs.h"
+#include "rootio.h"
 #include "util.h"
 #include "writefile.h"
 
@@ -24,7 +24,7 @@ static int rootfd = -1;
 static void stop_writer(bool blocked);
 static void reap_abandoned(void);
 
-int sysfs_init(const char *root)
+int root_init(const char *root)
 {
 	int fd = open(root ? root : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
@@ -37,7 +37,7 @@ int sysfs_init(const char *root)
 	return 0;
 }
 
-void sysfs_fini(void)
+void root_fini(void)
 {
 	stop_writer(false);
 	reap_abandoned();
@@ -46,7 +46,7 @@ void sysfs_fini(void)
 	rootfd = -1;
 }
 
-int sysfs_rootfd(void)
+int root_fd(void)
 {
 	return rootfd;
 }
@@ -69,7 +69,7 @@ static ssize_t read_attr(int fd, char *buf, size_t size)
 	return n;
 }
 
-ssize_t sysfs_read(const char *path, char *buf, size_t size)
+ssize_t root_read(const char *path, char *buf, size_t size)
 {
 	ssize_t n;
 	int fd;
@@ -83,12 +83,12 @@ ssize_t sysfs_read(const char *path, char *buf, size_t size)
 }
 
 /*
- * Held at most SYSFS_BATCH_MAX at once: a page or so of the kernel's a file, and far below
+ * Held at most ROOT_BATCH_MAX at once: a page or so of the kernel's a file, and far below
  * any descriptor limit; 10,000 functions close in some 160 calls instead of 10,000.
  * Descriptors come lowest first, so those held are mostly one run; one that someone else
  * holds (inherited) only splits it, and is never in a range closed.
  */
-void sysfs_batch_close(struct sysfs_batch *b)
+void root_batch_close(struct root_batch *b)
 {
 	unsigned i = 0, j, k;
 
@@ -104,16 +104,16 @@ void sysfs_batch_close(struct sysfs_batch *b)
 	b->n = 0;
 }
 
-ssize_t sysfs_read_batched(struct sysfs_batch *b, const char *path, char *buf, size_t size)
+ssize_t root_read_batched(struct root_batch *b, const char *path, char *buf, size_t size)
 {
 	ssize_t n;
 	int fd;
 
-	if (b->n == SYSFS_BATCH_MAX)
-		sysfs_batch_close(b);
+	if (b->n == ROOT_BATCH_MAX)
+		root_batch_close(b);
 	fd = open_attr(path);
 	if (fd < 0 && errno == EMFILE && b->n) {
-		sysfs_batch_close(b);
+		root_batch_close(b);
 		fd = open_attr(path);
 	}
 	if (fd < 0)
@@ -123,7 +123,7 @@ ssize_t sysfs_read_batched(struct sysfs_batch *b, const char *path, char *buf, s
 	return n;
 }
 
-int sysfs_link_name(const char *path, char *buf, size_t size)
+int root_link_name(const char *path, char *buf, size_t size)
 {
 	char target[512];
 	const char *base;
@@ -137,7 +137,7 @@ int sysfs_link_name(const char *path, char *buf, size_t size)
 	return strscpy(buf, base ? base + 1 : target, size);
 }
 
-int sysfs_link_target(const char *path, char *buf, size_t size)
+int root_link_target(const char *path, char *buf, size_t size)
 {
 	ssize_t n;
 
@@ -168,7 +168,7 @@ struct dirent64_raw {
  */
 #define LIST_BUF (64 * 1024)
 
-int sysfs_list(const char *dir, int (*cb)(const char *name, void *data), void *data)
+int root_list(const char *dir, int (*cb)(const char *name, void *data), void *data)
 {
 	char buf[LIST_BUF] __attribute__((aligned(8)));
 	long n = 0;
@@ -199,7 +199,7 @@ int sysfs_list(const char *dir, int (*cb)(const char *name, void *data), void *d
 	return r;
 }
 
-bool sysfs_exists(const char *path)
+bool root_exists(const char *path)
 {
 	return faccessat(rootfd, path, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
 }
@@ -211,7 +211,7 @@ bool sysfs_exists(const char *path)
  * parent waits timeout_ms for that answer (SO_RCVTIMEO: one recv, no poll). A writer that
  * does not answer in time is abandoned, still blocked in the kernel (it cannot be killed
  * there anyway), and the next write starts a new one. The writer exits when its socket
- * closes: at sysfs_fini(), which reaps it, or when gpuvm exits in any other way.
+ * closes: at root_fini(), which reaps it, or when gpuvm exits in any other way.
  */
 #define WRITE_MSG_MAX 512
 #define ABANDONED_MAX 8
@@ -222,7 +222,7 @@ static struct {
 	unsigned timeout_ms;	/* what SO_RCVTIMEO is set to */
 } writer = { .pid = -1, .fd = -1 };
 
-/* Abandoned writers, reaped at sysfs_fini() if their write ended meanwhile. */
+/* Abandoned writers, reaped at root_fini() if their write ended meanwhile. */
 static pid_t abandoned[ABANDONED_MAX];
 static size_t n_abandoned;
 
@@ -419,7 +419,7 @@ static int send_request(const char *msg, size_t len, unsigned timeout_ms)
 	return r;
 }
 
-int sysfs_write(const char *path, const char *value, unsigned timeout_ms)
+int root_write(const char *path, const char *value, unsigned timeout_ms)
 {
 	size_t plen = strlen(path), vlen = strlen(value);
 	char msg[WRITE_MSG_MAX];
@@ -468,7 +468,7 @@ int sysfs_write(const char *path, const char *value, unsigned timeout_ms)
  * name cannot send the write elsewhere. The file itself is replaced by the rename, which
  * never follows what it replaces.
  */
-int sysfs_write_file_with(const char *dir, const char *name,
+int root_write_file_with(const char *dir, const char *name,
 			  void (*fill)(FILE *f, void *data), void *data)
 {
 	char tmp[NAME_MAX + 1], *buf;
@@ -529,9 +529,9 @@ static void fill_bytes(FILE *f, void *data)
 	fwrite(b->data, 1, b->len, f);
 }
 
-int sysfs_write_file(const char *dir, const char *name, const char *data, size_t len)
+int root_write_file(const char *dir, const char *name, const char *data, size_t len)
 {
 	struct bytes b = { data, len };
 
-	return sysfs_write_file_with(dir, name, fill_bytes, &b);
+	return root_write_file_with(dir, name, fill_bytes, &b);
 }
