@@ -144,6 +144,8 @@ lint: $(DEPS)/VERSIONS
 		{ grep -E 'warning:|error:' $(B)/clang-tidy.log; exit 1; }
 	@echo "  SHELLCHECK $(words $(SHELL_FILES)) files"
 	$(Q)shellcheck -x -P SCRIPTDIR $(SHELL_FILES)
+	@echo "  STYLE (.editorconfig)"
+	$(Q)sh scripts/style.sh
 
 
 # The main job: Debian's kernel boots the image in QEMU with an Intel IOMMU and a stand-in

@@ -81,8 +81,10 @@ static void usage(FILE *f)
 		CONFIG_PATH);
 }
 
-enum { ALLOW_DRY_RUN = 1, ALLOW_MODE = 2, ALLOW_CPU = 4, ALLOW_NFD = 8, ALLOW_EXTERNAL = 16,
-       ALLOW_DEFER = 32 };
+enum {
+	ALLOW_DRY_RUN = 1, ALLOW_MODE = 2, ALLOW_CPU = 4, ALLOW_NFD = 8, ALLOW_EXTERNAL = 16,
+	ALLOW_DEFER = 32,
+};
 
 static const struct command_def {
 	const char *name;
