@@ -4,7 +4,10 @@
 #   tests/e2e/run.sh [-j N] [SCENARIO…]      run them (default: all, in name order)
 #   tests/e2e/run.sh -l                      list the scenarios
 #
-# A scenario is tests/e2e/scenarios/NAME.sh, sourced with tests/e2e/lib.sh (read it first).
+# A scenario is tests/e2e/scenarios/NAME.sh, sourced with tests/e2e/lib.sh (read it first),
+# or a cell of the matrix: a line "NAME CELL ARG…" of tests/e2e/matrix runs
+# tests/e2e/cells/CELL.sh with the words ARG… in $E2E_ARGS (compression, architecture,
+# on_error: what differs in a word), so that a new cell is one line.
 # At most N boots run at a time (default 2, E2E_JOBS). For each scenario one line
 #     NAME: PASS | NAME: FAIL (reason) | NAME: SKIP (reason)
 # (on a failure followed by the tail of its console log), then the boot times, gpuvm apply's
@@ -20,13 +23,31 @@ E2E_ROOT=$(cd "$here/../.." && pwd)
 E2E_OUT=$E2E_ROOT/build/e2e
 export E2E_ROOT E2E_OUT
 
-scenarios() { for f in "$here"/scenarios/*.sh; do [ -f "$f" ] && basename "$f" .sh; done; }
+# The cells of the matrix: "NAME CELL ARG…", comments and blank lines left out.
+matrix() { sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$here/matrix"; }
+
+scenarios() {
+	{
+		for f in "$here"/scenarios/*.sh; do [ -f "$f" ] && basename "$f" .sh; done
+		matrix | awk '{ print $1 }'
+	} | LC_ALL=C sort
+}
 
 # run_one NAME: run one scenario (run.sh calls itself so through xargs -P); prints its lines.
 run_one() {
 	# shellcheck source=tests/e2e/lib.sh disable=SC1091
 	. "$here/lib.sh"
-	name=$1 scen=$here/scenarios/$1.sh
+	name=$1 scen=$here/scenarios/$1.sh E2E_ARGS=''
+	if [ ! -f "$scen" ]; then
+		# shellcheck disable=SC2046 # a cell's words
+		set -- $(matrix | awk -v n="$name" '$1 == n { $1 = ""; print }')
+		if [ $# -gt 0 ]; then
+			scen=$here/cells/$1.sh
+			shift
+			E2E_ARGS=$*
+		fi
+	fi
+	export E2E_ARGS
 	rm -f "$E2E_OUT/$name.result" "$E2E_OUT/$name.times" "$E2E_OUT/$name.apply" \
 		"$E2E_OUT/$name".*log
 	if [ ! -f "$scen" ]; then
