@@ -67,7 +67,7 @@ e2e_image() {
 
 # e2e_rootfs DIR [mkimage options…]: a root file system tree in DIR, made by mkimage.sh (so
 # it has busybox, its applets and, with --modules, modules with their indexes; --add puts more
-# in, e.g. --add "$E2E_GUEST/report.sh:/etc/e2e-check.sh"), without gpuvm and without /init;
+# in, e.g. --add "$E2E_GUEST/gpuvm-check.sh:/etc/e2e-check.sh"), without gpuvm and without /init;
 # its /sbin/init is guest/root-init.sh (replace DIR/sbin/init to change that).
 e2e_rootfs() {
 	dir=$1
