@@ -99,17 +99,6 @@ setup() {
 	[ -z "$(find "$ROOT/etc/gpuvm" -name '.*tmp')" ]
 }
 
-# secret: a root-only file outside the config's directory, as an attacker would point at.
-secret() {
-	SECRET="$BATS_TEST_TMPDIR/secret"
-	printf 's3cret, root only\n' >"$SECRET"
-	chmod 600 "$SECRET"
-}
-secret_intact() {
-	[ "$(cat "$SECRET")" = 's3cret, root only' ]
-	[ "$(stat -c %a "$SECRET")" = 600 ]
-}
-
 @test "set refuses a config that is a symlink: exit 1, nothing copied from its target" {
 	secret
 	ln -s "$SECRET" "$CONF"

@@ -7,14 +7,7 @@ load helpers
 
 setup() {
 	mkfx workstation
-	SECRET="$BATS_TEST_TMPDIR/secret"
-	printf 's3cret, root only\n' >"$SECRET"
-	chmod 600 "$SECRET"
-}
-
-secret_intact() {
-	[ "$(cat "$SECRET")" = 's3cret, root only' ]
-	[ "$(stat -c %a "$SECRET")" = 600 ]
+	secret
 }
 
 @test "a symlinked /run/gpuvm is not followed: no state file written elsewhere" {

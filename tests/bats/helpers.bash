@@ -41,3 +41,15 @@ need() {
 	[ "${CI:-}" != true ] || fail "$what is missing under CI=true (scripts/install-packages.sh installs it)"
 	skip "$what is missing (scripts/install-packages.sh installs it)"
 }
+
+# secret: $SECRET, a root-only file outside the tree, as an attacker would point a link at;
+# secret_intact: it still holds what it held, with its mode.
+secret() {
+	SECRET="$BATS_TEST_TMPDIR/secret"
+	printf 's3cret, root only\n' >"$SECRET"
+	chmod 600 "$SECRET"
+}
+secret_intact() {
+	[ "$(cat "$SECRET")" = 's3cret, root only' ]
+	[ "$(stat -c %a "$SECRET")" = 600 ]
+}
