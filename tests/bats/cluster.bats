@@ -33,7 +33,25 @@ permittedHostDevices:
 	[ "$(jqr '.permittedHostDevices.pciHostDevices[1].resourceName')" = "nvidia.com/GH100_H100_NVSWITCH" ]
 	rm "$ROOT/usr/share/misc/pci.ids"
 	gv --cmdline "" kubevirt --json
-	[ "$(jqr '.permittedHostDevices.pciHostDevices[0].resourceName')" = "nvidia.com/10DE_2330" ]
+	[ "$(jqr '.permittedHostDevices.pciHostDevices[0].resourceName')" = "nvidia.com/2330" ]
+}
+
+# The plugin's getDeviceName: trim, upper-case, '/' and '.' to '_', each run of blanks to one
+# '_', then everything but [A-Za-z0-9_.] deleted; not in its pci.ids: the ID as sysfs has it.
+@test "kubevirt: names byte for byte as the plugin's, punctuation and all" {
+	mkfx hgx8
+	mkdir -p "$ROOT/usr/share/misc"
+	printf '10de  NVIDIA Corporation\n\t2330  GH100 [GH200 120GB / 480GB] Rev. A\n' \
+		>"$ROOT/usr/share/misc/pci.ids"
+	gv --cmdline "" kubevirt --json
+	[ "$(jqr '.permittedHostDevices.pciHostDevices[0].resourceName')" = "nvidia.com/GH100_GH200_120GB___480GB_REV__A" ]
+	printf '10de  NVIDIA Corporation\n\t2330  GA100 [A800-SXM4-80GB] (x|y)\n' \
+		>"$ROOT/usr/share/misc/pci.ids"
+	gv --cmdline "" kubevirt --json
+	[ "$(jqr '.permittedHostDevices.pciHostDevices[0].resourceName')" = "nvidia.com/GA100_A800SXM480GB_XY" ]
+	printf '10de  NVIDIA Corporation\n\t2330  [\342\204\242]\n' >"$ROOT/usr/share/misc/pci.ids"
+	gv --cmdline "" kubevirt --json
+	[ "$(jqr '.permittedHostDevices.pciHostDevices[0].resourceName')" = "nvidia.com/2330" ]
 }
 
 @test "kubevirt: a group that is not viable gives nothing, and says so" {
