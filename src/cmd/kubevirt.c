@@ -25,8 +25,12 @@ static char *read_file(const char *path, size_t max, size_t *len)
 
 void cmd_kubevirt(const struct options *o, struct outcome *out)
 {
-	static const char *const pciids[] = { "usr/share/misc/pci.ids", "usr/share/hwdata/pci.ids",
-					      "usr/share/pci.ids" };
+	/*
+	 * The plugin names from the pci.ids in its image: gpuvm's copy of its NVIDIA block
+	 * first (scripts/pciids-nvidia.sh), then the host's, older or newer than the plugin's.
+	 */
+	static const char *const pciids[] = { "usr/share/gpuvm/pci.ids", "usr/share/misc/pci.ids",
+					      "usr/share/hwdata/pci.ids", "usr/share/pci.ids" };
 	struct prep pp = { 0 };
 	const struct inventory *inv = &pp.inv;
 	const struct plan *p = &pp.p;
@@ -45,6 +49,13 @@ void cmd_kubevirt(const struct options *o, struct outcome *out)
 	}
 	for (i = 0; i < ARRAY_SIZE(pciids) && !ids; i++)
 		ids = read_file(pciids[i], PCIIDS_MAX, &len);
+	if (!ids)
+		log_warn("no pci.ids: resource names are device IDs, as the sandbox device plugin's "
+			 "only for IDs its pci.ids lacks (gpuvm(8), kubevirt)");
+	else if (i > 1)
+		log_warn("names from /%s, not the sandbox device plugin's pci.ids: an ID one lacks "
+			 "or names otherwise gets another resourceName (install /usr/share/gpuvm/pci.ids, "
+			 "gpuvm(8), kubevirt)", pciids[i - 1]);
 	for (i = 0; i < inv->n; i++) {
 		const struct pci_dev *d = &inv->dev[i];
 

@@ -54,6 +54,23 @@ permittedHostDevices:
 	[ "$(jqr '.permittedHostDevices.pciHostDevices[0].resourceName')" = "nvidia.com/2330" ]
 }
 
+# The plugin names from the pci.ids in its image: gpuvm's copy of it, made by
+# scripts/pciids-nvidia.sh, comes before the host's, which may be older or newer.
+@test "kubevirt: /usr/share/gpuvm/pci.ids before the host's, which is warned about" {
+	mkfx hgx8
+	pciids
+	gv --cmdline "" kubevirt --json
+	assert_regex "$stderr" "usr/share/misc/pci.ids.*not the sandbox device plugin's"
+	printf '%s\n' '#	Version: 2025.07.11' '10de  NVIDIA Corporation' '	2330  GH100 [H100 SXM5 80GB HBM3]' \
+		>"$BATS_TEST_TMPDIR/full.ids"
+	mkdir -p "$ROOT/usr/share/gpuvm"
+	sh "$TOP/scripts/pciids-nvidia.sh" "$BATS_TEST_TMPDIR/full.ids" \
+		>"$ROOT/usr/share/gpuvm/pci.ids"
+	gv --cmdline "" kubevirt --json
+	[ "$(jqr '.permittedHostDevices.pciHostDevices[0].resourceName')" = "nvidia.com/GH100_H100_SXM5_80GB_HBM3" ]
+	[[ "$stderr" != *"not the sandbox device plugin's"* ]]
+}
+
 @test "kubevirt: a group that is not viable gives nothing, and says so" {
 	mkfx gpu-nic
 	gv --cmdline "" kubevirt
