@@ -71,6 +71,22 @@ permittedHostDevices:
 	[[ "$stderr" != *"not the sandbox device plugin's"* ]]
 }
 
+@test "pciids-nvidia.sh: the header and the block the plugin reads, nothing else" {
+	printf '%s\n' '#	Version: 2025.07.11' '#	BSD-3-Clause or GPL-2.0+' '' '10dd  Evans' \
+		'	2330  not this one' '10de  NVIDIA Corporation' '	2330  a' '# inside' '		10de 0001  sub' \
+		'	2331  b' '10df  Emulex' '	2332  c' >"$BATS_TEST_TMPDIR/full.ids"
+	run --separate-stderr sh "$TOP/scripts/pciids-nvidia.sh" "$BATS_TEST_TMPDIR/full.ids"
+	assert_success
+	assert_line --index 0 '#	Version: 2025.07.11'
+	assert_line --index 1 '#	BSD-3-Clause or GPL-2.0+'
+	[ "$(printf '%s\n' "$output" | grep -v '^#' | grep .)" = "$(printf '10de  NVIDIA Corporation\n\t2330  a\n\t\t10de 0001  sub\n\t2331  b')" ]
+	assert_line '# inside'
+	printf '10df  Emulex\n' >"$BATS_TEST_TMPDIR/none.ids"
+	run --separate-stderr sh "$TOP/scripts/pciids-nvidia.sh" "$BATS_TEST_TMPDIR/none.ids"
+	assert_failure 1
+	assert_regex "$stderr" "no 10de"
+}
+
 @test "kubevirt: a group that is not viable gives nothing, and says so" {
 	mkfx gpu-nic
 	gv --cmdline "" kubevirt
