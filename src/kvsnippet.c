@@ -9,81 +9,138 @@
 #include "json.h"
 #include "util.h"
 
-/* The line "XXXX  name" (after leading tabs) for id, at the start of s; else NULL. */
-static const char *id_line(const char *s, unsigned tabs, uint16_t id)
-{
-	char hex[5];
-	unsigned i;
+/*
+ * NVIDIA's sandbox device plugin (kubevirt-gpu-device-plugin, getDeviceName) reads pci.ids
+ * with Go's bufio.Scanner: a line of 64 KiB or more stops it, and it then names nothing.
+ */
+#define SCAN_LINE_MAX 65536
 
-	for (i = 0; i < tabs; i++)
-		if (s[i] != '\t')
-			return NULL;
-	if (s[tabs] == '\t')
-		return NULL;
-	snprintf(hex, sizeof(hex), "%04x", id);
-	if (strncasecmp(s + tabs, hex, 4) != 0 || s[tabs + 4] != ' ')
-		return NULL;
-	return s + tabs + 4 + strspn(s + tabs + 4, " ");
-}
-
-int pciids_name(const char *ids, uint16_t vendor, uint16_t device, char *out, size_t size)
+int pciids_name(const char *ids, size_t len, uint16_t vendor, uint16_t device, char *out,
+		size_t size)
 {
-	const char *p = ids, *name;
+	const char *p = ids, *end = ids + len;
+	char ven[5], dev[6];
 	bool in_vendor = false;
+	size_t i;
 
-	while (*p) {
-		const char *nl = strchr(p, '\n');
-		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+	snprintf(ven, sizeof(ven), "%04x", vendor);
+	snprintf(dev, sizeof(dev), "\t%04x", device);
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
 
-		if (*p != '\t' && *p != '#' && len > 0) {
-			if (in_vendor)
-				return -ENOENT;	/* the next vendor: not listed */
-			in_vendor = id_line(p, 0, vendor) != NULL;
-		} else if (in_vendor && (name = id_line(p, 1, device))) {
-			size_t n = len - (size_t)(name - p);
-
-			if (n >= size)
-				n = size - 1;
-			memcpy(out, name, n);
-			out[n] = '\0';
-			rstrip(out);
+		if (n >= SCAN_LINE_MAX)
+			return -ENOENT;
+		if (n > 0 && p[n - 1] == '\r')	/* the scanner drops it */
+			n--;
+		if (!in_vendor) {
+			/* The first line that starts with the vendor ID, whatever follows. */
+			in_vendor = n >= 4 && memcmp(p, ven, 4) == 0;
+		} else if (n > 0 && *p == '#') {
+			;
+		} else if (n == 0 || *p != '\t') {
+			return -ENOENT;	/* the next vendor, or a blank line: not listed */
+		} else if (n >= 5 && memcmp(p, dev, 5) == 0) {
+			/*
+			 * Its name is what follows the ID, as it is: kv_resource_name() trims.
+			 * A NUL is DEL here, a byte the plugin's name treats alike (not blank,
+			 * deleted), so that the name stays a string.
+			 */
+			if (n - 5 >= size)
+				return -ENAMETOOLONG;
+			for (i = 0; i < n - 5; i++)
+				out[i] = p[5 + i] ? p[5 + i] : '\x7f';
+			out[i] = '\0';
 			return 0;
 		}
-		p += len + (nl ? 1 : 0);
+		p = nl ? nl + 1 : end;
 	}
 	return -ENOENT;
 }
 
-void kv_resource_name(const char *name, uint16_t vendor, uint16_t device, char *out, size_t size)
+/* Length of a Go unicode.IsSpace rune in UTF-8 at s (left bytes), or 0. */
+static size_t space_at(const unsigned char *s, size_t left)
 {
-	size_t n;
-	bool sep = false;
+	static const char *const wide[] = { "\xc2\x85", "\xc2\xa0", "\xe1\x9a\x80", "\xe2\x80\xa8",
+					    "\xe2\x80\xa9", "\xe2\x80\xaf", "\xe2\x81\x9f",
+					    "\xe3\x80\x80" };
+	size_t i, n;
 
-	if (vendor != 0x10de || !name || !*name) {
-		snprintf(out, size, "%s/%04X_%04X", vendor == 0x10de ? "nvidia.com" : "devices.kubevirt.io",
-			 vendor, device);
-		return;
+	if (left >= 1 && (s[0] == ' ' || (s[0] >= '\t' && s[0] <= '\r')))
+		return 1;
+	if (left >= 3 && s[0] == 0xe2 && s[1] == 0x80 && s[2] >= 0x80 && s[2] <= 0x8a)
+		return 3;	/* U+2000..U+200A */
+	for (i = 0; i < ARRAY_SIZE(wide); i++) {
+		n = strlen(wide[i]);
+		if (left >= n && memcmp(s, wide[i], n) == 0)
+			return n;
 	}
-	snprintf(out, size, "nvidia.com/");
-	n = strlen(out);
-	for (; *name; name++) {
-		unsigned char c = (unsigned char)*name;
-		size_t need = sep && out[n - 1] != '/' ? 2 : 1;
+	return 0;
+}
 
-		if (!isalnum(c)) {
-			sep = true;
-			continue;
-		}
-		if (n + need + 1 > size)
+/* Go's \s: ASCII blanks but \v. */
+static bool re_space(unsigned char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r';
+}
+
+/*
+ * The plugin's steps, in its order: strings.TrimSpace (Unicode blanks), strings.ToUpper,
+ * '/' and '.' to '_', each run of \s to one '_', then [^a-zA-Z0-9_.] deleted. Done in one
+ * pass: nothing non-ASCII survives the last step but what ToUpper makes ASCII (U+0131 ı is
+ * I, U+017F ſ is S), and no lead byte of UTF-8 is a continuation byte, so bytes will do.
+ */
+static size_t plugin_name(const char *name, char *out, size_t size)
+{
+	const unsigned char *s = (const unsigned char *)name;
+	size_t b = 0, e = strlen(name), k, n = 0;
+
+	while (b < e && (k = space_at(s + b, e - b)))
+		b += k;
+	while (e > b) {
+		for (k = 1; k <= 3 && k <= e - b; k++)
+			if (space_at(s + e - k, k) == k)
+				break;
+		if (k > 3 || k > e - b)
 			break;
-		if (need == 2)
+		e -= k;
+	}
+	while (b < e && n + 1 < size) {
+		unsigned char c = s[b++];
+
+		if (re_space(c)) {
+			while (b < e && re_space(s[b]))
+				b++;
 			out[n++] = '_';
-		out[n++] = (char)toupper(c);
-		sep = false;
+		} else if (c == 0xc4 && b < e && s[b] == 0xb1) {
+			out[n++] = 'I';
+			b++;
+		} else if (c == 0xc5 && b < e && s[b] == 0xbf) {
+			out[n++] = 'S';
+			b++;
+		} else if (c == '/' || c == '.' || c == '_') {
+			out[n++] = '_';
+		} else if (c < 0x80 && isalnum(c)) {
+			out[n++] = (char)toupper(c);
+		}
 	}
 	out[n] = '\0';
-	if (n == strlen("nvidia.com/"))	/* nothing usable in the name */
-		snprintf(out, size, "nvidia.com/%04X_%04X", vendor, device);
+	return n;
+}
+
+void kv_resource_name(const char *name, uint16_t vendor, uint16_t device, char *out, size_t size)
+{
+	static const char prefix[] = "nvidia.com/";
+	size_t n = sizeof(prefix) - 1;
+
+	if (vendor != 0x10de) {
+		snprintf(out, size, "devices.kubevirt.io/%04X_%04X", vendor, device);
+		return;
+	}
+	snprintf(out, size, "%s", prefix);
+	/* Not in its pci.ids, or nothing left of the name: the ID as sysfs spells it. */
+	if (!name || n + 1 >= size || !plugin_name(name, out + n, size - n))
+		snprintf(out, size, "%s%04x", prefix, device);
 }
 
 void kv_yaml(FILE *f, const struct kv_device *d, size_t n, bool external)
@@ -95,7 +152,7 @@ void kv_yaml(FILE *f, const struct kv_device *d, size_t n, bool external)
 	for (i = 0; i < n; i++) {
 		char res[sizeof(d[i].resource)];
 
-		/* kv_resource_name() keeps [A-Z0-9_] of pci.ids' names; masked all the same. */
+		/* kv_resource_name() keeps [A-Za-z0-9_] of pci.ids' names; masked all the same. */
 		term_safe(d[i].resource, res, sizeof(res));
 		fprintf(f, "  - pciVendorSelector: \"%04X:%04X\"\n", d[i].vendor, d[i].device);
 		fprintf(f, "    resourceName: \"%s\"\n", res);

@@ -11,19 +11,27 @@
 
 struct kv_device {
 	uint16_t vendor, device;
-	char resource[96];	/* nvidia.com/GA100_A100_SXM4_40GB */
+	char resource[160];	/* nvidia.com/GA100_A100_SXM4_40GB */
 	size_t count;		/* functions of this ID */
 };
 
 /*
- * The device's name in pci.ids text ("GA100 [A100 SXM4 40GB]"), or -ENOENT. Pure.
+ * The device's name in len bytes of pci.ids text, as NVIDIA's sandbox device plugin finds
+ * it: after the first line that starts with the vendor ID, the first line "\tdddd" (lower
+ * case) before a line that starts with neither '\t' nor '#'; what follows the ID, untrimmed
+ * (a NUL byte in it comes back as DEL, which names alike).
+ * -ENOENT when it is not there (or past a line of 64 KiB, where the plugin stops),
+ * -ENAMETOOLONG when it does not fit in size. Pure.
  */
-int pciids_name(const char *pciids, uint16_t vendor, uint16_t device, char *out, size_t size);
+int pciids_name(const char *pciids, size_t len, uint16_t vendor, uint16_t device, char *out,
+		size_t size);
 
 /*
- * KubeVirt's resourceName, as NVIDIA's sandbox device plugin names it: the pci.ids name
- * upper-cased, every run of other characters turned into one '_', after "nvidia.com/"
- * (for NVIDIA; "VVVV.com/" is not guessed for others: "devices.kubevirt.io/VVVV_DDDD").
+ * KubeVirt's resourceName, byte for byte as NVIDIA's sandbox device plugin advertises it:
+ * "nvidia.com/" and the pci.ids name trimmed, upper-cased, '/' and '.' made '_', each run
+ * of blanks one '_', then all but [A-Za-z0-9_] deleted; without a name, or when nothing is
+ * left of it, the device ID in lower case ("nvidia.com/2335"). Other vendors have no such
+ * plugin: "devices.kubevirt.io/VVVV_DDDD".
  */
 void kv_resource_name(const char *name, uint16_t vendor, uint16_t device, char *out, size_t size);
 

@@ -14,26 +14,29 @@
 #define PCIIDS_MAX ((size_t)4 * 1024 * 1024)
 
 /* A whole file under the root, NUL-terminated, up to max bytes; NULL when absent. */
-static char *read_file(const char *path, size_t max)
+static char *read_file(const char *path, size_t max, size_t *len)
 {
 	char *buf;
-	size_t len;
 
-	if (config_read_max(root_fd(), path, max, &buf, &len) < 0)
+	if (config_read_max(root_fd(), path, max, &buf, len) < 0)
 		return NULL;
 	return buf;
 }
 
 void cmd_kubevirt(const struct options *o, struct outcome *out)
 {
-	static const char *const pciids[] = { "usr/share/misc/pci.ids", "usr/share/hwdata/pci.ids",
-					      "usr/share/pci.ids" };
+	/*
+	 * The plugin names from the pci.ids in its image: gpuvm's copy of its NVIDIA block
+	 * first (scripts/pciids-nvidia.sh), then the host's, older or newer than the plugin's.
+	 */
+	static const char *const pciids[] = { "usr/share/gpuvm/pci.ids", "usr/share/misc/pci.ids",
+					      "usr/share/hwdata/pci.ids", "usr/share/pci.ids" };
 	struct prep pp = { 0 };
 	const struct inventory *inv = &pp.inv;
 	const struct plan *p = &pp.p;
 	struct kv_device dev[32];
-	char *ids = NULL, name[128];
-	size_t i, j, n = 0;
+	char *ids = NULL, name[160];
+	size_t i, j, n = 0, len = 0;
 
 	if (prep_settings(&pp, o->root, o->cmdline, o->config, SRC_LOOK) < 0) {
 		out->error = true;
@@ -45,7 +48,14 @@ void cmd_kubevirt(const struct options *o, struct outcome *out)
 		goto out;
 	}
 	for (i = 0; i < ARRAY_SIZE(pciids) && !ids; i++)
-		ids = read_file(pciids[i], PCIIDS_MAX);
+		ids = read_file(pciids[i], PCIIDS_MAX, &len);
+	if (!ids)
+		log_warn("no pci.ids: resource names are device IDs, as the sandbox device plugin's "
+			 "only for IDs its pci.ids lacks (gpuvm(8), kubevirt)");
+	else if (i > 1)
+		log_warn("names from /%s, not the sandbox device plugin's pci.ids: an ID one lacks "
+			 "or names otherwise gets another resourceName (install /usr/share/gpuvm/pci.ids, "
+			 "gpuvm(8), kubevirt)", pciids[i - 1]);
 	for (i = 0; i < inv->n; i++) {
 		const struct pci_dev *d = &inv->dev[i];
 
@@ -63,7 +73,8 @@ void cmd_kubevirt(const struct options *o, struct outcome *out)
 		dev[n].vendor = d->vendor;
 		dev[n].device = d->device;
 		dev[n].count = 1;
-		kv_resource_name(ids && pciids_name(ids, d->vendor, d->device, name, sizeof(name)) == 0 ?
+		kv_resource_name(ids && pciids_name(ids, len, d->vendor, d->device, name,
+						    sizeof(name)) == 0 ?
 				 name : NULL, d->vendor, d->device, dev[n].resource, sizeof(dev[n].resource));
 		n++;
 	}

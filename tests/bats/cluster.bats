@@ -33,7 +33,58 @@ permittedHostDevices:
 	[ "$(jqr '.permittedHostDevices.pciHostDevices[1].resourceName')" = "nvidia.com/GH100_H100_NVSWITCH" ]
 	rm "$ROOT/usr/share/misc/pci.ids"
 	gv --cmdline "" kubevirt --json
-	[ "$(jqr '.permittedHostDevices.pciHostDevices[0].resourceName')" = "nvidia.com/10DE_2330" ]
+	[ "$(jqr '.permittedHostDevices.pciHostDevices[0].resourceName')" = "nvidia.com/2330" ]
+}
+
+# The plugin's getDeviceName: trim, upper-case, '/' and '.' to '_', each run of blanks to one
+# '_', then everything but [A-Za-z0-9_.] deleted; not in its pci.ids: the ID as sysfs has it.
+@test "kubevirt: names byte for byte as the plugin's, punctuation and all" {
+	mkfx hgx8
+	mkdir -p "$ROOT/usr/share/misc"
+	printf '10de  NVIDIA Corporation\n\t2330  GH100 [GH200 120GB / 480GB] Rev. A\n' \
+		>"$ROOT/usr/share/misc/pci.ids"
+	gv --cmdline "" kubevirt --json
+	[ "$(jqr '.permittedHostDevices.pciHostDevices[0].resourceName')" = "nvidia.com/GH100_GH200_120GB___480GB_REV__A" ]
+	printf '10de  NVIDIA Corporation\n\t2330  GA100 [A800-SXM4-80GB] (x|y)\n' \
+		>"$ROOT/usr/share/misc/pci.ids"
+	gv --cmdline "" kubevirt --json
+	[ "$(jqr '.permittedHostDevices.pciHostDevices[0].resourceName')" = "nvidia.com/GA100_A800SXM480GB_XY" ]
+	printf '10de  NVIDIA Corporation\n\t2330  [\342\204\242]\n' >"$ROOT/usr/share/misc/pci.ids"
+	gv --cmdline "" kubevirt --json
+	[ "$(jqr '.permittedHostDevices.pciHostDevices[0].resourceName')" = "nvidia.com/2330" ]
+}
+
+# The plugin names from the pci.ids in its image: gpuvm's copy of it, made by
+# scripts/pciids-nvidia.sh, comes before the host's, which may be older or newer.
+@test "kubevirt: /usr/share/gpuvm/pci.ids before the host's, which is warned about" {
+	mkfx hgx8
+	pciids
+	gv --cmdline "" kubevirt --json
+	assert_regex "$stderr" "usr/share/misc/pci.ids.*not the sandbox device plugin's"
+	printf '%s\n' '#	Version: 2025.07.11' '10de  NVIDIA Corporation' '	2330  GH100 [H100 SXM5 80GB HBM3]' \
+		>"$BATS_TEST_TMPDIR/full.ids"
+	mkdir -p "$ROOT/usr/share/gpuvm"
+	sh "$TOP/scripts/pciids-nvidia.sh" "$BATS_TEST_TMPDIR/full.ids" \
+		>"$ROOT/usr/share/gpuvm/pci.ids"
+	gv --cmdline "" kubevirt --json
+	[ "$(jqr '.permittedHostDevices.pciHostDevices[0].resourceName')" = "nvidia.com/GH100_H100_SXM5_80GB_HBM3" ]
+	[[ "$stderr" != *"not the sandbox device plugin's"* ]]
+}
+
+@test "pciids-nvidia.sh: the header and the block the plugin reads, nothing else" {
+	printf '%s\n' '#	Version: 2025.07.11' '#	BSD-3-Clause or GPL-2.0+' '' '10dd  Evans' \
+		'	2330  not this one' '10de  NVIDIA Corporation' '	2330  a' '# inside' '		10de 0001  sub' \
+		'	2331  b' '10df  Emulex' '	2332  c' >"$BATS_TEST_TMPDIR/full.ids"
+	run --separate-stderr sh "$TOP/scripts/pciids-nvidia.sh" "$BATS_TEST_TMPDIR/full.ids"
+	assert_success
+	assert_line --index 0 '#	Version: 2025.07.11'
+	assert_line --index 1 '#	BSD-3-Clause or GPL-2.0+'
+	[ "$(printf '%s\n' "$output" | grep -v '^#' | grep .)" = "$(printf '10de  NVIDIA Corporation\n\t2330  a\n\t\t10de 0001  sub\n\t2331  b')" ]
+	assert_line '# inside'
+	printf '10df  Emulex\n' >"$BATS_TEST_TMPDIR/none.ids"
+	run --separate-stderr sh "$TOP/scripts/pciids-nvidia.sh" "$BATS_TEST_TMPDIR/none.ids"
+	assert_failure 1
+	assert_regex "$stderr" "no 10de"
 }
 
 @test "kubevirt: a group that is not viable gives nothing, and says so" {

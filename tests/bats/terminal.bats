@@ -82,7 +82,7 @@ evil_names() {
 	printf '10de  NVIDIA Corporation\n\t1e87  TU104 %s [RTX 2080]\n' "$EVIL" >"$ROOT/usr/share/misc/pci.ids"
 	gv --cmdline "" kubevirt
 	assert_success
-	assert_output --partial 'resourceName: "nvidia.com/TU104_X_0_PWNED_2J_M_RTX_2080"'
+	assert_output --partial 'resourceName: "nvidia.com/TU104_X0PWNED2JM_RTX_2080"'
 	clean "$output"
 	clean "$stderr"
 }

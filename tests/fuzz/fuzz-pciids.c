@@ -4,12 +4,14 @@
  * kv_json, kv_yaml). The input is VV VV DD DD SIZE TEXT: the vendor and device looked
  * up, the size of the name buffer, then the pci.ids text (also used as a name itself).
  *
- * Invariants: pciids_name agrees with a line-by-line reference of the format (the first
- * vendor line, then its device line before the next vendor line, the name cut to size
- * and without trailing blanks), never writes past size; a resource name is the prefix
- * and a non-empty run of [A-Z0-9] words joined by single '_', never past its buffer;
- * kv_json writes valid JSON; kv_yaml writes one selector and one name per device, in
- * quotes, nothing that could break the YAML.
+ * Invariants: pciids_name agrees with a line-by-line reference of how NVIDIA's sandbox
+ * device plugin reads the file (after the first line that starts with the vendor ID,
+ * '#' lines skipped, the first "\tdddd" line before any other line; nothing past a line
+ * of 64 KiB; the rest of the line as it is, NUL as DEL), never writes past size; a
+ * resource name is the prefix and a non-empty [A-Za-z0-9_] tail (for NVIDIA: the
+ * lower-case ID when nothing else is left), never past its buffer; kv_json writes valid
+ * JSON; kv_yaml writes one selector and one name per device, in quotes, nothing that
+ * could break the YAML.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -19,49 +21,42 @@
 #include "json.h"
 #include "util.h"
 
-/* "XXXX " (hex, any case) after tabs leading tabs and not one more; the name after it. */
-static const char *ref_id(const char *line, size_t len, unsigned tabs, uint16_t id)
+static int ref_name(const char *text, size_t len, uint16_t vendor, uint16_t device, char *out,
+		    size_t size)
 {
-	char hex[5];
-	size_t i;
+	char ven[8], dev[8];
+	size_t i = 0, n, k;
+	int state = 0;		/* 0: before the vendor, 1: in it */
 
-	for (i = 0; i < tabs; i++)
-		if (i >= len || line[i] != '\t')
-			return NULL;
-	if (len < tabs + 5 || line[tabs + 4] != ' ')
-		return NULL;
-	snprintf(hex, sizeof(hex), "%04x", id);
-	for (i = 0; i < 4; i++)
-		if (tolower((unsigned char)line[tabs + i]) != hex[i])
-			return NULL;
-	for (i = tabs + 4; i < len && line[i] == ' '; i++)
-		;
-	return line + i;
-}
+	snprintf(ven, sizeof(ven), "%04x", vendor);
+	snprintf(dev, sizeof(dev), "\t%04x", device);
+	while (i < len) {
+		const char *line = text + i;
 
-static int ref_name(const char *text, uint16_t vendor, uint16_t device, char *out, size_t size)
-{
-	const char *p = text, *name;
-	bool in_vendor = false;
-
-	while (*p) {
-		size_t len = strcspn(p, "\n"), n;
-
-		if (len > 0 && p[0] != '\t' && p[0] != '#') {
-			if (in_vendor)
-				return -ENOENT;
-			in_vendor = ref_id(p, len, 0, vendor) != NULL;
-		} else if (in_vendor && (name = ref_id(p, len, 1, device))) {
-			n = len - (size_t)(name - p);
-			if (n > size - 1)
-				n = size - 1;
-			memcpy(out, name, n);
-			while (n > 0 && isspace((unsigned char)name[n - 1]))
-				n--;
-			out[n] = '\0';
-			return 0;
+		for (n = 0; i + n < len && line[n] != '\n'; n++)
+			;
+		i += n + 1;
+		if (n >= 65536)
+			return -ENOENT;
+		if (n && line[n - 1] == '\r')
+			n--;
+		if (state == 0) {
+			if (n >= 4 && !strncmp(line, ven, 4))
+				state = 1;
+			continue;
 		}
-		p += len + (p[len] ? 1 : 0);
+		if (n && line[0] == '#')
+			continue;
+		if (!n || line[0] != '\t')
+			return -ENOENT;
+		if (n < 5 || memcmp(line, dev, 5))
+			continue;
+		if (n - 5 > size - 1)
+			return -ENAMETOOLONG;
+		for (k = 5; k < n; k++)
+			out[k - 5] = line[k] ? line[k] : 0x7f;
+		out[n - 5] = '\0';
+		return 0;
 	}
 	return -ENOENT;
 }
@@ -71,6 +66,7 @@ static void check_resource(const char *name, uint16_t vendor, uint16_t device, s
 {
 	char *out = malloc(size);	/* exact: ASan sees a write past it */
 	const char *prefix = vendor == 0x10de ? "nvidia.com/" : "devices.kubevirt.io/", *s;
+	char id[8];
 
 	if (!out)
 		abort();
@@ -82,11 +78,17 @@ static void check_resource(const char *name, uint16_t vendor, uint16_t device, s
 		s = out + strlen(prefix);
 		fuzz_assert(*s, "resource name '%s' is only a prefix (pci.ids name '%s')", out,
 			    name ? name : "(none)");
-		fuzz_assert(*s != '_' && s[strlen(s) - 1] != '_' && !strstr(s, "__"),
-			    "resource name '%s': stray '_'", out);
 		for (; *s; s++)
 			fuzz_assert(isdigit((unsigned char)*s) || isupper((unsigned char)*s) ||
-				    *s == '_', "resource name '%s': byte 0x%02x", out, (unsigned char)*s);
+				    islower((unsigned char)*s) || *s == '_',
+				    "resource name '%s': byte 0x%02x", out, (unsigned char)*s);
+		snprintf(id, sizeof(id), "%04x", device);
+		s = out + strlen(prefix);
+		/* Lower case only in the fallback, which is the ID alone. */
+		fuzz_assert(vendor != 0x10de || streq(s, id) || !strpbrk(s, "abcdefghijklmnopqrstuvwxyz"),
+			    "resource name '%s': lower case", out);
+		fuzz_assert(vendor != 0x10de || name || streq(s, id),
+			    "resource name '%s' without a pci.ids name", out);
 	}
 	if (res)
 		strscpy(res, out, res_size);
@@ -142,14 +144,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		vendor = 0x10de;	/* NVIDIA's names are the ones gpuvm upper-cases */
 	device = (uint16_t)(data[2] << 8 | data[3]);
 	name_size = 1 + data[4] % 128;
-	text = fuzz_cstr(data + 5, size - 5);
+	text = fuzz_cstr(data + 5, size - 5);	/* NUL-terminated; pciids_name reads len */
 	name = malloc(name_size);	/* exact: ASan sees a write past it */
 	want = malloc(name_size);
 	if (!name || !want)
 		abort();
 
-	r = pciids_name(text, vendor, device, name, name_size);
-	ref = ref_name(text, vendor, device, want, name_size);
+	r = pciids_name(text, size - 5, vendor, device, name, name_size);
+	ref = ref_name(text, size - 5, vendor, device, want, name_size);
 	fuzz_assert(r == ref, "pciids_name %04x:%04x returned %d, expected %d", vendor, device, r,
 		    ref);
 	if (r == 0) {
