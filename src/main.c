@@ -49,8 +49,10 @@ static void usage(FILE *f)
 		"  config get KEY      the host config's value of KEY\n"
 		"  config set KEY=VALUE\n"
 		"                      validate and write it atomically; say when it takes effect\n"
-		"  kubevirt [--external-provider]\n"
-		"                      KubeVirt's permittedHostDevices for the passthrough GPUs\n"
+		"  kubevirt [--external-provider] [--pci-ids FILE]\n"
+		"                      KubeVirt's permittedHostDevices for the passthrough GPUs,\n"
+		"                      named from FILE (default: /usr/share/gpuvm/pci.ids, then\n"
+		"                      the host's) as NVIDIA's sandbox device plugin names them\n"
 		"\n"
 		"Options:\n"
 		"  --root DIR          read and write /sys, /proc, /etc and /run under DIR and load\n"
@@ -83,7 +85,7 @@ static void usage(FILE *f)
 
 enum {
 	ALLOW_DRY_RUN = 1, ALLOW_MODE = 2, ALLOW_CPU = 4, ALLOW_NFD = 8, ALLOW_EXTERNAL = 16,
-	ALLOW_DEFER = 32,
+	ALLOW_DEFER = 32, ALLOW_PCI_IDS = 64,
 };
 
 static const struct command_def {
@@ -99,7 +101,7 @@ static const struct command_def {
 	{ "cmdline", "", 0, 0, cmd_cmdline, ALLOW_MODE | ALLOW_CPU },
 	{ "check", "", 0, 0, cmd_check, ALLOW_MODE },
 	{ "config", "get KEY | set KEY=VALUE", 2, 2, cmd_config, 0 },
-	{ "kubevirt", "", 0, 0, cmd_kubevirt, ALLOW_EXTERNAL },
+	{ "kubevirt", "", 0, 0, cmd_kubevirt, ALLOW_EXTERNAL | ALLOW_PCI_IDS },
 };
 
 static int exit_status(const struct outcome *out)
@@ -120,7 +122,7 @@ static int exit_status(const struct outcome *out)
 int main(int argc, char **argv)
 {
 	enum { OPT_ROOT = 256, OPT_CMDLINE, OPT_CONFIG, OPT_JSON, OPT_DRY_RUN, OPT_MODE, OPT_CPU,
-	       OPT_NFD, OPT_EXTERNAL, OPT_DEFER, OPT_RESUME };
+	       OPT_NFD, OPT_EXTERNAL, OPT_DEFER, OPT_RESUME, OPT_PCI_IDS };
 	static const struct option longopts[] = {
 		{ "root", required_argument, NULL, OPT_ROOT },
 		{ "cmdline", required_argument, NULL, OPT_CMDLINE },
@@ -132,6 +134,7 @@ int main(int argc, char **argv)
 		{ "cpu", required_argument, NULL, OPT_CPU },
 		{ "nfd", no_argument, NULL, OPT_NFD },
 		{ "external-provider", no_argument, NULL, OPT_EXTERNAL },
+		{ "pci-ids", required_argument, NULL, OPT_PCI_IDS },
 		{ "defer", no_argument, NULL, OPT_DEFER },
 		{ "resume", no_argument, NULL, OPT_RESUME },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -174,6 +177,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_EXTERNAL:
 			o.external = true;
+			break;
+		case OPT_PCI_IDS:
+			o.pci_ids = optarg;
 			break;
 		case OPT_DEFER:
 			o.defer = true;
@@ -230,6 +236,7 @@ int main(int argc, char **argv)
 	if ((o.dry_run && !(def->opts & ALLOW_DRY_RUN)) || (o.mode && !(def->opts & ALLOW_MODE)) ||
 	    (o.cpu && !(def->opts & ALLOW_CPU)) || (o.nfd && !(def->opts & ALLOW_NFD)) ||
 	    (o.external && !(def->opts & ALLOW_EXTERNAL)) ||
+	    (o.pci_ids && !(def->opts & ALLOW_PCI_IDS)) ||
 	    ((o.defer || o.resume) && !(def->opts & ALLOW_DEFER))) {
 		fprintf(stderr, "gpuvm: %s: option not valid for this command\nTry 'gpuvm --help'.\n",
 			cmd);

@@ -21,6 +21,7 @@ struct options {
 	bool resume;			/* apply: go on with what a deferred apply left pending */
 	bool nfd;			/* status: a Node Feature Discovery feature file */
 	bool external;			/* kubevirt: externalResourceProvider: true */
+	const char *pci_ids;		/* kubevirt: the pci.ids to name devices from (a host path) */
 	const char *mode;
 	const char *cpu;
 	const char *const *args;	/* the command's own arguments */

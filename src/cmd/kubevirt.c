@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 /* gpuvm kubevirt: permittedHostDevices for the GPUs vm-passthrough gives to VMs. */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
+#include <string.h>
 #include <stdlib.h>
 
 #include "kvsnippet.h"
@@ -21,6 +24,12 @@ static char *read_file(const char *path, size_t max, size_t *len)
 	if (config_read_max(root_fd(), path, max, &buf, len) < 0)
 		return NULL;
 	return buf;
+}
+
+/* --pci-ids FILE: the database the user names, a host path (as --config); -errno. */
+static int read_given(const char *file, char **ids, size_t *len)
+{
+	return config_read_max(AT_FDCWD, file, PCIIDS_MAX, ids, len);
 }
 
 void cmd_kubevirt(const struct options *o, struct outcome *out)
@@ -47,12 +56,22 @@ void cmd_kubevirt(const struct options *o, struct outcome *out)
 		out->error = true;
 		goto out;
 	}
+	if (o->pci_ids) {
+		int r = read_given(o->pci_ids, &ids, &len);
+
+		if (r < 0) {
+			log_err("--pci-ids %s: cannot read: %s", o->pci_ids,
+				r == -EFBIG ? "larger than 4 MiB" : strerror(-r));
+			out->error = true;
+			goto out;
+		}
+	}
 	for (i = 0; i < ARRAY_SIZE(pciids) && !ids; i++)
 		ids = read_file(pciids[i], PCIIDS_MAX, &len);
-	if (!ids)
+	if (!o->pci_ids && !ids)
 		log_warn("no pci.ids: resource names are device IDs, as the sandbox device plugin's "
 			 "only for IDs its pci.ids lacks (gpuvm(8), kubevirt)");
-	else if (i > 1)
+	else if (!o->pci_ids && i > 1)
 		log_warn("names from /%s, not the sandbox device plugin's pci.ids: an ID one lacks "
 			 "or names otherwise gets another resourceName (install /usr/share/gpuvm/pci.ids, "
 			 "gpuvm(8), kubevirt)", pciids[i - 1]);

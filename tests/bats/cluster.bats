@@ -71,6 +71,23 @@ permittedHostDevices:
 	[[ "$stderr" != *"not the sandbox device plugin's"* ]]
 }
 
+@test "kubevirt --pci-ids FILE: that database only, no warning; one that cannot be read is an error" {
+	mkfx hgx8
+	pciids
+	printf '%s\n' '10de  NVIDIA Corporation' '	2330  GH100 [H100 from the plugin]' \
+		>"$BATS_TEST_TMPDIR/plugin.ids"
+	gv --cmdline "" kubevirt --json --pci-ids "$BATS_TEST_TMPDIR/plugin.ids"
+	assert_success
+	[ "$(jqr '.permittedHostDevices.pciHostDevices[0].resourceName')" = "nvidia.com/GH100_H100_FROM_THE_PLUGIN" ]
+	[ -z "$stderr" ]
+	gv --cmdline "" kubevirt --pci-ids "$BATS_TEST_TMPDIR/none.ids"
+	assert_failure 1
+	assert_regex "$stderr" "gpuvm: error: --pci-ids .*none.ids: cannot read: No such file or directory"
+	[ -z "$output" ]
+	gv --cmdline "" plan --pci-ids "$BATS_TEST_TMPDIR/plugin.ids"
+	assert_failure 2
+}
+
 @test "pciids-nvidia.sh: the header and the block the plugin reads, nothing else" {
 	printf '%s\n' '#	Version: 2025.07.11' '#	BSD-3-Clause or GPL-2.0+' '' '10dd  Evans' \
 		'	2330  not this one' '10de  NVIDIA Corporation' '	2330  a' '# inside' '		10de 0001  sub' \
