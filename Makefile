@@ -130,6 +130,7 @@ bats: $(B)/gpuvm
 # Static analysis, gating CI: zero findings, or a justified suppression at the line.
 ANALYZE_FLAGS := -Isrc -std=gnu11 -D_GNU_SOURCE -DGPUVM_VERSION='"$(VERSION)"' -I$(DEPS)/include \
 	-isystem $(DEPS)/uapi
+C_FILES = $(shell git ls-files '*.c' '*.h' 2>/dev/null)
 SHELL_FILES = init tests/tap-run tests/fixture/mkfixture \
 	$(shell git ls-files '*.sh' '*.bash' '*.bats' 'mirror/gpuvm-label-mirror' 2>/dev/null)
 lint: $(DEPS)/VERSIONS
@@ -146,6 +147,8 @@ lint: $(DEPS)/VERSIONS
 	$(Q)shellcheck -x -P SCRIPTDIR $(SHELL_FILES)
 	@echo "  STYLE (.editorconfig)"
 	$(Q)sh scripts/style.sh
+	@echo "  CLANG-FORMAT (.clang-format) $(words $(C_FILES)) files"
+	$(Q)clang-format --dry-run --Werror $(C_FILES)
 
 
 # The main job: Debian's kernel boots the image in QEMU with an Intel IOMMU and a stand-in

@@ -15,12 +15,12 @@
 #include "util.h"
 
 enum {
-	EXIT_OK = 0,		/* every device in its requested state, or nothing to do */
-	EXIT_FAILED = 1,	/* no selected device reached its state; or gpuvm could not run */
-	EXIT_USAGE = 2,		/* bad command line */
-	EXIT_NO_IOMMU = 3,	/* a VM mode, GPUs selected, and no active IOMMU */
-	EXIT_PARTIAL = 4,	/* some selected devices reached their state, others did not */
-	EXIT_PENDING = 5,	/* apply --defer/--resume: GPUs held, config='s disk awaited */
+	EXIT_OK = 0,	   /* every device in its requested state, or nothing to do */
+	EXIT_FAILED = 1,   /* no selected device reached its state; or gpuvm could not run */
+	EXIT_USAGE = 2,	   /* bad command line */
+	EXIT_NO_IOMMU = 3, /* a VM mode, GPUs selected, and no active IOMMU */
+	EXIT_PARTIAL = 4,  /* some selected devices reached their state, others did not */
+	EXIT_PENDING = 5,  /* apply --defer/--resume: GPUs held, config='s disk awaited */
 };
 
 static void usage(FILE *f)
@@ -84,8 +84,13 @@ static void usage(FILE *f)
 }
 
 enum {
-	ALLOW_DRY_RUN = 1, ALLOW_MODE = 2, ALLOW_CPU = 4, ALLOW_NFD = 8, ALLOW_EXTERNAL = 16,
-	ALLOW_DEFER = 32, ALLOW_PCI_IDS = 64,
+	ALLOW_DRY_RUN = 1,
+	ALLOW_MODE = 2,
+	ALLOW_CPU = 4,
+	ALLOW_NFD = 8,
+	ALLOW_EXTERNAL = 16,
+	ALLOW_DEFER = 32,
+	ALLOW_PCI_IDS = 64,
 };
 
 static const struct command_def {
@@ -121,8 +126,20 @@ static int exit_status(const struct outcome *out)
 
 int main(int argc, char **argv)
 {
-	enum { OPT_ROOT = 256, OPT_CMDLINE, OPT_CONFIG, OPT_JSON, OPT_DRY_RUN, OPT_MODE, OPT_CPU,
-	       OPT_NFD, OPT_EXTERNAL, OPT_DEFER, OPT_RESUME, OPT_PCI_IDS };
+	enum {
+		OPT_ROOT = 256,
+		OPT_CMDLINE,
+		OPT_CONFIG,
+		OPT_JSON,
+		OPT_DRY_RUN,
+		OPT_MODE,
+		OPT_CPU,
+		OPT_NFD,
+		OPT_EXTERNAL,
+		OPT_DEFER,
+		OPT_RESUME,
+		OPT_PCI_IDS
+	};
 	static const struct option longopts[] = {
 		{ "root", required_argument, NULL, OPT_ROOT },
 		{ "cmdline", required_argument, NULL, OPT_CMDLINE },
@@ -147,6 +164,7 @@ int main(int argc, char **argv)
 	const struct command_def *def;
 	struct outcome out = { 0 };
 	const char *cmd;
+	enum log_level level;
 	int c, r, ret;
 
 	while ((c = getopt_long(argc, argv, "qvhV", longopts, NULL)) != -1) {
@@ -215,7 +233,7 @@ int main(int argc, char **argv)
 	if (def == commands + ARRAY_SIZE(commands)) {
 		char shown[64];
 
-		term_safe(cmd, shown, sizeof(shown));	/* argv is text for a terminal too */
+		term_safe(cmd, shown, sizeof(shown)); /* argv is text for a terminal too */
 		fprintf(stderr, "gpuvm: unknown command '%s'\nTry 'gpuvm --help'.\n", shown);
 		return EXIT_USAGE;
 	}
@@ -238,18 +256,19 @@ int main(int argc, char **argv)
 	    (o.external && !(def->opts & ALLOW_EXTERNAL)) ||
 	    (o.pci_ids && !(def->opts & ALLOW_PCI_IDS)) ||
 	    ((o.defer || o.resume) && !(def->opts & ALLOW_DEFER))) {
-		fprintf(stderr, "gpuvm: %s: option not valid for this command\nTry 'gpuvm --help'.\n",
-			cmd);
+		fprintf(stderr,
+			"gpuvm: %s: option not valid for this command\nTry 'gpuvm --help'.\n", cmd);
 		return EXIT_USAGE;
 	}
 	if ((o.defer && o.resume) || ((o.defer || o.resume) && o.dry_run)) {
-		fprintf(stderr, "gpuvm: apply: --defer, --resume and --dry-run exclude each other\n"
-				"Try 'gpuvm --help'.\n");
+		fprintf(stderr,
+			"gpuvm: apply: --defer, --resume and --dry-run exclude each other\n"
+			"Try 'gpuvm --help'.\n");
 		return EXIT_USAGE;
 	}
 
-	log_setup(!o.root && streq(cmd, "apply") && !o.dry_run,
-		  o.quiet ? LOG_ERR : o.verbose ? LOG_DEBUG : LOG_INFO);
+	level = o.verbose ? LOG_DEBUG : LOG_INFO;
+	log_setup(!o.root && streq(cmd, "apply") && !o.dry_run, o.quiet ? LOG_ERR : level);
 	r = root_init(o.root);
 	if (r < 0) {
 		log_err("--root %s: %s", o.root ? o.root : "/", strerror(-r));

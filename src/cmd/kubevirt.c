@@ -74,9 +74,11 @@ void cmd_kubevirt(const struct options *o, struct outcome *out)
 	else if (!o->pci_ids && i > 1)
 		log_warn("names from /%s, not the sandbox device plugin's pci.ids: an ID one lacks "
 			 "or names otherwise gets another resourceName (install /usr/share/gpuvm/pci.ids, "
-			 "gpuvm(8), kubevirt)", pciids[i - 1]);
+			 "gpuvm(8), kubevirt)",
+			 pciids[i - 1]);
 	for (i = 0; i < inv->n; i++) {
 		const struct pci_dev *d = &inv->dev[i];
+		bool known;
 
 		if (!p->dev[i].selected || p->dev[i].failed ||
 		    (p->dev[i].action != ACT_BIND && p->dev[i].action != ACT_KEEP))
@@ -92,9 +94,9 @@ void cmd_kubevirt(const struct options *o, struct outcome *out)
 		dev[n].vendor = d->vendor;
 		dev[n].device = d->device;
 		dev[n].count = 1;
-		kv_resource_name(ids && pciids_name(ids, len, d->vendor, d->device, name,
-						    sizeof(name)) == 0 ?
-				 name : NULL, d->vendor, d->device, dev[n].resource, sizeof(dev[n].resource));
+		known = ids && pciids_name(ids, len, d->vendor, d->device, name, sizeof(name)) == 0;
+		kv_resource_name(known ? name : NULL, d->vendor, d->device, dev[n].resource,
+				 sizeof(dev[n].resource));
 		n++;
 	}
 	if (!n)

@@ -35,12 +35,14 @@ static void nfd(struct prep *pp, struct outcome *out)
 void cmd_status(const struct options *o, struct outcome *out)
 {
 	struct prep pp = { 0 };
-	struct report rep = { .command = "status", .settings = &pp.s, .inv = &pp.inv,
-			      .source = &pp.src, .state_path = "/" STATE_PATH };
+	struct report rep = { .command = "status",
+			      .settings = &pp.s,
+			      .inv = &pp.inv,
+			      .source = &pp.src,
+			      .state_path = "/" STATE_PATH };
 	char *state;
 
-	if (prep_settings(&pp, o->root, o->cmdline, o->config, SRC_LOOK) < 0 ||
-	    prep_scan(&pp) < 0) {
+	if (prep_settings(&pp, o->root, o->cmdline, o->config, SRC_LOOK) < 0 || prep_scan(&pp) < 0) {
 		out->error = true;
 		goto out;
 	}
