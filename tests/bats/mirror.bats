@@ -467,7 +467,7 @@ W=gpuvm.nvidia.com/warning
 	mirror --once
 	assert_success
 	assert_output --partial "warning: cannot read the ClusterPolicy: Unable to connect to the server"
-	! grep -q "^annotate .*$W" "$K/calls"
+	run ! grep -q "^annotate .*$W" "$K/calls"
 	[ "$(annotation "$W")" = vfio-manager ]
 	grep -qx "mode=vm-passthrough" "$CONF"
 }
