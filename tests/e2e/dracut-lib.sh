@@ -9,6 +9,11 @@
 # test-only module written here: the guest/dracut-*.sh hooks); the kernel and its modules are
 # Debian's from build/kernel (--kmoddir), the host config none (--conf /dev/null, an empty
 # --confdir). The binary is $E2E_GPUVM (build/gpuvm), handed to the module as GPUVM_BINARY.
+# distro-lib.sh's distro_need builds inside another release's root instead: it sets
+# E2E_DRACUT (the work folder, in the root), E2E_DRACUT_IN (the same as the root sees it),
+# E2E_DRACUT_SYSROOT (the root: 90gpuvm and the binary are copied in, the links point at the
+# root's own /usr/lib/dracut, the root's own kernel modules are used) and E2E_DRACUT_RUN (the
+# command that runs dracut inside the root).
 #
 # The test module 99e2e (guest side, all facts as "@e2e KEY=VALUE" on the console at the end):
 #   pre-udev 99     guest/dracut-pre-udev.sh: right after gpuvm's hook (pre-udev 00) and
