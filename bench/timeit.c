@@ -113,7 +113,7 @@ static int run_once(char **argv, long long *wall, long long *cpu, long *rss, lon
 	t1 = now_ns();
 	*wall = t1 - t0;
 	*cpu = (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000LL +
-	       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000LL;
+		(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000LL;
 	*rss = ru.ru_maxrss;
 	*flt = ru.ru_minflt;
 	return status;
@@ -187,8 +187,9 @@ static long hwm_run(char **argv)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: timeit [-n RUNS] [-w WARMUP] [-p PREPARE] -- CMD [ARG]...\n"
-			"       timeit -x -- CMD [ARG]...\n");
+	fprintf(stderr,
+		"usage: timeit [-n RUNS] [-w WARMUP] [-p PREPARE] -- CMD [ARG]...\n"
+		"       timeit -x -- CMD [ARG]...\n");
 	return 2;
 }
 

@@ -7,7 +7,7 @@ PKGS="
 build-essential musl-tools musl-dev linux-libc-dev dpkg-dev file pkg-config
 autoconf automake libtool autopoint gettext bison
 bats bats-assert bats-support jq shellcheck strace valgrind
-clang libclang-rt-14-dev cppcheck clang-tidy libkmod-dev libblkid-dev fdisk
+clang libclang-rt-14-dev cppcheck clang-tidy clang-format libkmod-dev libblkid-dev fdisk
 cpio xz-utils zstd kmod busybox-static
 qemu-system-x86 qemu-utils e2fsprogs dosfstools mtools
 qemu-system-arm qemu-user-static gcc-aarch64-linux-gnu linux-libc-dev-arm64-cross

@@ -62,7 +62,7 @@ static bool removable(const char *name)
 /* What one device carries: its file system's type, and each tag's value ("" unknown). */
 struct ids {
 	char type[32];
-	char v[TAG_PATH][256];	/* by enum tag_type: LABEL, UUID, PARTUUID, PARTLABEL */
+	char v[TAG_PATH][256]; /* by enum tag_type: LABEL, UUID, PARTUUID, PARTLABEL */
 };
 
 /*
@@ -85,8 +85,8 @@ static int probe_fs(int fd, struct ids *id)
 		return -EIO;
 	}
 	blkid_probe_enable_superblocks(pr, 1);
-	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_LABEL | BLKID_SUBLKS_UUID |
-					  BLKID_SUBLKS_TYPE);
+	blkid_probe_set_superblocks_flags(pr,
+					  BLKID_SUBLKS_LABEL | BLKID_SUBLKS_UUID | BLKID_SUBLKS_TYPE);
 	blkid_probe_enable_partitions(pr, 0);
 	r = blkid_do_safeprobe(pr);
 	if (r < 0 && r != -2) {
@@ -355,8 +355,8 @@ static void compare(const struct match_list *ml, struct blkdev_found *f)
 			for (j = 0; j < i && all; j++) {
 				/* UUIDs compare without regard to case, as tags match them */
 				bool eq = t == TAG_LABEL || t == TAG_PARTLABEL ?
-						  streq(ml->m[i].id.v[t], ml->m[j].id.v[t]) :
-						  strcasecmp(ml->m[i].id.v[t], ml->m[j].id.v[t]) == 0;
+					streq(ml->m[i].id.v[t], ml->m[j].id.v[t]) :
+					strcasecmp(ml->m[i].id.v[t], ml->m[j].id.v[t]) == 0;
 
 				if (eq)
 					apart = false;
@@ -437,7 +437,7 @@ int blkdev_find(const struct tag_spec *t, struct blkdev_found *f)
 		snprintf(path, sizeof(path), "dev/%s", name);
 		fd = open_dev(path);
 		if (fd < 0)
-			continue;	/* no node (yet), or not a block device */
+			continue; /* no node (yet), or not a block device */
 		if (t->type == TAG_LABEL || t->type == TAG_UUID) {
 			r = probe_fs(fd, &id);
 			close(fd);
@@ -450,7 +450,7 @@ int blkdev_find(const struct tag_spec *t, struct blkdev_found *f)
 				continue;
 			part_name(name, partno, part, sizeof(part));
 			if (!listed(&l, part))
-				continue;	/* the kernel has not made the partition (yet) */
+				continue; /* the kernel has not made the partition (yet) */
 			name = part;
 			snprintf(path, sizeof(path), "dev/%s", name);
 			fd = open_dev(path);
@@ -502,7 +502,8 @@ static int open_beneath(int dirfd, const char *path)
 		for (c = strtok_r(part, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
 			bool last = !save || !*save;
 
-			next = openat(cur, c, (last ? how.flags : O_PATH | O_DIRECTORY | O_CLOEXEC) |
+			next = openat(cur, c,
+				      (last ? how.flags : O_PATH | O_DIRECTORY | O_CLOEXEC) |
 					      O_NOFOLLOW);
 			close(cur);
 			if (next < 0)
@@ -552,7 +553,7 @@ int blkdev_read_beneath(int dirfd, const char *path, size_t max, char **buf, siz
 		if (n == 0)
 			break;
 		got += (size_t)n;
-		if (got > max) {	/* it grew since fstat */
+		if (got > max) { /* it grew since fstat */
 			free(b);
 			close(fd);
 			return -EFBIG;
@@ -602,7 +603,8 @@ int blkdev_read_config(const struct blkdev_found *f, const struct tag_spec *t, s
 		else if (r == -EINVAL)
 			snprintf(msg, msgsize, "%s on %s: not a regular file", t->file, f->dev);
 		else if (r == -EXDEV || r == -ELOOP)
-			snprintf(msg, msgsize, "%s on %s: a symlink or '..' leads out of the file system",
+			snprintf(msg, msgsize,
+				 "%s on %s: a symlink or '..' leads out of the file system",
 				 t->file, f->dev);
 		else if (r < 0)
 			snprintf(msg, msgsize, "%s on %s: %s", t->file, f->dev, strerror(-r));

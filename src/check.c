@@ -46,7 +46,8 @@ static void iommu_findings(const struct check_input *in, struct out *o)
 
 	if (vm && !io->active) {
 		if (p->intel_iommu == 0 || p->iommu_off || p->amd_iommu_off == 1)
-			add(o, need, "remove intel_iommu=off, amd_iommu=off or iommu=off from the kernel command line",
+			add(o, need,
+			    "remove intel_iommu=off, amd_iommu=off or iommu=off from the kernel command line",
 			    "the IOMMU is not active: the kernel command line turns it off");
 		else if (io->cpu == CPU_AMD)
 			add(o, need,
@@ -57,7 +58,8 @@ static void iommu_findings(const struct check_input *in, struct out *o)
 			    "add intel_iommu=on to the kernel command line and enable VT-d in the firmware setup",
 			    "the IOMMU is not active (no unit in /sys/class/iommu): vfio-pci's probe fails with error -22");
 		else
-			add(o, need, "enable the IOMMU in the firmware setup and on the kernel command line",
+			add(o, need,
+			    "enable the IOMMU in the firmware setup and on the kernel command line",
 			    "the IOMMU is not active (no unit in /sys/class/iommu)");
 	}
 	if (vm && io->active && p->iommu_pt != 1 && p->passthrough != 1 && io->cpu != CPU_ARM)
@@ -70,7 +72,8 @@ static void iommu_findings(const struct check_input *in, struct out *o)
 		add(o, SEV_ERROR, "remove vfio modules from modprobe.blacklist= and module_blacklist=",
 		    "the kernel command line blacklists a vfio module");
 	if (!vm && p->vfio_ids)
-		add(o, SEV_WARNING, "remove vfio-pci.ids= (and vfio_pci.ids=) from the kernel command line",
+		add(o, SEV_WARNING,
+		    "remove vfio-pci.ids= (and vfio_pci.ids=) from the kernel command line",
 		    "vfio-pci.ids= hands devices to vfio-pci although the mode is container");
 	if (p->amd_iommu_on)
 		add(o, SEV_WARNING, "remove amd_iommu=on; AMD-Vi is on by default",
@@ -86,7 +89,8 @@ static void module_findings(const struct check_input *in, struct out *o)
 		    "install the kernel's modules package (vfio-pci is in linux-modules-extra on Ubuntu), or build CONFIG_VFIO_PCI",
 		    "vfio-pci is not available for kernel %s", in->kver);
 	else if (in->vfio == MOD_BUILTIN)
-		add(o, SEV_INFO, "give vfio-pci options on the kernel command line (vfio-pci.disable_vga=1)",
+		add(o, SEV_INFO,
+		    "give vfio-pci options on the kernel command line (vfio-pci.disable_vga=1)",
 		    "vfio-pci is built into kernel %s: its modprobe.d options are ignored", in->kver);
 }
 
@@ -134,13 +138,14 @@ static void device_findings(const struct check_input *in, struct out *o)
 
 			if (p->dev[g->blocked_by[k]].role == ROLE_EXCLUDED)
 				add(o, SEV_ERROR, "exclude every GPU of the group, or none of them",
-				    "%s is excluded but shares IOMMU group %d with a selected GPU", b->name,
-				    g->id);
+				    "%s is excluded but shares IOMMU group %d with a selected GPU",
+				    b->name, g->id);
 			else
 				add(o, SEV_ERROR,
 				    "move the GPU to a slot with its own IOMMU group (ACS), or enable ACS in the firmware; gpuvm never takes a foreign device",
-				    "IOMMU group %d is not viable: %s (%04x:%04x, %s) shares it", g->id,
-				    b->name, b->vendor, b->device, b->driver[0] ? b->driver : "no driver");
+				    "IOMMU group %d is not viable: %s (%04x:%04x, %s) shares it",
+				    g->id, b->name, b->vendor, b->device,
+				    b->driver[0] ? b->driver : "no driver");
 		}
 	}
 	if (p->n_selected == 0)

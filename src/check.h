@@ -10,7 +10,11 @@
 #include "plan.h"
 #include "settings.h"
 
-enum severity { SEV_ERROR, SEV_WARNING, SEV_INFO };
+enum severity {
+	SEV_ERROR,
+	SEV_WARNING,
+	SEV_INFO
+};
 
 struct finding {
 	enum severity sev;
@@ -23,11 +27,11 @@ struct check_input {
 	const struct settings *s;
 	const struct inventory *inv;
 	const struct plan *plan;
-	enum mod_state vfio;		/* vfio-pci for the running kernel */
+	enum mod_state vfio; /* vfio-pci for the running kernel */
 	const char *kver;
-	const struct mem_range *fb;	/* firmware framebuffers from /proc/iomem */
+	const struct mem_range *fb; /* firmware framebuffers from /proc/iomem */
 	size_t n_fb;
-	const char *(*resource)(size_t dev, void *data);	/* a device's resource text */
+	const char *(*resource)(size_t dev, void *data); /* a device's resource text */
 	void *data;
 };
 

@@ -150,7 +150,7 @@ static int read_fd(int fd, size_t max, char **buf, size_t *len)
 			break;
 		got += (size_t)k;
 		if (got > max) {
-			r = -EFBIG;	/* grew while we read it */
+			r = -EFBIG; /* grew while we read it */
 			goto out;
 		}
 	}
@@ -256,6 +256,8 @@ static int rewrite(const char *old, size_t len, const char *key, const char *val
 
 #define STR_(x) #x
 #define STR(x) STR_(x)
+#define LOCK_BUSY                                                                                  \
+	"another process holds the lock on its directory (waited " STR(CONFIG_LOCK_WAIT_S) " s)"
 
 static long long now_ms(void)
 {
@@ -271,7 +273,7 @@ static long long now_ms(void)
  */
 static int lock_dir(int dfd)
 {
-	struct timespec pause = { 0, 1000000 };	/* 1 ms, doubled up to 16 ms */
+	struct timespec pause = { 0, 1000000 }; /* 1 ms, doubled up to 16 ms */
 	long long start = now_ms();
 
 	for (;;) {
@@ -288,8 +290,7 @@ static int lock_dir(int dfd)
 }
 
 int config_update(int dirfd, const char *path, const char *key, const char *value,
-		  bool (*same_key)(const char *a, const char *b), bool *changed,
-		  const char **why)
+		  bool (*same_key)(const char *a, const char *b), bool *changed, const char **why)
 {
 	char dir[PATH_MAX], tmp[NAME_MAX + 1];
 	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
@@ -316,8 +317,7 @@ int config_update(int dirfd, const char *path, const char *key, const char *valu
 	r = lock_dir(dfd);
 	if (r < 0) {
 		if (r == -ETIMEDOUT)
-			*why = "another process holds the lock on its directory (waited "
-			       STR(CONFIG_LOCK_WAIT_S) " s)";
+			*why = LOCK_BUSY;
 		goto out;
 	}
 	/* The old file is read only when it is the config itself: a regular file, one link. */
@@ -337,7 +337,7 @@ int config_update(int dirfd, const char *path, const char *key, const char *valu
 	if (r < 0)
 		goto out;
 	if (old && len == oldlen && memcmp(old, text, len) == 0)
-		goto out;	/* already so: nothing to write */
+		goto out; /* already so: nothing to write */
 	fd = wf_create_tmp(dfd, base, mode, tmp, sizeof(tmp), why);
 	if (fd < 0) {
 		r = fd;
@@ -368,6 +368,6 @@ fail:
 out:
 	free(old);
 	free(text);
-	close(dfd);	/* drops the lock */
+	close(dfd); /* drops the lock */
 	return r;
 }

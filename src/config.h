@@ -7,7 +7,7 @@
 
 #define CONFIG_PATH "/etc/gpuvm/gpuvm.conf"
 #define CONFIG_MAX_SIZE ((size_t)64 * 1024)
-#define CONFIG_LINE_MAX 4096	/* room for a whole list (settings.h, SETTINGS_VALUE_MAX) */
+#define CONFIG_LINE_MAX 4096 /* room for a whole list (settings.h, SETTINGS_VALUE_MAX) */
 
 /* The node label's key: a line "LABEL_KEY=VALUE" is read as "mode=VALUE". */
 #define LABEL_KEY "nvidia.com/gpu.workload.config"
@@ -15,9 +15,9 @@
 /* One line of the host config: either key and value, or an error about the line. */
 struct config_item {
 	unsigned line;
-	const char *key;	/* NULL on error */
+	const char *key; /* NULL on error */
 	const char *value;
-	const char *error;	/* why the line was not taken, else NULL */
+	const char *error; /* why the line was not taken, else NULL */
 };
 
 typedef void (*config_cb)(const struct config_item *item, void *data);
@@ -55,7 +55,6 @@ int config_read_max(int dirfd, const char *path, size_t max, char **buf, size_t 
  * file's text changed.
  */
 int config_update(int dirfd, const char *path, const char *key, const char *value,
-		  bool (*same_key)(const char *a, const char *b), bool *changed,
-		  const char **why);
+		  bool (*same_key)(const char *a, const char *b), bool *changed, const char **why);
 
 #endif

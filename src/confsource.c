@@ -32,7 +32,9 @@
 const char *source_status_name(enum source_status st)
 {
 	static const char *const n[] = {
-		[SRC_IMAGE] = "image", [SRC_DISK] = "disk", [SRC_WAITING] = "waiting",
+		[SRC_IMAGE] = "image",
+		[SRC_DISK] = "disk",
+		[SRC_WAITING] = "waiting",
 		[SRC_FALLBACK] = "fallback",
 	};
 
@@ -49,10 +51,10 @@ static unsigned long long boot_ms(void)
 
 /* The initramfs's host config (or --config FILE), read once a run. */
 struct image_config {
-	char *buf;		/* NULL: none, or not read (err) */
+	char *buf; /* NULL: none, or not read (err) */
 	size_t len;
 	const char *path;
-	int err;		/* 0, or why it could not be read (-ENOENT of CONFIG_PATH is 0) */
+	int err; /* 0, or why it could not be read (-ENOENT of CONFIG_PATH is 0) */
 };
 
 static void image_read(const char *config_file, struct image_config *ic)
@@ -65,7 +67,7 @@ static void image_read(const char *config_file, struct image_config *ic)
 		ic->path = CONFIG_PATH;
 		ic->err = config_read(root_fd(), CONFIG_PATH + 1, &ic->buf, &ic->len);
 		if (ic->err == -ENOENT)
-			ic->err = 0;	/* no host config: the command line and defaults decide */
+			ic->err = 0; /* no host config: the command line and defaults decide */
 	}
 }
 
@@ -74,7 +76,10 @@ static void load(struct settings *s, const char *cmdline, const char *buf, size_
 		 const char *path, bool tell)
 {
 	struct settings_input in = {
-		.cmdline = cmdline, .config = buf, .config_len = len, .config_path = path,
+		.cmdline = cmdline,
+		.config = buf,
+		.config_len = len,
+		.config_path = path,
 	};
 	struct settings_msgs m = { 0 };
 
@@ -84,8 +89,7 @@ static void load(struct settings *s, const char *cmdline, const char *buf, size_
 }
 
 /* The same from the image's config; its read error is told here too (if tell). */
-static void image_load(struct settings *s, const char *cmdline, const struct image_config *ic,
-		       bool tell)
+static void image_load(struct settings *s, const char *cmdline, const struct image_config *ic, bool tell)
 {
 	if (tell && ic->err == -EFBIG)
 		log_err("%s: larger than %zu bytes; file ignored", ic->path, CONFIG_MAX_SIZE);
@@ -211,6 +215,23 @@ int pending_remove(void)
  * chooses, and copies), else a device path. One UUID on two devices means one file system
  * was cloned (one PARTUUID, one partition table), and the reason says so.
  */
+/* The separator before the i-th of n alternatives: "a=", "a=, b=", "a=, b= or c=". */
+static const char *list_sep(size_t i, size_t n)
+{
+	if (!i)
+		return "";
+	return i + 1 < n ? ", " : " or ";
+}
+
+static const char *clones(unsigned same)
+{
+	if (same & (1u << TAG_UUID))
+		return "the file systems are clones; ";
+	if (same & (1u << TAG_PARTUUID))
+		return "the partition tables are clones; ";
+	return "";
+}
+
 static void ambiguous(const char *spec, const struct tag_spec *t, const struct blkdev_found *f,
 		      char *buf, size_t size)
 {
@@ -223,23 +244,19 @@ static void ambiguous(const char *spec, const struct tag_spec *t, const struct b
 		if (better[i] != t->type && (f->apart & (1u << better[i])))
 			alt[n++] = tag_name(better[i]);
 	for (i = 0, len = 0; i < n; i++)
-		len += (size_t)snprintf(by + len, sizeof(by) - len, "%s%s=",
-					!i ? "" : i + 1 < n ? ", " : " or ", alt[i]);
+		len += (size_t)snprintf(by + len, sizeof(by) - len, "%s%s=", list_sep(i, n), alt[i]);
 	if (f->matches > 2)
 		snprintf(more, sizeof(more), " and %u more", f->matches - 2);
 	snprintf(buf, size, "%s: %u devices carry it (%s, %s%s): %snone taken; name one by %s", spec,
-		 f->matches, f->dev, f->other, more,
-		 f->same & (1u << TAG_UUID) ? "the file systems are clones; " :
-		 f->same & (1u << TAG_PARTUUID) ? "the partition tables are clones; " : "",
-		 n ? by : "its /dev path");
+		 f->matches, f->dev, f->other, more, clones(f->same), n ? by : "its /dev path");
 }
 
 /*
  * Look for the disk and read the config from it: 0 with the buffer, -ENODEV when the device
  * is not there (yet), other -errno when it is there and cannot be used; why in src->reason.
  */
-static int read_disk(bool under_root, const struct tag_spec *t, struct source *src,
-		     char **buf, size_t *len)
+static int read_disk(bool under_root, const struct tag_spec *t, struct source *src, char **buf,
+		     size_t *len)
 {
 	char spec[300];
 	int r, loaded;
@@ -252,13 +269,13 @@ static int read_disk(bool under_root, const struct tag_spec *t, struct source *s
 	case -ENOENT:
 		snprintf(src->reason, sizeof(src->reason), "%s: no such device%s", spec,
 			 src->found.skipped_removable ? " (removable devices are not taken)" : "");
-		return -ENODEV;	/* not -ENOENT: that is a file missing on the device */
+		return -ENODEV; /* not -ENOENT: that is a file missing on the device */
 	case -ENOTUNIQ:
 		ambiguous(spec, t, &src->found, src->reason, sizeof(src->reason));
 		return r;
 	case -ENOMEDIUM:
-		snprintf(src->reason, sizeof(src->reason), "%s: libblkid finds no file system on %s",
-			 spec, src->found.dev);
+		snprintf(src->reason, sizeof(src->reason),
+			 "%s: libblkid finds no file system on %s", spec, src->found.dev);
 		return r;
 	case -ENOTBLK:
 		snprintf(src->reason, sizeof(src->reason), "%s: not a block device", spec);
@@ -296,7 +313,7 @@ void settings_resolve(const char *config_file, bool under_root, const char *cmdl
 
 	memset(src, 0, sizeof(*src));
 	image_read(config_file, &ic);
-	image_load(s, cmdline, &ic, false);	/* a first, quiet look: is there a config=? */
+	image_load(s, cmdline, &ic, false); /* a first, quiet look: is there a config=? */
 	strscpy(config_source, s->source[KEY_CONFIG], sizeof(config_source));
 	if (pol == SRC_NO_DISK || !s->config[0] || tag_parse(s->config, &t, &why) < 0) {
 		image_load(s, cmdline, &ic, true);
@@ -305,7 +322,7 @@ void settings_resolve(const char *config_file, bool under_root, const char *cmdl
 	strscpy(src->spec, s->config, sizeof(src->spec));
 	src->timeout_s = wait_seconds(s, cmdline);
 	if (pol == SRC_RESUME && pending_read(src) < 0)
-		src->deadline_ms = 0;	/* no (good) record: decide now */
+		src->deadline_ms = 0; /* no (good) record: decide now */
 	else if (pol == SRC_DEFER && pending_read(src) < 0)
 		src->deadline_ms = boot_ms() + (unsigned long long)src->timeout_s * 1000ULL;
 

@@ -15,30 +15,30 @@
  * read, else the initramfs's (/etc/gpuvm/gpuvm.conf, or --config FILE).
  */
 enum source_status {
-	SRC_IMAGE,	/* no config=: the initramfs's config */
-	SRC_DISK,	/* the config read from config='s disk */
-	SRC_WAITING,	/* config='s disk is not there yet and the boot may wait for it */
-	SRC_FALLBACK,	/* config='s disk or file could not be used: the initramfs's config */
+	SRC_IMAGE,    /* no config=: the initramfs's config */
+	SRC_DISK,     /* the config read from config='s disk */
+	SRC_WAITING,  /* config='s disk is not there yet and the boot may wait for it */
+	SRC_FALLBACK, /* config='s disk or file could not be used: the initramfs's config */
 };
 
 enum source_policy {
-	SRC_NO_DISK,	/* config= is not followed: the initramfs's config (cmdline, config) */
-	SRC_LOOK,	/* one look; absent means fall back (plan, status, apply) */
-	SRC_DEFER,	/* apply --defer: absent means wait (until the deadline) */
-	SRC_RESUME,	/* apply --resume: the wait the pending record describes */
+	SRC_NO_DISK, /* config= is not followed: the initramfs's config (cmdline, config) */
+	SRC_LOOK,    /* one look; absent means fall back (plan, status, apply) */
+	SRC_DEFER,   /* apply --defer: absent means wait (until the deadline) */
+	SRC_RESUME,  /* apply --resume: the wait the pending record describes */
 };
 
 #define SOURCE_HELD_MAX 64
 
 struct source {
 	enum source_status status;
-	char spec[256];			/* config= as given; "" without one */
-	struct blkdev_found found;	/* SRC_DISK: the device and its file system */
-	char reason[300];		/* SRC_FALLBACK: why */
-	unsigned timeout_s;		/* how long the boot waits */
-	unsigned long long deadline_ms;	/* CLOCK_BOOTTIME; 0 when no wait is pending */
-	bool pending;			/* a pending record was there */
-	struct pci_addr held[SOURCE_HELD_MAX];	/* what the pending record says is held */
+	char spec[256];			       /* config= as given; "" without one */
+	struct blkdev_found found;	       /* SRC_DISK: the device and its file system */
+	char reason[300];		       /* SRC_FALLBACK: why */
+	unsigned timeout_s;		       /* how long the boot waits */
+	unsigned long long deadline_ms;	       /* CLOCK_BOOTTIME; 0 when no wait is pending */
+	bool pending;			       /* a pending record was there */
+	struct pci_addr held[SOURCE_HELD_MAX]; /* what the pending record says is held */
 	size_t n_held;
 };
 

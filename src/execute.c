@@ -21,8 +21,12 @@
 const char *dev_result_name(enum dev_result r)
 {
 	static const char *const n[] = {
-		[RES_NOOP] = "noop", [RES_OK] = "ok", [RES_UNVERIFIED] = "unverified",
-		[RES_HELD] = "held", [RES_RELEASED] = "released", [RES_FAILED] = "failed",
+		[RES_NOOP] = "noop",
+		[RES_OK] = "ok",
+		[RES_UNVERIFIED] = "unverified",
+		[RES_HELD] = "held",
+		[RES_RELEASED] = "released",
+		[RES_FAILED] = "failed",
 	};
 	return n[r];
 }
@@ -33,8 +37,8 @@ struct step_ctx {
 	struct exec_dev *ed;
 	struct strpool *names;
 	/* Both point to the inventory's names, the plan's targets, or names: */
-	const char *drv;		/* the driver as far as we know, "" none */
-	const char *ovr;		/* driver_override as far as we know */
+	const char *drv; /* the driver as far as we know, "" none */
+	const char *ovr; /* driver_override as far as we know */
 	bool ovr_known;
 };
 
@@ -58,8 +62,7 @@ static void clear_error(struct exec_dev *ed)
 	ed->error = "";
 }
 
-static void set_error(struct exec_dev *ed, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+static void set_error(struct exec_dev *ed, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /*
  * The error in an allocation of its length; without memory, a fixed one (the result says).
@@ -99,8 +102,8 @@ static int fail_step(struct step_ctx *c, int err, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
-	set_error(c->ed, "%s: %s",
-		  what, err == -ETIMEDOUT ? "no answer in time (write still blocked)" : strerror(-err));
+	set_error(c->ed, "%s: %s", what,
+		  err == -ETIMEDOUT ? "no answer in time (write still blocked)" : strerror(-err));
 	c->ed->result = RES_FAILED;
 	return err;
 }
@@ -151,7 +154,7 @@ static int unbind(struct step_ctx *c, const char *driver)
 
 	snprintf(path, sizeof(path), "sys/bus/pci/drivers/%s/unbind", driver);
 	r = root_write(path, c->d->name, c->o->timeout_ms);
-	if (r < 0 && r != -ENODEV)	/* -ENODEV: unbound meanwhile, as we wanted */
+	if (r < 0 && r != -ENODEV) /* -ENODEV: unbound meanwhile, as we wanted */
 		return fail_step(c, r, "unbind from %s", driver);
 	c->drv = "";
 	return 0;
@@ -302,7 +305,6 @@ static void do_release(struct step_ctx *c)
 	verify(c, not_vfio, "", RES_OK);
 }
 
-
 static void run_one(const struct plan *p, const struct inventory *inv, const struct exec_opts *o,
 		    struct exec_result *res, size_t i, bool modules_ok)
 {
@@ -315,7 +317,7 @@ static void run_one(const struct plan *p, const struct inventory *inv, const str
 		return;
 	case ACT_KEEP:
 		if (pd->failed)
-			c.ed->result = RES_RELEASED;	/* on_error=release: it stays on the host */
+			c.ed->result = RES_RELEASED; /* on_error=release: it stays on the host */
 		return;
 	case ACT_BIND:
 		if (!modules_ok) {
@@ -341,9 +343,9 @@ static void run_one(const struct plan *p, const struct inventory *inv, const str
 }
 
 /* A group that did not bind whole: on_error decides what its members become. */
-static void group_failed(const struct plan_group *g, const struct plan *p,
-			 const struct settings *s, const struct inventory *inv,
-			 const struct exec_opts *o, struct exec_result *res)
+static void group_failed(const struct plan_group *g, const struct plan *p, const struct settings *s,
+			 const struct inventory *inv, const struct exec_opts *o,
+			 struct exec_result *res)
 {
 	size_t k;
 
@@ -357,13 +359,13 @@ static void group_failed(const struct plan_group *g, const struct plan *p,
 		if (pd->action != ACT_BIND)
 			continue;
 		if (ed->result == RES_NOOP && s->on_error == ON_ERROR_RELEASE) {
-			ed->result = RES_RELEASED;	/* never touched: it stays on the host */
+			ed->result = RES_RELEASED; /* never touched: it stays on the host */
 			continue;
 		}
 		strscpy(err, ed->error[0] ? ed->error : "another function of its IOMMU group failed",
 			sizeof(err));
 		step_init(&c, o, &inv->dev[m], ed, &res->names);
-		c.ovr_known = false;	/* we may have written it: write again */
+		c.ovr_known = false; /* we may have written it: write again */
 		/* No kernel under --root: take it that the bind unbound it. */
 		if (!o->verify || current_driver(c.d, &res->names, &c.drv) < 0)
 			c.drv = "";
@@ -451,7 +453,7 @@ int execute(const struct plan *p, const struct settings *s, const struct invento
 
 			done[m] = true;
 			if (failed)
-				continue;	/* all or nothing: stop at the first failure */
+				continue; /* all or nothing: stop at the first failure */
 			run_one(p, inv, o, res, m, modules_ok);
 			failed = res->dev[m].result == RES_FAILED;
 		}
@@ -473,7 +475,7 @@ int execute(const struct plan *p, const struct settings *s, const struct invento
 		else
 			res->n_ok++;
 	}
-	res->n_failed += p->n_unidentified;	/* the mode cannot be called reached */
+	res->n_failed += p->n_unidentified; /* the mode cannot be called reached */
 	return 0;
 }
 

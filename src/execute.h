@@ -12,45 +12,45 @@
 enum dev_result {
 	RES_NOOP,	/* nothing to do */
 	RES_OK,		/* done, and the driver link says so */
-	RES_UNVERIFIED,	/* written, but no kernel to ask (--root) */
+	RES_UNVERIFIED, /* written, but no kernel to ask (--root) */
 	RES_HELD,	/* the mode failed; claimed by no driver, as on_error=hold asks */
 	RES_RELEASED,	/* the mode failed; given back to the host, as on_error=release asks */
 	RES_FAILED,	/* a step failed: error says which */
 };
 
-#define EXEC_ERROR_LEN 200	/* the longest error, with its NUL */
+#define EXEC_ERROR_LEN 200 /* the longest error, with its NUL */
 
 /* One a PCI function (24 bytes); the driver before is the inventory's. */
 struct exec_dev {
-	const char *after;	/* the driver read back, "" none: the inventory's or names' */
-	const char *error;	/* "", a fixed one, or allocated (error_owned): most have none */
-	int group;		/* IOMMU group read back after a bind, -1: none or not read */
+	const char *after; /* the driver read back, "" none: the inventory's or names' */
+	const char *error; /* "", a fixed one, or allocated (error_owned): most have none */
+	int group;	   /* IOMMU group read back after a bind, -1: none or not read */
 	enum dev_result result : 8;
 	bool verified;
-	bool error_owned;	/* exec_result_free() frees error */
+	bool error_owned; /* exec_result_free() frees error */
 };
 
 struct exec_module {
 	char name[DRIVER_LEN];
-	int err;		/* 0 or -errno */
-	bool loaded;		/* loaded now (false: already there, or not loaded under --root) */
+	int err;     /* 0 or -errno */
+	bool loaded; /* loaded now (false: already there, or not loaded under --root) */
 	char msg[200];
 };
 
 struct exec_result {
-	struct exec_dev *dev;		/* one per inventory device */
+	struct exec_dev *dev; /* one per inventory device */
 	size_t n_dev;
 	struct exec_module modules[PLAN_MODULES_MAX];
 	size_t n_modules;
 	/* selected devices; n_failed also counts the plan's n_unidentified */
 	size_t n_ok, n_failed, n_changed;
 	bool failed_modules;
-	struct strpool names;		/* drivers read back that the inventory did not name */
+	struct strpool names; /* drivers read back that the inventory did not name */
 };
 
 struct exec_opts {
-	bool load_modules;		/* false under --root: record what would load */
-	bool verify;			/* false under --root: no kernel behind the files */
+	bool load_modules; /* false under --root: record what would load */
+	bool verify;	   /* false under --root: no kernel behind the files */
 	unsigned timeout_ms;
 };
 

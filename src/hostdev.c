@@ -17,7 +17,7 @@
 #include "util.h"
 
 #define LINK_MAX_LEN 512
-#define STACK_DEPTH 4	/* dm on md on a partition, and one more */
+#define STACK_DEPTH 4 /* dm on md on a partition, and one more */
 
 /* The last component of a sysfs device path that is a PCI address: the device it is behind. */
 static int pci_ancestor(const char *target, struct pci_addr *a)
@@ -34,7 +34,7 @@ static int pci_ancestor(const char *target, struct pci_addr *a)
 			memcpy(comp, p, n);
 			comp[n] = '\0';
 			if (pci_addr_parse(comp, a) == 0)
-				found = 0;	/* keep going: the deepest one is the device */
+				found = 0; /* keep going: the deepest one is the device */
 		}
 		p = *end ? end + 1 : end;
 	}
@@ -69,7 +69,7 @@ static int on_slave(const char *name, void *data)
 	struct slaves_ctx *c = data;
 	char path[96];
 
-	if (!valid_driver_name(name))	/* a plain name: no '/', not "." or ".." */
+	if (!valid_driver_name(name)) /* a plain name: no '/', not "." or ".." */
 		return 0;
 	snprintf(path, sizeof(path), "sys/class/block/%s", name);
 	if (mark_block(c->inv, path, c->depth + 1) == 0)
@@ -138,7 +138,7 @@ static void mark_root(struct inventory *inv)
 		char *nl = strchr(line, '\n');
 
 		if (!nl)
-			break;	/* cut by the buffer: not a whole line */
+			break; /* cut by the buffer: not a whole line */
 		*nl = '\0';
 		next = nl + 1;
 		if (field(line, 4, mnt, sizeof(mnt)) && streq(mnt, "/"))

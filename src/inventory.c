@@ -24,8 +24,7 @@ static int parse_id_pair(const char *v, size_t n, uint16_t *a, uint16_t *b)
 {
 	unsigned long x, y;
 
-	if (n != 9 || v[4] != ':' || parse_hex_n(v, 4, 4, &x) < 0 ||
-	    parse_hex_n(v + 5, 4, 4, &y) < 0)
+	if (n != 9 || v[4] != ':' || parse_hex_n(v, 4, 4, &x) < 0 || parse_hex_n(v + 5, 4, 4, &y) < 0)
 		return -EINVAL;
 	*a = (uint16_t)x;
 	*b = (uint16_t)y;
@@ -106,7 +105,7 @@ static void dev_path(char *path, const char *name, const char *attr)
 	size_t n = strlen(name), a = strlen(attr);
 
 	if (sizeof(DEV_DIR) + n + 1 + a > PATH_SIZE) {
-		path[0] = '\0';	/* names come from PCI addresses: never this long */
+		path[0] = '\0'; /* names come from PCI addresses: never this long */
 		return;
 	}
 	memcpy(path, DEV_DIR, sizeof(DEV_DIR) - 1);
@@ -119,7 +118,7 @@ static void dev_path(char *path, const char *name, const char *attr)
 struct scan_ctx {
 	struct inventory *inv;
 	size_t cap;
-	struct root_batch uevents;	/* closed 64 at a time */
+	struct root_batch uevents; /* closed 64 at a time */
 	int err;
 };
 
@@ -141,8 +140,7 @@ static int read_int_attr(const char *name, const char *attr, int *out)
 }
 
 /* An attribute sysfs writes as "0x%04x" or "0x%06x"; -EINVAL past max. */
-static int read_hex_attr(const char *name, const char *attr, unsigned long max,
-			 unsigned long *out)
+static int read_hex_attr(const char *name, const char *attr, unsigned long max, unsigned long *out)
 {
 	char path[PATH_SIZE], buf[32], *end;
 	ssize_t n;
@@ -166,8 +164,7 @@ static int read_hex_attr(const char *name, const char *attr, unsigned long max,
  */
 static void unidentified(struct pci_dev *d, int err)
 {
-	static const char *const attr[] = { "vendor", "device", "subsystem_vendor",
-					    "subsystem_device" };
+	static const char *const attr[] = { "vendor", "device", "subsystem_vendor", "subsystem_device" };
 	uint16_t *id[] = { &d->vendor, &d->device, &d->subvendor, &d->subdevice };
 	unsigned long v;
 	size_t i;
@@ -203,12 +200,12 @@ static int scan_one(const char *name, void *data)
 	d = &inv->dev[inv->n];
 	pci_dev_init(d);
 	if (pci_addr_parse(name, &d->addr) < 0 || strscpy(d->name, name, sizeof(d->name)) < 0)
-		return 0;	/* not a PCI address: not ours to judge */
+		return 0; /* not a PCI address: not ours to judge */
 
 	dev_path(path, name, "uevent");
 	n = root_read_batched(&c->uevents, path, buf, sizeof(buf));
 	if (n == -ENOENT)
-		return 0;	/* vanished (hot-unplugged) since the listing */
+		return 0; /* vanished (hot-unplugged) since the listing */
 	if (n < 0) {
 		unidentified(d, (int)-n);
 	} else if (pci_dev_parse_uevent(d, buf, driver, sizeof(driver)) < 0) {
@@ -336,7 +333,7 @@ static int take(struct inventory *inv, struct pci_dev *d, int *groups, size_t *n
 	int r;
 
 	if (d->group_read)
-		return 0;	/* taken already: each function adds its group once */
+		return 0; /* taken already: each function adds its group once */
 	r = read_details(inv, d);
 	read_group_link(inv, d);
 	if (d->group >= 0)
@@ -362,7 +359,7 @@ static int add_foreign(struct members_ctx *m, const char *name)
 	inv->foreign = f;
 	f = &f[inv->n_foreign++];
 	f->group = m->group;
-	strscpy(f->name, name, sizeof(f->name));	/* a longer name is cut, still named */
+	strscpy(f->name, name, sizeof(f->name)); /* a longer name is cut, still named */
 	return 0;
 }
 
@@ -406,7 +403,7 @@ static int read_members(struct inventory *inv, int group)
 	r = root_list(path, add_member, &m);
 	if (m.err)
 		return m.err;
-	if (inv->n_foreign > first_foreign)	/* in name order, as a report lists them */
+	if (inv->n_foreign > first_foreign) /* in name order, as a report lists them */
 		qsort(inv->foreign + first_foreign, inv->n_foreign - first_foreign,
 		      sizeof(*inv->foreign), foreign_cmp);
 	if (r < 0)
@@ -428,7 +425,7 @@ static void read_group_types(struct inventory *inv, const int *groups, size_t ng
 
 	inv->types = calloc(ng, sizeof(*inv->types));
 	if (!inv->types)
-		return;	/* only for the report: not worth failing the scan */
+		return; /* only for the report: not worth failing the scan */
 	for (i = 0; i < ng; i++) {
 		struct group_type *t = &inv->types[inv->n_types];
 		char path[96];
@@ -445,8 +442,7 @@ static void read_group_types(struct inventory *inv, const int *groups, size_t ng
 }
 
 int inventory_scan(struct inventory *inv,
-		   bool (*interesting)(const struct pci_dev *d, const void *data),
-		   const void *data)
+		   bool (*interesting)(const struct pci_dev *d, const void *data), const void *data)
 {
 	struct scan_ctx c = { .inv = inv, .uevents = ROOT_BATCH_INIT };
 	int *groups = NULL;
@@ -486,8 +482,7 @@ int inventory_scan(struct inventory *inv,
 		r = take(inv, d, groups, &ng);
 		for (j = i; r == 0 && j > 0 && pci_same_slot(&inv->dev[j - 1].addr, &d->addr); j--)
 			r = take(inv, &inv->dev[j - 1], groups, &ng);
-		for (j = i + 1; r == 0 && j < inv->n && pci_same_slot(&inv->dev[j].addr, &d->addr);
-		     j++)
+		for (j = i + 1; r == 0 && j < inv->n && pci_same_slot(&inv->dev[j].addr, &d->addr); j++)
 			r = take(inv, &inv->dev[j], groups, &ng);
 	}
 	/* Every member of those groups, as each group lists it, with its details. */
@@ -529,7 +524,7 @@ bool inventory_group_pending(const struct inventory *inv, const struct pci_dev *
 {
 	/* An unidentified function is never taken along. */
 	return inv->iommu.active && inv->iommu.groups_at_probe && d->group < 0 && !d->driver[0] &&
-	       !d->unidentified;
+		!d->unidentified;
 }
 
 bool inventory_group_in_slot(const struct inventory *inv, int group, const struct pci_addr *addr)

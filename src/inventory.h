@@ -11,13 +11,13 @@
 #include "strpool.h"
 
 #define DRIVER_LEN 64
-#define MODALIAS_LEN 54		/* "pci:v%08Xd%08Xsv%08Xsd%08Xbc%02Xsc%02Xi%02X" */
+#define MODALIAS_LEN 54 /* "pci:v%08Xd%08Xsv%08Xsd%08Xbc%02Xsc%02Xi%02X" */
 
 /* Found by inventory_host_uses(): a device the running host needs, whatever its class. */
 enum host_use {
 	HOST_USE_NONE,
-	HOST_USE_ROOT,		/* the root file system's disk is behind it */
-	HOST_USE_CONSOLE,	/* a console= serial port is, or is behind, it */
+	HOST_USE_ROOT,	  /* the root file system's disk is behind it */
+	HOST_USE_CONSOLE, /* a console= serial port is, or is behind, it */
 };
 
 /*
@@ -25,22 +25,22 @@ enum host_use {
  * ("" when none); those that are not literals are the inventory's (inventory.names).
  */
 struct pci_dev {
-	char name[PCI_ADDR_LEN];	/* as sysfs spells it: "0000:01:00.0" */
+	char name[PCI_ADDR_LEN]; /* as sysfs spells it: "0000:01:00.0" */
 	struct pci_addr addr;
 	uint16_t vendor, device, subvendor, subdevice;
 	uint32_t class;
-	int group;			/* IOMMU group; -1 when none, or not read */
-	const char *driver;		/* bound now, "" when none */
+	int group;	    /* IOMMU group; -1 when none, or not read */
+	const char *driver; /* bound now, "" when none */
 	/* Read only for devices that may matter (details == true): */
-	const char *override;		/* driver_override, "" for (null) */
-	const char *variant;		/* vfio variant driver from modules.alias, "" when none */
-	int sriov_totalvfs;		/* -1 when not SR-IOV capable */
-	int8_t boot_vga;		/* -1 when absent */
-	uint8_t unread_errno;		/* unidentified: why its uevent could not be used */
-	enum host_use host_use : 2;	/* the running host needs it (inventory_host_uses) */
+	const char *override;	    /* driver_override, "" for (null) */
+	const char *variant;	    /* vfio variant driver from modules.alias, "" when none */
+	int sriov_totalvfs;	    /* -1 when not SR-IOV capable */
+	int8_t boot_vga;	    /* -1 when absent */
+	uint8_t unread_errno;	    /* unidentified: why its uevent could not be used */
+	enum host_use host_use : 2; /* the running host needs it (inventory_host_uses) */
 	bool details : 1;
-	bool group_read : 1;		/* its group is known: from its link or a listing */
-	bool is_vf : 1;			/* has a physfn link */
+	bool group_read : 1; /* its group is known: from its link or a listing */
+	bool is_vf : 1;	     /* has a physfn link */
 	/*
 	 * Its uevent could not be read or parsed: not identified, never taken. The IDs and
 	 * class are what its vendor, device and class files say, ffff where they fail too.
@@ -56,23 +56,23 @@ struct foreign_member {
 
 struct group_type {
 	int group;
-	char type[24];			/* DMA, DMA-FQ, identity, blocked, unmanaged */
+	char type[24]; /* DMA, DMA-FQ, identity, blocked, unmanaged */
 };
 
 struct inventory {
-	struct pci_dev *dev;		/* sorted by address */
+	struct pci_dev *dev; /* sorted by address */
 	size_t n;
 	struct iommu_state iommu;
-	struct group_type *types;	/* of the groups that hold interesting devices */
+	struct group_type *types; /* of the groups that hold interesting devices */
 	size_t n_types;
 	/*
 	 * The iommu_group link of a device that matters, or the listing of its group, could
 	 * not be read: no group can be judged whole.
 	 */
 	bool groups_unreadable;
-	struct foreign_member *foreign;	/* in the groups read; a group that has one is not viable */
+	struct foreign_member *foreign; /* in the groups read; a group that has one is not viable */
 	size_t n_foreign;
-	struct strpool names;		/* the devices' driver names */
+	struct strpool names; /* the devices' driver names */
 };
 
 /* The type of an IOMMU group that was read, or NULL. */
@@ -102,8 +102,7 @@ void pci_dev_init(struct pci_dev *d);
  * function's group is not read (-1): no plan looks at it.
  */
 int inventory_scan(struct inventory *inv,
-		   bool (*interesting)(const struct pci_dev *d, const void *data),
-		   const void *data);
+		   bool (*interesting)(const struct pci_dev *d, const void *data), const void *data);
 void inventory_free(struct inventory *inv);
 
 struct pci_dev *inventory_find(const struct inventory *inv, const struct pci_addr *a);

@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 struct mem_range {
-	uint64_t start, end;	/* inclusive, as the kernel prints them */
+	uint64_t start, end; /* inclusive, as the kernel prints them */
 	char name[32];
 };
 

@@ -144,8 +144,8 @@ void iommu_read(struct iommu_state *st, const char *cmdline)
 	st->units = units.n;
 	st->groups = groups.n;
 	st->active = st->units > 0 || st->groups > 0;
-	st->groups_at_probe = st->units > 0 && !startswith(st->unit, "dmar") &&
-			      !startswith(st->unit, "ivhd");
+	st->groups_at_probe =
+		st->units > 0 && !startswith(st->unit, "dmar") && !startswith(st->unit, "ivhd");
 
 	/*
 	 * The IOMMU unit says which parameters apply (intel_iommu= is for DMAR units), also
@@ -181,22 +181,26 @@ size_t iommu_params_explain(const struct iommu_params *p, enum cpu_vendor v, con
 {
 	size_t n = 0;
 
-#define SAY(cond, text)                    \
-	do {                               \
-		if ((cond) && n < max)     \
-			out[n++] = (text); \
+#define SAY(cond, text)                                                                            \
+	do {                                                                                       \
+		if ((cond) && n < max)                                                             \
+			out[n++] = (text);                                                         \
 	} while (0)
-	SAY(p->intel_iommu == 1, "intel_iommu=on: Intel VT-d translation on (Debian's kernel has it on by default)");
+	SAY(p->intel_iommu == 1,
+	    "intel_iommu=on: Intel VT-d translation on (Debian's kernel has it on by default)");
 	SAY(p->intel_iommu == 0, "intel_iommu=off: Intel VT-d off: vfio-pci cannot bind");
 	SAY(p->intel_iommu >= 0 && v == CPU_AMD, "intel_iommu= is ignored on an AMD CPU");
-	SAY(p->amd_iommu_on, "amd_iommu=on: not a value the kernel knows (\"Unknown option\"); AMD-Vi is on by default");
+	SAY(p->amd_iommu_on,
+	    "amd_iommu=on: not a value the kernel knows (\"Unknown option\"); AMD-Vi is on by default");
 	SAY(p->amd_iommu_off == 1, "amd_iommu=off: AMD-Vi off: vfio-pci cannot bind");
-	SAY(p->iommu_pt == 1, "iommu=pt: host devices use identity mappings (fast host DMA); vfio still translates for VMs");
+	SAY(p->iommu_pt == 1,
+	    "iommu=pt: host devices use identity mappings (fast host DMA); vfio still translates for VMs");
 	SAY(p->iommu_pt == 0, "iommu=nopt: host devices are translated too (slower host DMA)");
 	SAY(p->iommu_off, "iommu=off: no IOMMU at all: vfio-pci cannot bind");
 	SAY(p->passthrough == 1, "iommu.passthrough=1: identity mappings by default, as iommu=pt");
 	SAY(p->passthrough == 0, "iommu.passthrough=0: translated mappings by default");
-	SAY(p->vfio_ids, "vfio-pci.ids=: vfio-pci claims devices by ID when it loads, whatever gpuvm's mode");
+	SAY(p->vfio_ids,
+	    "vfio-pci.ids=: vfio-pci claims devices by ID when it loads, whatever gpuvm's mode");
 	SAY(p->vfio_blacklisted, "a module blacklist names a vfio module: gpuvm cannot load it");
 #undef SAY
 	return n;

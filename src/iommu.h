@@ -7,25 +7,30 @@
 
 #include "settings.h"
 
-enum cpu_vendor { CPU_UNKNOWN, CPU_INTEL, CPU_AMD, CPU_ARM };
+enum cpu_vendor {
+	CPU_UNKNOWN,
+	CPU_INTEL,
+	CPU_AMD,
+	CPU_ARM
+};
 
 /* What the IOMMU parameters on the command line ask for; -1 where a key is absent. */
 struct iommu_params {
-	int intel_iommu;	/* intel_iommu=on|off */
-	int amd_iommu_off;	/* amd_iommu=off */
-	bool amd_iommu_on;	/* amd_iommu=on: not a value the kernel knows */
-	int iommu_pt;		/* iommu=pt (1), iommu=nopt (0) */
-	bool iommu_off;		/* iommu=off */
-	int passthrough;	/* iommu.passthrough=0|1 */
-	bool vfio_ids;		/* vfio-pci.ids= or vfio_pci.ids= */
-	bool vfio_blacklisted;	/* modprobe.blacklist= or module_blacklist= names a vfio module */
+	int intel_iommu;       /* intel_iommu=on|off */
+	int amd_iommu_off;     /* amd_iommu=off */
+	bool amd_iommu_on;     /* amd_iommu=on: not a value the kernel knows */
+	int iommu_pt;	       /* iommu=pt (1), iommu=nopt (0) */
+	bool iommu_off;	       /* iommu=off */
+	int passthrough;       /* iommu.passthrough=0|1 */
+	bool vfio_ids;	       /* vfio-pci.ids= or vfio_pci.ids= */
+	bool vfio_blacklisted; /* modprobe.blacklist= or module_blacklist= names a vfio module */
 };
 
 struct iommu_state {
-	bool active;		/* units registered or groups present: the runtime truth */
-	size_t units;		/* entries of /sys/class/iommu */
-	char unit[32];		/* the first of them, e.g. dmar0, ivhd0, smmu3.0x... */
-	size_t groups;		/* entries of /sys/kernel/iommu_groups */
+	bool active;   /* units registered or groups present: the runtime truth */
+	size_t units;  /* entries of /sys/class/iommu */
+	char unit[32]; /* the first of them, e.g. dmar0, ivhd0, smmu3.0x... */
+	size_t groups; /* entries of /sys/kernel/iommu_groups */
 	/*
 	 * The IOMMU gives a PCI function its group when a driver first probes it, not when
 	 * the IOMMU registers: so it is with firmware-described IOMMUs (an ARM SMMU through

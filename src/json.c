@@ -415,7 +415,7 @@ static const char *skip_value(const char *s, const char *end)
 			depth++;
 		else if (*s == '}' || *s == ']')
 			depth--;
-		else if (depth == 0)	/* a number or a literal */
+		else if (depth == 0) /* a number or a literal */
 			while (s + 1 < end && !strchr(",]} \t\r\n", s[1]))
 				s++;
 		s++;
@@ -488,11 +488,21 @@ static int decode_string(const char **s, const char *end, char *out, size_t size
 		}
 		p++;
 		switch (*p++) {
-		case 'b': cp = '\b'; break;
-		case 'f': cp = '\f'; break;
-		case 'n': cp = '\n'; break;
-		case 'r': cp = '\r'; break;
-		case 't': cp = '\t'; break;
+		case 'b':
+			cp = '\b';
+			break;
+		case 'f':
+			cp = '\f';
+			break;
+		case 'n':
+			cp = '\n';
+			break;
+		case 'r':
+			cp = '\r';
+			break;
+		case 't':
+			cp = '\t';
+			break;
 		case 'u':
 			cp = hex4_value(p);
 			p += 4;
@@ -505,7 +515,7 @@ static int decode_string(const char **s, const char *end, char *out, size_t size
 				r = -EINVAL;
 			}
 			break;
-		default:	/* '"', '\\', '/' */
+		default: /* '"', '\\', '/' */
 			cp = (unsigned char)p[-1];
 			break;
 		}
@@ -532,10 +542,10 @@ static int member(const char *s, const char *end, const char *key, const char **
 	while (s < end && *s == '"') {
 		int r = decode_string(&s, end, name, sizeof(name));
 
-		s = skip_ws(s, end) + 1;	/* ':' */
+		s = skip_ws(s, end) + 1; /* ':' */
 		if (r == 0 && strcmp(name, key) == 0) {
 			if (*value)
-				return -EINVAL;	/* which one would the writer have meant? */
+				return -EINVAL; /* which one would the writer have meant? */
 			*value = skip_ws(s, end);
 		}
 		s = skip_ws(skip_value(s, end), end);
@@ -545,8 +555,8 @@ static int member(const char *s, const char *end, const char *key, const char **
 	return *value ? 0 : -ENOENT;
 }
 
-int json_get_string(const char *text, size_t len, const char *const *path, size_t depth,
-		    char *buf, size_t size)
+int json_get_string(const char *text, size_t len, const char *const *path, size_t depth, char *buf,
+		    size_t size)
 {
 	const char *s = text, *end = text + len;
 	size_t i;

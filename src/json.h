@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#define JSON_DEPTH_MAX 64	/* deeper containers are not supported (gpuvm uses 4) */
+#define JSON_DEPTH_MAX 64 /* deeper containers are not supported (gpuvm uses 4) */
 
 /* A small streaming JSON writer: two-space indentation, strings escaped as RFC 8259 asks. */
 struct json {
@@ -21,7 +21,7 @@ void json_object_begin(struct json *j, const char *key);
 void json_object_end(struct json *j);
 void json_array_begin(struct json *j, const char *key);
 void json_array_end(struct json *j);
-void json_string(struct json *j, const char *key, const char *value);	/* NULL: null */
+void json_string(struct json *j, const char *key, const char *value); /* NULL: null */
 void json_int(struct json *j, const char *key, long long value);
 void json_bool(struct json *j, const char *key, bool value);
 void json_null(struct json *j, const char *key);
@@ -45,7 +45,7 @@ bool json_valid(const char *text, size_t len);
  * twice, or the value is not a string or holds \u0000 or a lone surrogate; -E2BIG when it
  * does not fit in size (buf then holds what fits).
  */
-int json_get_string(const char *text, size_t len, const char *const *path, size_t depth,
-		    char *buf, size_t size);
+int json_get_string(const char *text, size_t len, const char *const *path, size_t depth, char *buf,
+		    size_t size);
 
 #endif

@@ -155,7 +155,7 @@ static void say_cut(const char *head, const char *s, size_t from, size_t len, si
  */
 char *kcmdline_read(const char *given)
 {
-	char (*names)[64] = NULL;
+	char(*names)[64] = NULL;
 	struct names l = { .cap = 32 };
 	char *all, peek[PEEK_LEN];
 	size_t len = 0, n, over, i;
@@ -181,15 +181,15 @@ char *kcmdline_read(const char *given)
 			snprintf(path, sizeof(path), CMDLINE_D "/%s", names[i]);
 			if (read_to_eof(path, all + len, CMDLINE_MAX - len, &n, &over, peek) < 0)
 				continue;
-			n = strnlen(all + len, n);	/* a NUL ends a file's text */
+			n = strnlen(all + len, n); /* a NUL ends a file's text */
 			for (char *c = all + len; *c; c++)
 				if (*c == '\n' || *c == '\r')
 					*c = ' ';
 			if (over) {
 				size_t cut = cut_at_word(all + len, n);
 
-				snprintf(head, sizeof(head), "/%s: past %zu bytes of /%s in all", path,
-					 CMDLINE_MAX, CMDLINE_D);
+				snprintf(head, sizeof(head), "/%s: past %zu bytes of /%s in all",
+					 path, CMDLINE_MAX, CMDLINE_D);
 				say_cut(head, all + len, cut, n, over, peek);
 				n = cut;
 			}
@@ -214,4 +214,3 @@ char *kcmdline_read(const char *given)
 	rstrip(all);
 	return all;
 }
-

@@ -34,7 +34,10 @@ static void silent(void *data, int priority, const char *file, int line, const c
 static bool config_under_root(const char *dirname, char dirs[][320], const char **paths)
 {
 	static const char *const sub[] = {
-		"/etc/modprobe.d", "/run/modprobe.d", "/usr/local/lib/modprobe.d", "/lib/modprobe.d",
+		"/etc/modprobe.d",
+		"/run/modprobe.d",
+		"/usr/local/lib/modprobe.d",
+		"/lib/modprobe.d",
 	};
 	const char *p, *at = NULL;
 	size_t len, i;
@@ -94,8 +97,8 @@ int mod_init(const char *dirname)
 		return -ENOMEM;
 	kmod_set_log_fn(ctx, silent, NULL);
 	alias_index = kmod_load_resources(ctx) == 0 ||
-		      index_exists(kmod_get_dirname(ctx), "modules.alias.bin") ||
-		      index_exists(kmod_get_dirname(ctx), "modules.builtin.alias.bin");
+		index_exists(kmod_get_dirname(ctx), "modules.alias.bin") ||
+		index_exists(kmod_get_dirname(ctx), "modules.builtin.alias.bin");
 	return 0;
 }
 
@@ -119,11 +122,13 @@ int mod_load(const char *name, int *loaded, char *msg, size_t size)
 	}
 	r = kmod_module_new_from_lookup(ctx, name, &list);
 	if (r < 0 || !list) {
-		snprintf(msg, size, "%s: not found in the module directory %s", name, kmod_get_dirname(ctx));
+		snprintf(msg, size, "%s: not found in the module directory %s", name,
+			 kmod_get_dirname(ctx));
 		return r < 0 ? r : -ENOENT;
 	}
 	r = -ENOENT;
-	kmod_list_foreach(l, list) {
+	kmod_list_foreach(l, list)
+	{
 		struct kmod_module *m = kmod_module_get_module(l);
 		const char *path = kmod_module_get_path(m);
 
@@ -136,7 +141,8 @@ int mod_load(const char *name, int *loaded, char *msg, size_t size)
 			if (r == 0) {
 				*loaded = 1;
 			} else if (r == KMOD_PROBE_APPLY_BLACKLIST_ALIAS_ONLY) {
-				snprintf(msg, size, "%s: blacklisted in modprobe.d", kmod_module_get_name(m));
+				snprintf(msg, size, "%s: blacklisted in modprobe.d",
+					 kmod_module_get_name(m));
 				r = -EPERM;
 			} else if (r < 0) {
 				snprintf(msg, size, "%s (%s): %s", kmod_module_get_name(m),
@@ -169,7 +175,8 @@ int mod_vfio_variant(const char *modalias, char *name, size_t size)
 	snprintf(alias, sizeof(alias), "vfio_%s", modalias);
 	if (kmod_module_new_from_lookup(ctx, alias, &list) < 0 || !list)
 		return -ENOENT;
-	kmod_list_foreach(l, list) {
+	kmod_list_foreach(l, list)
+	{
 		struct kmod_module *m = kmod_module_get_module(l);
 		const char *n = kmod_module_get_name(m);
 
@@ -190,7 +197,8 @@ enum mod_state mod_state(const char *name, bool live)
 
 	if (!ctx || kmod_module_new_from_lookup(ctx, name, &list) < 0 || !list)
 		return MOD_MISSING;
-	kmod_list_foreach(l, list) {
+	kmod_list_foreach(l, list)
+	{
 		struct kmod_module *m = kmod_module_get_module(l);
 		int init = live ? kmod_module_get_initstate(m) : -ENOENT;
 
@@ -198,7 +206,7 @@ enum mod_state mod_state(const char *name, bool live)
 			st = MOD_LOADED;
 		else if (init != KMOD_MODULE_BUILTIN && kmod_module_get_path(m))
 			st = MOD_AVAILABLE;
-		else	/* built in, or found by lookup without a file: modules.builtin */
+		else /* built in, or found by lookup without a file: modules.builtin */
 			st = MOD_BUILTIN;
 		kmod_module_unref(m);
 		if (st != MOD_MISSING)

@@ -21,7 +21,12 @@ void mod_fini(void);
  */
 int mod_load(const char *name, int *loaded, char *msg, size_t size);
 
-enum mod_state { MOD_MISSING, MOD_AVAILABLE, MOD_BUILTIN, MOD_LOADED };
+enum mod_state {
+	MOD_MISSING,
+	MOD_AVAILABLE,
+	MOD_BUILTIN,
+	MOD_LOADED
+};
 
 /*
  * Is a module there for this kernel? live: also ask the running kernel whether it is

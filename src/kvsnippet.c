@@ -15,8 +15,7 @@
  */
 #define SCAN_LINE_MAX 65536
 
-int pciids_name(const char *ids, size_t len, uint16_t vendor, uint16_t device, char *out,
-		size_t size)
+int pciids_name(const char *ids, size_t len, uint16_t vendor, uint16_t device, char *out, size_t size)
 {
 	const char *p = ids, *end = ids + len;
 	char ven[5], dev[6];
@@ -31,7 +30,7 @@ int pciids_name(const char *ids, size_t len, uint16_t vendor, uint16_t device, c
 
 		if (n >= SCAN_LINE_MAX)
 			return -ENOENT;
-		if (n > 0 && p[n - 1] == '\r')	/* the scanner drops it */
+		if (n > 0 && p[n - 1] == '\r') /* the scanner drops it */
 			n--;
 		if (!in_vendor) {
 			/* The first line that starts with the vendor ID, whatever follows. */
@@ -39,7 +38,7 @@ int pciids_name(const char *ids, size_t len, uint16_t vendor, uint16_t device, c
 		} else if (n > 0 && *p == '#') {
 			;
 		} else if (n == 0 || *p != '\t') {
-			return -ENOENT;	/* the next vendor, or a blank line: not listed */
+			return -ENOENT; /* the next vendor, or a blank line: not listed */
 		} else if (n >= 5 && memcmp(p, dev, 5) == 0) {
 			/*
 			 * Its name is what follows the ID, as it is: kv_resource_name() trims.
@@ -61,15 +60,15 @@ int pciids_name(const char *ids, size_t len, uint16_t vendor, uint16_t device, c
 /* Length of a Go unicode.IsSpace rune in UTF-8 at s (left bytes), or 0. */
 static size_t space_at(const unsigned char *s, size_t left)
 {
-	static const char *const wide[] = { "\xc2\x85", "\xc2\xa0", "\xe1\x9a\x80", "\xe2\x80\xa8",
-					    "\xe2\x80\xa9", "\xe2\x80\xaf", "\xe2\x81\x9f",
-					    "\xe3\x80\x80" };
+	static const char *const wide[] = { "\xc2\x85",	    "\xc2\xa0",	    "\xe1\x9a\x80",
+					    "\xe2\x80\xa8", "\xe2\x80\xa9", "\xe2\x80\xaf",
+					    "\xe2\x81\x9f", "\xe3\x80\x80" };
 	size_t i, n;
 
 	if (left >= 1 && (s[0] == ' ' || (s[0] >= '\t' && s[0] <= '\r')))
 		return 1;
 	if (left >= 3 && s[0] == 0xe2 && s[1] == 0x80 && s[2] >= 0x80 && s[2] <= 0x8a)
-		return 3;	/* U+2000..U+200A */
+		return 3; /* U+2000..U+200A */
 	for (i = 0; i < ARRAY_SIZE(wide); i++) {
 		n = strlen(wide[i]);
 		if (left >= n && memcmp(s, wide[i], n) == 0)
@@ -148,6 +147,9 @@ void kv_yaml(FILE *f, const struct kv_device *d, size_t n, bool external)
 	size_t i;
 
 	fprintf(f, "# gpuvm kubevirt: merge under the KubeVirt CR's spec.configuration\n");
+	fprintf(f, "# %s\n",
+		external ? "for NVIDIA's sandbox device plugin, which the GPU Operator deploys" :
+			   "for KubeVirt's own device plugin, which takes devices on vfio-pci only");
 	fprintf(f, "permittedHostDevices:\n  pciHostDevices:%s\n", n ? "" : " []");
 	for (i = 0; i < n; i++) {
 		char res[sizeof(d[i].resource)];

@@ -11,8 +11,8 @@
 
 struct kv_device {
 	uint16_t vendor, device;
-	char resource[160];	/* nvidia.com/GA100_A100_SXM4_40GB */
-	size_t count;		/* functions of this ID */
+	char resource[160]; /* nvidia.com/GA100_A100_SXM4_40GB */
+	size_t count;	    /* functions of this ID */
 };
 
 /*

@@ -28,9 +28,8 @@ static int kmsg_fd = -1;
 static unsigned kmsg_lines;
 static enum log_level stderr_level = LOG_INFO;
 static struct kept kept_err, kept_warn;
-static unsigned emitted, not_shown;	/* messages shown this run (LOG_EMIT_MAX), and not */
-static enum log_level not_shown_level = LOG_DEBUG;	/* the most severe of those not shown */
-
+static unsigned emitted, not_shown; /* messages shown this run (LOG_EMIT_MAX), and not */
+static enum log_level not_shown_level = LOG_DEBUG; /* the most severe of those not shown */
 
 /*
  * Under systemd (a systemd initramfs' dracut-pre-udev.service), stderr is a journal stream,
@@ -50,7 +49,7 @@ static bool stderr_is_journal(const struct stat *st)
 	js = end + 1;
 	ino = strtoull(js, &end, 10);
 	return end != js && *end == '\0' && dev == (unsigned long long)st->st_dev &&
-	       ino == (unsigned long long)st->st_ino;
+		ino == (unsigned long long)st->st_ino;
 }
 
 void log_setup(bool use_kmsg, enum log_level stderr_max)
@@ -80,7 +79,7 @@ void log_close(void)
 
 		snprintf(msg, sizeof(msg), "%u messages not shown (at most %d a run)", not_shown,
 			 LOG_EMIT_MAX);
-		emit(not_shown_level, msg);	/* shown where they would have been */
+		emit(not_shown_level, msg); /* shown where they would have been */
 	}
 	emitted = not_shown = 0;
 	not_shown_level = LOG_DEBUG;
@@ -119,6 +118,13 @@ static bool shown(enum log_level level)
 }
 
 /* One line to kmsg and stderr, as the level and log_setup() say. */
+static const char *level_prefix(enum log_level level)
+{
+	if (level == LOG_ERR)
+		return "error: ";
+	return level == LOG_WARNING ? "warning: " : "";
+}
+
 static void emit(enum log_level level, const char *msg)
 {
 	char line[1100];
@@ -140,15 +146,17 @@ static void emit(enum log_level level, const char *msg)
 			kmsg_lines = 1;
 		}
 		n = snprintf(line, sizeof(line), "<%d>gpuvm: %s\n", (int)level, msg);
-		if (n > 0 && write(kmsg_fd, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1) < 0) {
+		if (n > 0 &&
+		    write(kmsg_fd, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1) < 0) {
 			/* kmsg refused the line (rate limit, EINVAL): stderr still has it. */
 		}
 	}
 	if (level <= stderr_level) {
 		/* One write a line: whole on a console shared with others, and one syscall. */
-		n = snprintf(line, sizeof(line), "gpuvm: %s%s\n",
-			     level == LOG_ERR ? "error: " : level == LOG_WARNING ? "warning: " : "", msg);
-		if (n > 0 && write(STDERR_FILENO, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1) < 0) {
+		n = snprintf(line, sizeof(line), "gpuvm: %s%s\n", level_prefix(level), msg);
+		if (n > 0 &&
+		    write(STDERR_FILENO, line,
+			  (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1) < 0) {
 			/* nowhere left to say it */
 		}
 	}

@@ -105,7 +105,7 @@ const char *pci_class_host_needs(uint16_t vendor, uint32_t class)
 		return "a mass-storage controller";
 	if (base == 0x06 && !pci_class_is_bridge(class)) {
 		if (sub == 0x80 && vendor == PCI_VENDOR_NVIDIA)
-			return NULL;	/* an NVSwitch: nvswitch= decides */
+			return NULL; /* an NVSwitch: nvswitch= decides */
 		return sub == 0x01 ? "an ISA/LPC bridge" : "a bridge";
 	}
 	if (base == 0x08 && sub <= 0x06)
@@ -164,14 +164,13 @@ static int one_id(const char *item, size_t idx, void *out)
 	return pci_id_parse(item, (struct pci_id *)out + idx);
 }
 
-int pci_addr_list_parse(const char *s, struct pci_addr *out, size_t max, size_t *n,
-			char *bad, size_t badsize)
+int pci_addr_list_parse(const char *s, struct pci_addr *out, size_t max, size_t *n, char *bad,
+			size_t badsize)
 {
 	return list_walk(s, max, n, bad, badsize, one_addr, out);
 }
 
-int pci_id_list_parse(const char *s, struct pci_id *out, size_t max, size_t *n,
-		      char *bad, size_t badsize)
+int pci_id_list_parse(const char *s, struct pci_id *out, size_t max, size_t *n, char *bad, size_t badsize)
 {
 	return list_walk(s, max, n, bad, badsize, one_id, out);
 }

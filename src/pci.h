@@ -7,10 +7,10 @@
 #include <stdint.h>
 
 #define PCI_VENDOR_NVIDIA 0x10de
-#define PCI_ADDR_LEN 16		/* "10000:01:00.0" and room to spare */
+#define PCI_ADDR_LEN 16 /* "10000:01:00.0" and room to spare */
 
 struct pci_addr {
-	uint32_t domain;	/* up to 0xffff on most hosts; VMD uses 0x10000 and above */
+	uint32_t domain; /* up to 0xffff on most hosts; VMD uses 0x10000 and above */
 	uint8_t bus, dev, fn;
 };
 
@@ -34,10 +34,10 @@ bool pci_id_match(const struct pci_id *id, uint16_t vendor, uint16_t device);
  * Comma- or space-separated lists. Each parses up to max entries into out and sets *n;
  * -EINVAL names the first bad entry in bad (of size badsize), -E2BIG on too many.
  */
-int pci_addr_list_parse(const char *s, struct pci_addr *out, size_t max, size_t *n,
-			char *bad, size_t badsize);
-int pci_id_list_parse(const char *s, struct pci_id *out, size_t max, size_t *n,
-		      char *bad, size_t badsize);
+int pci_addr_list_parse(const char *s, struct pci_addr *out, size_t max, size_t *n, char *bad,
+			size_t badsize);
+int pci_id_list_parse(const char *s, struct pci_id *out, size_t max, size_t *n, char *bad,
+		      size_t badsize);
 
 /* Class helpers: class is the 24-bit value 0xBBSSPP. */
 static inline bool pci_class_is_gpu(uint32_t class)

@@ -14,7 +14,7 @@
 const char *action_name(enum action a)
 {
 	static const char *const n[] = {
-		[ACT_SKIP] = "skip", [ACT_KEEP] = "keep", [ACT_BIND] = "bind",
+		[ACT_SKIP] = "skip",	 [ACT_KEEP] = "keep",	    [ACT_BIND] = "bind",
 		[ACT_UNBIND] = "unbind", [ACT_RESERVE] = "reserve", [ACT_HOLD] = "hold",
 	};
 	return n[a];
@@ -23,10 +23,11 @@ const char *action_name(enum action a)
 const char *role_name(enum role r)
 {
 	static const char *const n[] = {
-		[ROLE_NONE] = "other", [ROLE_GPU] = "gpu", [ROLE_NVSWITCH] = "nvswitch",
-		[ROLE_COMPANION] = "companion", [ROLE_BRIDGE] = "bridge",
-		[ROLE_BLOCKER] = "blocker", [ROLE_EXCLUDED] = "excluded", [ROLE_VF] = "vf",
-		[ROLE_HOST] = "host", [ROLE_UNIDENTIFIED] = "unidentified",
+		[ROLE_NONE] = "other",	      [ROLE_GPU] = "gpu",
+		[ROLE_NVSWITCH] = "nvswitch", [ROLE_COMPANION] = "companion",
+		[ROLE_BRIDGE] = "bridge",     [ROLE_BLOCKER] = "blocker",
+		[ROLE_EXCLUDED] = "excluded", [ROLE_VF] = "vf",
+		[ROLE_HOST] = "host",	      [ROLE_UNIDENTIFIED] = "unidentified",
 	};
 	return n[r];
 }
@@ -52,8 +53,8 @@ static bool id_matches(const struct settings *s, const struct pci_dev *d)
 
 	if (s->n_ids == 0)
 		return d->vendor == PCI_VENDOR_NVIDIA &&
-		       (pci_class_is_gpu(d->class) || pci_class_is_nvswitch(d->class) ||
-			d->class == 0xffffff);	/* an unidentified one's class file failed too */
+			(pci_class_is_gpu(d->class) || pci_class_is_nvswitch(d->class) ||
+			 d->class == 0xffffff); /* an unidentified one's class file failed too */
 	for (i = 0; i < s->n_ids; i++)
 		if (pci_id_match(&s->ids[i], d->vendor, d->device))
 			return true;
@@ -155,7 +156,8 @@ static void classify(struct plan *p, const struct settings *s, const struct inve
 		if (d->unidentified) {
 			/* Judged again once the selection is known (judge_unidentified). */
 			pd->role = ROLE_UNIDENTIFIED;
-			set(pd, ACT_SKIP, NULL, "not identified: its uevent could not be used (%s); never taken",
+			set(pd, ACT_SKIP, NULL,
+			    "not identified: its uevent could not be used (%s); never taken",
 			    strerror(d->unread_errno));
 			continue;
 		}
@@ -169,10 +171,12 @@ static void classify(struct plan *p, const struct settings *s, const struct inve
 			/* Listed, and so named, where the selection would have taken it. */
 			pd->role = ROLE_HOST;
 			if (id_matches(s, d) && !excluded(s, d)) {
-				set(pd, ACT_SKIP, NULL, "%s matches it, but the host needs it (%s): never bound",
+				set(pd, ACT_SKIP, NULL,
+				    "%s matches it, but the host needs it (%s): never bound",
 				    s->n_ids ? "ids=" : "the default match", host_needs(d));
 			} else {
-				set(pd, ACT_SKIP, NULL, "the host needs it (%s): never bound", host_needs(d));
+				set(pd, ACT_SKIP, NULL, "the host needs it (%s): never bound",
+				    host_needs(d));
 				pd->listed = false;
 			}
 			continue;
@@ -187,16 +191,19 @@ static void classify(struct plan *p, const struct settings *s, const struct inve
 			continue;
 		if (d->is_vf) {
 			pd->role = ROLE_VF;
-			set(pd, ACT_SKIP, NULL, "SR-IOV virtual function: left to its physical function's driver");
+			set(pd, ACT_SKIP, NULL,
+			    "SR-IOV virtual function: left to its physical function's driver");
 			continue;
 		}
 		if (is_nvswitch(d) && (!s->nvswitch_vm || s->mode != MODE_VM_PASSTHROUGH)) {
 			pd->role = ROLE_NVSWITCH;
 			if (driver_is_vfio(d->driver) || driver_is_vfio(d->override))
-				set(pd, ACT_UNBIND, NULL, "NVSwitch stays on the host for Fabric Manager: off %s",
+				set(pd, ACT_UNBIND, NULL,
+				    "NVSwitch stays on the host for Fabric Manager: off %s",
 				    d->driver[0] ? d->driver : "its vfio driver_override");
 			else
-				set(pd, ACT_SKIP, NULL, "NVSwitch stays on the host for Fabric Manager (nvswitch=host)");
+				set(pd, ACT_SKIP, NULL,
+				    "NVSwitch stays on the host for Fabric Manager (nvswitch=host)");
 			continue;
 		}
 		pd->role = is_nvswitch(d) ? ROLE_NVSWITCH : ROLE_GPU;
@@ -230,7 +237,7 @@ static bool can_be_companion(const struct pci_dev *d, const struct plan_dev *pd)
 {
 	/* An unidentified function, or one the host needs, is never taken along (its role). */
 	return !d->is_vf && !pd->selected && !d->unidentified &&
-	       (pd->role == ROLE_NONE || pd->role == ROLE_COMPANION);
+		(pd->role == ROLE_NONE || pd->role == ROLE_COMPANION);
 }
 
 /* A VM mode that cannot finish for this device: on_error decides. */
@@ -352,8 +359,7 @@ static bool group_goes_along(const struct plan *p, const struct inventory *inv, 
  * slot that have no group yet (or a group of their own slot) are bound together, all or
  * nothing, as one pending group; the driver link read back after the bind is the check.
  */
-static int plan_pending(struct plan *p, const struct settings *s, const struct inventory *inv,
-			size_t i)
+static int plan_pending(struct plan *p, const struct settings *s, const struct inventory *inv, size_t i)
 {
 	const struct pci_dev *d = &inv->dev[i];
 	struct plan_group *g;
@@ -393,7 +399,8 @@ static int plan_pending(struct plan *p, const struct settings *s, const struct i
 				 d->device, s->n_ids ? "ids=" : "the default match", vfio_target(m),
 				 inv->iommu.unit);
 		else
-			snprintf(why, sizeof(why), "companion of %s, bound with it (IOMMU group assigned at probe)",
+			snprintf(why, sizeof(why),
+				 "companion of %s, bound with it (IOMMU group assigned at probe)",
 				 d->name);
 		want(&p->dev[g->members[k]], m, ACT_BIND, vfio_target(m), why);
 		if (p->dev[g->members[k]].action == ACT_BIND) {
@@ -408,7 +415,7 @@ static int plan_pending(struct plan *p, const struct settings *s, const struct i
 /* vm-passthrough with an active IOMMU: whole groups, or nothing. */
 static int plan_groups(struct plan *p, const struct settings *s, const struct inventory *inv)
 {
-	struct sort_key *order;	/* key: the group */
+	struct sort_key *order; /* key: the group */
 	size_t i, n = 0;
 	int r = 0;
 
@@ -448,7 +455,8 @@ static int plan_groups(struct plan *p, const struct settings *s, const struct in
 			g->members[g->n_members++] = m;
 			if (selected(pd) || pd->role == ROLE_BRIDGE)
 				continue;
-			if (can_be_companion(&inv->dev[m], pd) && companion_of_selected(p, inv, m, &gpu)) {
+			if (can_be_companion(&inv->dev[m], pd) &&
+			    companion_of_selected(p, inv, m, &gpu)) {
 				pd->role = ROLE_COMPANION;
 				continue;
 			}
@@ -474,10 +482,12 @@ static int plan_groups(struct plan *p, const struct settings *s, const struct in
 					if (pd->role != ROLE_COMPANION)
 						p->n_failed++;
 				} else if (pd->role == ROLE_UNIDENTIFIED || pd->role == ROLE_HOST) {
-					pd->listed = true;	/* its reason stands: never taken */
+					pd->listed = true; /* its reason stands: never taken */
 				} else {
-					set(pd, ACT_SKIP, NULL, "%s: not taken; it blocks IOMMU group %d",
-					    pd->role == ROLE_EXCLUDED ? "excluded" : "not selected", g->id);
+					set(pd, ACT_SKIP, NULL,
+					    "%s: not taken; it blocks IOMMU group %d",
+					    pd->role == ROLE_EXCLUDED ? "excluded" : "not selected",
+					    g->id);
 				}
 				continue;
 			}
@@ -486,7 +496,8 @@ static int plan_groups(struct plan *p, const struct settings *s, const struct in
 				snprintf(why, sizeof(why), "companion of %s in IOMMU group %d",
 					 inv->dev[gpu].name, g->id);
 			} else {
-				snprintf(why, sizeof(why), "%s %04x:%04x selected by %s in IOMMU group %d",
+				snprintf(why, sizeof(why),
+					 "%s %04x:%04x selected by %s in IOMMU group %d",
 					 pd->role == ROLE_NVSWITCH ? "NVSwitch" : "GPU", d->vendor,
 					 d->device, s->n_ids ? "ids=" : "the default match", g->id);
 			}
@@ -561,10 +572,11 @@ static void host_side(struct plan *p, const struct inventory *inv, size_t i, siz
 		set(pd, ACT_UNBIND, NULL, "%s: off %s, back to the host driver (%s)", what,
 		    d->driver, why);
 	} else if (driver_is_vfio(d->override)) {
-		set(pd, ACT_UNBIND, NULL, "%s: its vfio driver_override cleared for the host driver (%s)",
-		    what, why);
+		set(pd, ACT_UNBIND, NULL,
+		    "%s: its vfio driver_override cleared for the host driver (%s)", what, why);
 	} else if (streq(d->override, HOLD_OVERRIDE)) {
-		set(pd, ACT_UNBIND, NULL, "%s: held while gpuvm waited for its config; released to the host driver (%s)",
+		set(pd, ACT_UNBIND, NULL,
+		    "%s: held while gpuvm waited for its config; released to the host driver (%s)",
 		    what, why);
 	} else {
 		set(pd, ACT_KEEP, NULL, "%s: left on %s (%s)", what, drv(d), why);
@@ -649,7 +661,7 @@ static bool may_belong(const struct plan *p, const struct settings *s, const str
 	size_t j;
 
 	if (excluded(s, d))
-		return false;	/* named by exclude=: not wanted, whatever it is */
+		return false; /* named by exclude=: not wanted, whatever it is */
 	if (d->vendor == 0xffff) {
 		snprintf(why, size, "its vendor is unknown: it may be a device this mode selects");
 		return true;
@@ -680,8 +692,7 @@ static bool may_belong(const struct plan *p, const struct settings *s, const str
  * An unidentified function is never taken. Under a VM mode, one that may belong to the
  * selection keeps the mode from being called reached: it is a failure of the outcome.
  */
-static void judge_unidentified(struct plan *p, const struct settings *s,
-			       const struct inventory *inv)
+static void judge_unidentified(struct plan *p, const struct settings *s, const struct inventory *inv)
 {
 	char why[PLAN_REASON_LEN];
 	size_t i;
@@ -760,7 +771,7 @@ int plan_build_hold(struct plan *p, const struct settings *s, const struct inven
 	if (!p->dev)
 		return -ENOMEM;
 	p->n_dev = inv->n;
-	vm.mode = MODE_VM_PASSTHROUGH;	/* what a VM mode would select (nvswitch=vm counts) */
+	vm.mode = MODE_VM_PASSTHROUGH; /* what a VM mode would select (nvswitch=vm counts) */
 	classify(p, &vm, inv);
 	for (i = 0; i < inv->n; i++) {
 		const struct pci_dev *d = &inv->dev[i];
@@ -769,8 +780,8 @@ int plan_build_hold(struct plan *p, const struct settings *s, const struct inven
 		if (!pd->selected) {
 			continue;
 		} else if (streq(d->override, HOLD_OVERRIDE) && !d->driver[0]) {
-			set(pd, ACT_KEEP, HOLD_OVERRIDE, "held while gpuvm waits for its config (config=%s)",
-			    s->config);
+			set(pd, ACT_KEEP, HOLD_OVERRIDE,
+			    "held while gpuvm waits for its config (config=%s)", s->config);
 		} else {
 			set(pd, ACT_HOLD, HOLD_OVERRIDE,
 			    "held, claimed by no driver, while gpuvm waits for its config (config=%s)",

@@ -9,25 +9,25 @@
 #include "settings.h"
 
 enum action {
-	ACT_SKIP,	/* not ours: left exactly as it is */
-	ACT_KEEP,	/* ours and already in its requested state */
-	ACT_BIND,	/* override := target, unbind, probe, verify the driver link */
-	ACT_UNBIND,	/* off a vfio driver: clear the override, unbind, reprobe for the host */
-	ACT_RESERVE,	/* override := target (a host driver), off any other driver, probe */
-	ACT_HOLD,	/* override := target, unbind, no probe: claimed by no driver */
+	ACT_SKIP,    /* not ours: left exactly as it is */
+	ACT_KEEP,    /* ours and already in its requested state */
+	ACT_BIND,    /* override := target, unbind, probe, verify the driver link */
+	ACT_UNBIND,  /* off a vfio driver: clear the override, unbind, reprobe for the host */
+	ACT_RESERVE, /* override := target (a host driver), off any other driver, probe */
+	ACT_HOLD,    /* override := target, unbind, no probe: claimed by no driver */
 };
 
 enum role {
 	ROLE_NONE,
 	ROLE_GPU,
 	ROLE_NVSWITCH,
-	ROLE_COMPANION,	/* another function of a selected device's slot, in its group */
+	ROLE_COMPANION, /* another function of a selected device's slot, in its group */
 	ROLE_BRIDGE,
-	ROLE_BLOCKER,	/* a foreign endpoint that makes a group not viable */
+	ROLE_BLOCKER, /* a foreign endpoint that makes a group not viable */
 	ROLE_EXCLUDED,
 	ROLE_VF,
-	ROLE_HOST,	/* the host needs it (its class, its root disk, its console): never bound */
-	ROLE_UNIDENTIFIED,	/* its uevent could not be used: never taken, always reported */
+	ROLE_HOST, /* the host needs it (its class, its root disk, its console): never bound */
+	ROLE_UNIDENTIFIED, /* its uevent could not be used: never taken, always reported */
 };
 
 #define PLAN_REASON_LEN 256
@@ -35,8 +35,8 @@ enum role {
 
 enum vgpu_method {
 	VGPU_NONE,
-	VGPU_SRIOV,	/* vm-vgpu on an SR-IOV GPU: its VFs */
-	VGPU_MDEV,	/* vm-vgpu on a GPU without SR-IOV: mediated devices */
+	VGPU_SRIOV, /* vm-vgpu on an SR-IOV GPU: its VFs */
+	VGPU_MDEV,  /* vm-vgpu on a GPU without SR-IOV: mediated devices */
 };
 
 /* One a PCI function (24 bytes): a node may have 10,000. */
@@ -46,45 +46,45 @@ struct plan_dev {
 	 * inventory or the settings' host_driver, valid while they are.
 	 */
 	const char *target;
-	const char *reason;		/* a literal, or allocated (reason_owned); < PLAN_REASON_LEN */
+	const char *reason; /* a literal, or allocated (reason_owned); < PLAN_REASON_LEN */
 	enum role role : 8;
 	enum action action : 8;
-	enum vgpu_method vgpu : 8;	/* vm-vgpu only */
-	bool selected;			/* a GPU or NVSwitch that the mode is about */
-	bool failed;			/* the mode cannot be reached for it (on_error applies) */
-	bool listed;			/* shown in reports */
-	bool reason_owned;		/* plan_free() frees reason */
+	enum vgpu_method vgpu : 8; /* vm-vgpu only */
+	bool selected;		   /* a GPU or NVSwitch that the mode is about */
+	bool failed;		   /* the mode cannot be reached for it (on_error applies) */
+	bool listed;		   /* shown in reports */
+	bool reason_owned;	   /* plan_free() frees reason */
 };
 
 struct plan_group {
-	int id;				/* -1 while pending */
+	int id; /* -1 while pending */
 	bool viable;
-	bool pending;			/* the IOMMU gives the group at probe (inventory_group_pending) */
-	size_t *members;		/* indexes into the inventory */
+	bool pending;	 /* the IOMMU gives the group at probe (inventory_group_pending) */
+	size_t *members; /* indexes into the inventory */
 	size_t n_members;
 	size_t *blocked_by;
 	size_t n_blocked;
-	const struct foreign_member *foreign;	/* members that are no PCI function listed */
+	const struct foreign_member *foreign; /* members that are no PCI function listed */
 	size_t n_foreign;
 };
 
 struct plan {
 	enum mode mode;
-	struct plan_dev *dev;		/* one per inventory device */
-	size_t n_dev;			/* whose reasons plan_free() frees */
+	struct plan_dev *dev; /* one per inventory device */
+	size_t n_dev;	      /* whose reasons plan_free() frees */
 	struct plan_group *group;
 	size_t n_groups;
-	char modules[PLAN_MODULES_MAX][DRIVER_LEN];	/* to load before binding */
+	char modules[PLAN_MODULES_MAX][DRIVER_LEN]; /* to load before binding */
 	size_t n_modules;
-	size_t n_selected;		/* GPUs and NVSwitches selected */
-	size_t n_failed;		/* selected devices that cannot reach their state */
+	size_t n_selected; /* GPUs and NVSwitches selected */
+	size_t n_failed;   /* selected devices that cannot reach their state */
 	/*
 	 * Unidentified functions that may belong to a VM mode's selection (their vendor is
 	 * unknown or matches, or they share a selected device's slot): the mode cannot be
 	 * called reached while they are there. Counted as failures of the outcome.
 	 */
 	size_t n_unidentified;
-	bool iommu_unusable;		/* a VM mode without an active IOMMU */
+	bool iommu_unusable; /* a VM mode without an active IOMMU */
 };
 
 /*
@@ -107,7 +107,6 @@ int plan_build(struct plan *p, const struct settings *s, const struct inventory 
  */
 int plan_build_hold(struct plan *p, const struct settings *s, const struct inventory *inv);
 void plan_free(struct plan *p);
-
 
 const char *action_name(enum action a);
 const char *role_name(enum role r);

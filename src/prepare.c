@@ -48,7 +48,7 @@ static int scan_for(const struct settings *s, const struct source *src, const ch
 	if (r < 0)
 		log_err("cannot read the PCI devices in /sys/bus/pci/devices: %s", strerror(-r));
 	else if (s->n_ids)
-		hostdev_mark(inv, cmdline);	/* the default match cannot take them */
+		hostdev_mark(inv, cmdline); /* the default match cannot take them */
 	return r;
 }
 
@@ -95,7 +95,7 @@ static int find_variants(const struct settings *s, struct inventory *inv)
 			continue;
 		pci_dev_modalias(d, alias, sizeof(alias));
 		if (mod_vfio_variant(alias, variant, sizeof(variant)) < 0 ||
-		    streq(variant, "vfio_pci"))	/* vfio-pci itself is the default */
+		    streq(variant, "vfio_pci")) /* vfio-pci itself is the default */
 			continue;
 		v = strpool_add(&inv->names, variant);
 		if (!v)

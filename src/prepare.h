@@ -17,14 +17,14 @@
  * whatever was done. Zero-initialise a prep before the first step.
  */
 struct prep {
-	const char *root;	/* --root DIR, or NULL */
-	char *cmdline;		/* the kernel command line the settings came from */
+	const char *root; /* --root DIR, or NULL */
+	char *cmdline;	  /* the kernel command line the settings came from */
 	struct settings s;
 	struct source src;
 	struct inventory inv;
 	struct plan p;
-	bool planned;		/* p holds a plan */
-	char kver[128];		/* the running kernel's release (prep_plan) */
+	bool planned;	/* p holds a plan */
+	char kver[128]; /* the running kernel's release (prep_plan) */
 };
 
 /*

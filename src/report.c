@@ -36,7 +36,7 @@ static void json_device(struct json *j, const struct report *r, size_t i)
 	json_hex(j, "class", d->class, 6);
 	if (d->group >= 0)
 		json_int(j, "iommu_group", d->group);
-	else if (r->exec && r->exec->dev[i].group >= 0)	/* given at probe (ARM SMMU) */
+	else if (r->exec && r->exec->dev[i].group >= 0) /* given at probe (ARM SMMU) */
 		json_int(j, "iommu_group", r->exec->dev[i].group);
 	else
 		json_null(j, "iommu_group");
@@ -234,8 +234,7 @@ static void text_device(FILE *f, const struct report *r, size_t i)
 		memcpy(to, "-> ", 4);
 		term_safe(pd->target, to + 3, sizeof(to) - 3);
 	}
-	fprintf(f, " %-7s %-22s %s\n", action_name(pd->action), to,
-		safe(pd->reason, why, sizeof(why)));
+	fprintf(f, " %-7s %-22s %s\n", action_name(pd->action), to, safe(pd->reason, why, sizeof(why)));
 }
 
 void report_text(FILE *f, const struct report *r)
@@ -243,26 +242,27 @@ void report_text(FILE *f, const struct report *r)
 	const struct settings *s = r->settings;
 	const struct iommu_state *io = &r->inv->iommu;
 	size_t i, k, shown = 0;
-	char a[320], b[320], c[320];	/* the longest: a source's reason, 300 */
+	char a[320], b[320], c[320]; /* the longest: a source's reason, 300 */
 
-	fprintf(f, "mode: %s (from %s)\n", mode_name(s->mode),
-		safe(s->source[KEY_MODE], a, sizeof(a)));
+	fprintf(f, "mode: %s (from %s)\n", mode_name(s->mode), safe(s->source[KEY_MODE], a, sizeof(a)));
 	if (r->source && r->source->spec[0]) {
 		const struct source *src = r->source;
 
 		safe(src->spec, a, sizeof(a));
 		if (src->status == SRC_DISK)
 			fprintf(f, "config: %s, read from %s (%s)\n", a,
-				safe(src->found.dev, b, sizeof(b)), safe(src->found.fstype, c, sizeof(c)));
+				safe(src->found.dev, b, sizeof(b)),
+				safe(src->found.fstype, c, sizeof(c)));
 		else if (src->status == SRC_WAITING)
-			fprintf(f, "config: %s, not there yet: GPUs held, waiting up to %u s\n",
-				a, src->timeout_s);
+			fprintf(f, "config: %s, not there yet: GPUs held, waiting up to %u s\n", a,
+				src->timeout_s);
 		else
 			fprintf(f, "config: not used: %s\n", safe(src->reason, b, sizeof(b)));
 	}
 	fprintf(f, "IOMMU: %s (cpu %s, %zu unit%s%s%s, %zu groups%s)\n",
 		io->active ? "active" : "not active", cpu_vendor_name(io->cpu), io->units,
-		io->units == 1 ? "" : "s", io->unit[0] ? " " : "", safe(io->unit, a, sizeof(a)), io->groups,
+		io->units == 1 ? "" : "s", io->unit[0] ? " " : "", safe(io->unit, a, sizeof(a)),
+		io->groups,
 		io->groups_at_probe ? ", assigned when a driver first probes a device" : "");
 	{
 		const char *why[16];
@@ -283,8 +283,8 @@ void report_text(FILE *f, const struct report *r)
 
 			if (d->group >= 0)
 				snprintf(grp, sizeof(grp), "%d", d->group);
-			fprintf(f, "  %-13s %04x:%04x %04x  %-14s group %-5s override %s\n", d->name,
-				d->vendor, d->device, (unsigned)(d->class >> 8),
+			fprintf(f, "  %-13s %04x:%04x %04x  %-14s group %-5s override %s\n",
+				d->name, d->vendor, d->device, (unsigned)(d->class >> 8),
 				d->driver[0] ? safe(d->driver, a, sizeof(a)) : "-", grp,
 				d->override[0] ? safe(d->override, b, sizeof(b)) : "-");
 		}
@@ -302,8 +302,9 @@ void report_text(FILE *f, const struct report *r)
 			if (g->pending)
 				fprintf(f, "  pending (the IOMMU assigns it at probe):");
 			else
-				fprintf(f, "  %d%s%s%s %s:", g->id, type ? " (" : "", type ? safe(type, a, sizeof(a)) : "",
-					type ? ")" : "", g->viable ? "viable" : "NOT viable");
+				fprintf(f, "  %d%s%s%s %s:", g->id, type ? " (" : "",
+					type ? safe(type, a, sizeof(a)) : "", type ? ")" : "",
+					g->viable ? "viable" : "NOT viable");
 			for (k = 0; k < g->n_members; k++)
 				fprintf(f, " %s", r->inv->dev[g->members[k]].name);
 			if (g->n_blocked + g->n_foreign) {
@@ -333,23 +334,24 @@ void report_text(FILE *f, const struct report *r)
  * and ids= would have taken, an unidentified function. The devices that fail are told here
  * for plan; apply tells them after execution, with what became of them (log_outcome).
  */
-void report_log_plan(const struct inventory *inv, const struct plan *p,
-		     const struct settings *s, bool devices)
+void report_log_plan(const struct inventory *inv, const struct plan *p, const struct settings *s,
+		     bool devices)
 {
 	size_t i;
 
 	if (p->iommu_unusable)
-		log_result(LOG_ERR, "%s needs an active IOMMU and none is active: %zu selected device%s %s (on_error=%s); `gpuvm check` says what to change",
-			mode_name(p->mode), p->n_selected, p->n_selected == 1 ? "" : "s",
-			s->on_error == ON_ERROR_HOLD ? "held" : "left to the host",
-			s->on_error == ON_ERROR_HOLD ? "hold" : "release");
+		log_result(LOG_ERR,
+			   "%s needs an active IOMMU and none is active: %zu selected device%s %s (on_error=%s); `gpuvm check` says what to change",
+			   mode_name(p->mode), p->n_selected, p->n_selected == 1 ? "" : "s",
+			   s->on_error == ON_ERROR_HOLD ? "held" : "left to the host",
+			   s->on_error == ON_ERROR_HOLD ? "hold" : "release");
 	for (i = 0; i < inv->n; i++) {
 		const struct plan_dev *pd = &p->dev[i];
 
 		if (devices && pd->failed)
 			log_result(LOG_ERR, "%s: %s", inv->dev[i].name, pd->reason);
-		else if (!pd->failed && ((pd->role == ROLE_HOST && pd->listed) ||
-					 pd->role == ROLE_UNIDENTIFIED))
+		else if (!pd->failed &&
+			 ((pd->role == ROLE_HOST && pd->listed) || pd->role == ROLE_UNIDENTIFIED))
 			log_warn("%s: %s", inv->dev[i].name, pd->reason);
 	}
 }

@@ -11,17 +11,17 @@
 #include "confsource.h"
 
 struct report {
-	const char *command;		/* "plan", "apply", "status" */
+	const char *command; /* "plan", "apply", "status" */
 	const struct settings *settings;
-	const struct source *source;	/* where the settings came from; may be NULL */
+	const struct source *source; /* where the settings came from; may be NULL */
 	const struct inventory *inv;
-	const struct plan *plan;	/* NULL for status */
-	const char *last_state;		/* status: the last state file's text, or NULL */
+	const struct plan *plan; /* NULL for status */
+	const char *last_state;	 /* status: the last state file's text, or NULL */
 	const char *state_path;
 	/* apply: */
 	const struct exec_result *exec;
-	const char *result;		/* ok, partial, failed, noop */
-	const char *kernel;		/* the kernel release */
+	const char *result; /* ok, partial, failed, noop */
+	const char *kernel; /* the kernel release */
 	unsigned long long elapsed_us;
 };
 
@@ -32,7 +32,7 @@ void report_text(FILE *f, const struct report *r);
  * only a warning as warnings), so the report's "errors" says it; devices: each failing
  * device too (plan; apply tells them after execution).
  */
-void report_log_plan(const struct inventory *inv, const struct plan *p,
-		     const struct settings *s, bool devices);
+void report_log_plan(const struct inventory *inv, const struct plan *p, const struct settings *s,
+		     bool devices);
 
 #endif

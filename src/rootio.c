@@ -30,7 +30,7 @@ int root_init(const char *root)
 
 	if (fd < 0)
 		return -errno;
-	stop_writer(false);	/* it writes under the old root */
+	stop_writer(false); /* it writes under the old root */
 	if (rootfd >= 0)
 		close(rootfd);
 	rootfd = fd;
@@ -185,8 +185,7 @@ int root_list(const char *dir, int (*cb)(const char *name, void *data), void *da
 			const char *name = de->d_name;
 
 			off += de->d_reclen;
-			if (name[0] == '.' &&
-			    (name[1] == '\0' || (name[1] == '.' && name[2] == '\0')))
+			if (name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0')))
 				continue;
 			r = cb(name, data);
 			if (r)
@@ -217,9 +216,9 @@ bool root_exists(const char *path)
 #define ABANDONED_MAX 8
 
 static struct {
-	pid_t pid;		/* -1: none running */
-	int fd;			/* our end of its socket */
-	unsigned timeout_ms;	/* what SO_RCVTIMEO is set to */
+	pid_t pid;	     /* -1: none running */
+	int fd;		     /* our end of its socket */
+	unsigned timeout_ms; /* what SO_RCVTIMEO is set to */
 } writer = { .pid = -1, .fd = -1 };
 
 /* Abandoned writers, reaped at root_fini() if their write ended meanwhile. */
@@ -300,7 +299,7 @@ static void __attribute__((noreturn)) writer_main(int fd)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
-			_exit(0);	/* the parent closed its end: done */
+			_exit(0); /* the parent closed its end: done */
 		/* "path\0value\0" */
 		msg[n] = '\0';
 		plen = strlen(msg);
@@ -309,7 +308,7 @@ static void __attribute__((noreturn)) writer_main(int fd)
 		else
 			res = write_once(msg, msg + plen + 1, (size_t)n - plen - 2);
 		if (send(fd, &res, sizeof(res), MSG_NOSIGNAL) != (ssize_t)sizeof(res))
-			_exit(0);	/* abandoned meanwhile */
+			_exit(0); /* abandoned meanwhile */
 	}
 }
 
@@ -430,7 +429,7 @@ int root_write(const char *path, const char *value, unsigned timeout_ms)
 	if (plen + vlen + 2 > sizeof(msg))
 		return -ENAMETOOLONG;
 	if (!timeout_ms)
-		timeout_ms = 1;		/* 0 would mean "forever" to SO_RCVTIMEO */
+		timeout_ms = 1; /* 0 would mean "forever" to SO_RCVTIMEO */
 	memcpy(msg, path, plen + 1);
 	memcpy(msg + plen + 1, value, vlen + 1);
 	start = now_ms();
@@ -451,7 +450,7 @@ int root_write(const char *path, const char *value, unsigned timeout_ms)
 	if (n == (ssize_t)sizeof(res))
 		return res;
 	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-		stop_writer(true);	/* still blocked in the kernel: leave it there */
+		stop_writer(true); /* still blocked in the kernel: leave it there */
 		return -ETIMEDOUT;
 	}
 	/* Closed (it died; it is reaped) or a failed recv: the next write starts a new one. */
@@ -468,8 +467,8 @@ int root_write(const char *path, const char *value, unsigned timeout_ms)
  * name cannot send the write elsewhere. The file itself is replaced by the rename, which
  * never follows what it replaces.
  */
-int root_write_file_with(const char *dir, const char *name,
-			  void (*fill)(FILE *f, void *data), void *data)
+int root_write_file_with(const char *dir, const char *name, void (*fill)(FILE *f, void *data),
+			 void *data)
 {
 	char tmp[NAME_MAX + 1], *buf;
 	const char *why;

@@ -13,7 +13,7 @@
  * without a leading '/'. The unit tests link a fake kernel in place of this file.
  */
 
-int root_init(const char *root);	/* NULL: "/" */
+int root_init(const char *root); /* NULL: "/" */
 void root_fini(void);
 int root_fd(void);
 
@@ -32,7 +32,10 @@ struct root_batch {
 	int fd[ROOT_BATCH_MAX];
 	unsigned n;
 };
-#define ROOT_BATCH_INIT { .n = 0 }
+#define ROOT_BATCH_INIT                                                                            \
+	{                                                                                          \
+		.n = 0                                                                             \
+	}
 ssize_t root_read_batched(struct root_batch *b, const char *path, char *buf, size_t size);
 void root_batch_close(struct root_batch *b);
 /* The last component of a symlink's target ("vfio-pci" for a driver link). */
@@ -63,7 +66,7 @@ int root_write_file(const char *dir, const char *name, const char *data, size_t 
  * (64 KiB buffered): a large file, such as the state of 10,000 functions, is never held
  * in memory whole. A write error of the stream fails it, and the file stays as it was.
  */
-int root_write_file_with(const char *dir, const char *name,
-			  void (*fill)(FILE *f, void *data), void *data);
+int root_write_file_with(const char *dir, const char *name, void (*fill)(FILE *f, void *data),
+			 void *data);
 
 #endif

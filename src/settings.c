@@ -293,8 +293,7 @@ void settings_msgs_free(struct settings_msgs *m)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wanalyzer-malloc-leak"
 #endif
-static void raw_set(struct raw *r, int k, const char *value, const char *where,
-		    struct settings_msgs *m)
+static void raw_set(struct raw *r, int k, const char *value, const char *where, struct settings_msgs *m)
 {
 	char *copy;
 
@@ -407,8 +406,8 @@ static int on_cmdline_word(const char *key, const char *value, void *data)
 	}
 	if (!value) {
 		if (cap_say(&c->cap, true))
-			say(c->msgs, LOG_ERR, "cmdline: %s: no value (expected %s=VALUE); ignored", shown,
-			    shown);
+			say(c->msgs, LOG_ERR, "cmdline: %s: no value (expected %s=VALUE); ignored",
+			    shown, shown);
 		c->errors++;
 		return 0;
 	}
@@ -454,7 +453,7 @@ static int resolve(struct settings *s, int k, const char *value, const char *whe
 		char shown[52], badp[84];
 
 		if (streq(bad, value))
-			bad[0] = '\0';	/* the whole value is the bad entry: say it once */
+			bad[0] = '\0'; /* the whole value is the bad entry: say it once */
 		term_safe(value, shown, sizeof(shown));
 		term_safe(bad, badp, sizeof(badp));
 		say(m, LOG_ERR, "%s: %s: invalid value '%s'%s%s%s (expected %s); using the %s value",
@@ -499,7 +498,8 @@ _Static_assert(sizeof("DDDDDDDD:BB:DD.F") <= SETTINGS_ENTRY_TEXT_MAX, "an addres
 _Static_assert(sizeof("VVVV:DDDD") <= SETTINGS_ENTRY_TEXT_MAX, "an id and a comma");
 _Static_assert(sizeof(((struct settings *)0)->config) <= SETTINGS_VALUE_MAX, "config=");
 _Static_assert(sizeof(((struct settings *)0)->host_driver) <= SETTINGS_VALUE_MAX, "host_driver=");
-_Static_assert(CONFIG_LINE_MAX > sizeof("exclude=\"\"") + (size_t)SETTINGS_LIST_MAX * (SETTINGS_ENTRY_TEXT_MAX + 1),
+_Static_assert(CONFIG_LINE_MAX > sizeof("exclude=\"\"") +
+			       (size_t)SETTINGS_LIST_MAX * (SETTINGS_ENTRY_TEXT_MAX + 1),
 	       "a config line holds a whole list, with \", \" between its entries");
 
 /* Add entry to the list in buf (a comma before all but the first), if it fits whole. */

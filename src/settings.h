@@ -23,8 +23,15 @@
 #define SETTINGS_ENTRY_TEXT_MAX 17
 #define SETTINGS_VALUE_MAX ((size_t)SETTINGS_LIST_MAX * SETTINGS_ENTRY_TEXT_MAX)
 
-enum mode { MODE_CONTAINER, MODE_VM_PASSTHROUGH, MODE_VM_VGPU };
-enum on_error { ON_ERROR_HOLD, ON_ERROR_RELEASE };
+enum mode {
+	MODE_CONTAINER,
+	MODE_VM_PASSTHROUGH,
+	MODE_VM_VGPU
+};
+enum on_error {
+	ON_ERROR_HOLD,
+	ON_ERROR_RELEASE
+};
 
 enum setting_key {
 	KEY_MODE,
@@ -42,15 +49,15 @@ enum setting_key {
 struct settings {
 	enum mode mode;
 	struct pci_id ids[SETTINGS_LIST_MAX];
-	size_t n_ids;			/* 0: the default match */
+	size_t n_ids; /* 0: the default match */
 	struct pci_addr exclude[SETTINGS_LIST_MAX];
 	size_t n_exclude;
 	bool nvswitch_vm;
-	char host_driver[64];		/* "" when not set */
+	char host_driver[64]; /* "" when not set */
 	enum on_error on_error;
-	char config[256];		/* where the host config lives, "" when in the image */
+	char config[256]; /* where the host config lives, "" when in the image */
 	unsigned write_timeout_ms;
-	unsigned config_timeout_s;	/* how long a boot waits for the config's disk */
+	unsigned config_timeout_s; /* how long a boot waits for the config's disk */
 	/* per key: "default", "cmdline" or "FILE:LINE" */
 	char source[KEY__MAX][SOURCE_LEN];
 };
@@ -66,8 +73,8 @@ struct settings_input {
 /* What a parse found wrong, as data: one place logs it (settings_msgs_log), tests read it. */
 #define SETTINGS_MSG_LEN 512
 struct settings_msg {
-	enum log_level level;		/* LOG_ERR or LOG_WARNING */
-	char text[SETTINGS_MSG_LEN];	/* "WHERE: KEY: what" (WHERE: FILE:LINE or cmdline) */
+	enum log_level level;	     /* LOG_ERR or LOG_WARNING */
+	char text[SETTINGS_MSG_LEN]; /* "WHERE: KEY: what" (WHERE: FILE:LINE or cmdline) */
 };
 
 struct settings_msgs {

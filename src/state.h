@@ -7,7 +7,7 @@
 
 #include "report.h"
 
-#define STATE_PATH "run/gpuvm/state.json"	/* under the root */
+#define STATE_PATH "run/gpuvm/state.json" /* under the root */
 
 /* The last state file, valid JSON, NUL-terminated, for the caller to free; NULL when none. */
 char *state_read(void);

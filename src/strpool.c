@@ -13,7 +13,7 @@ struct strpool_ent {
 
 static unsigned hash(const char *s)
 {
-	uint32_t h = 2166136261u;	/* FNV-1a */
+	uint32_t h = 2166136261u; /* FNV-1a */
 
 	for (; *s; s++)
 		h = (h ^ (unsigned char)*s) * 16777619u;

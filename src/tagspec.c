@@ -10,7 +10,7 @@
 #include "util.h"
 
 static const char *const names[] = {
-	[TAG_LABEL] = "LABEL", [TAG_UUID] = "UUID", [TAG_PARTUUID] = "PARTUUID",
+	[TAG_LABEL] = "LABEL",	       [TAG_UUID] = "UUID", [TAG_PARTUUID] = "PARTUUID",
 	[TAG_PARTLABEL] = "PARTLABEL", [TAG_PATH] = "",
 };
 
@@ -106,7 +106,7 @@ int tag_parse(const char *s, struct tag_spec *t, const char **why)
 		*why = "the value has a control or non-ASCII byte";
 		return -EINVAL;
 	}
-	if (memchr(v, '"', n)) {	/* no escapes: tag_format could not write it back */
+	if (memchr(v, '"', n)) { /* no escapes: tag_format could not write it back */
 		*why = "a double quote inside the value";
 		return -EINVAL;
 	}

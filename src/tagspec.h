@@ -10,15 +10,21 @@
  *     LABEL=L | UUID=U | PARTUUID=P | PARTLABEL=N | /dev/NODE   [:/path/in/the/fs]
  * The path defaults to /etc/gpuvm/gpuvm.conf, so the root file system itself can be named.
  */
-enum tag_type { TAG_LABEL, TAG_UUID, TAG_PARTUUID, TAG_PARTLABEL, TAG_PATH };
+enum tag_type {
+	TAG_LABEL,
+	TAG_UUID,
+	TAG_PARTUUID,
+	TAG_PARTLABEL,
+	TAG_PATH
+};
 
 #define TAG_VALUE_MAX 128
 #define TAG_FILE_MAX 128
 
 struct tag_spec {
 	enum tag_type type;
-	char value[TAG_VALUE_MAX];	/* the label, UUID, … or the device path */
-	char file[TAG_FILE_MAX];	/* absolute, in the file system */
+	char value[TAG_VALUE_MAX]; /* the label, UUID, … or the device path */
+	char file[TAG_FILE_MAX];   /* absolute, in the file system */
 };
 
 /*

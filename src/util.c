@@ -83,10 +83,10 @@ static size_t shown_char(const unsigned char *s)
 	else if (c >= 0xf0 && c <= 0xf4)
 		n = 4, cp = c & 0x07;
 	else
-		return 0;	/* a continuation byte, C0/C1 overlong leads, past U+10FFFF */
+		return 0; /* a continuation byte, C0/C1 overlong leads, past U+10FFFF */
 	for (i = 1; i < n; i++) {
 		if ((s[i] & 0xc0) != 0x80)
-			return 0;	/* also the NUL at the end */
+			return 0; /* also the NUL at the end */
 		cp = cp << 6 | (s[i] & 0x3f);
 	}
 	if (cp <= 0x9f || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||

@@ -110,8 +110,7 @@ int wf_open_old(int dfd, const char *name, const char **why)
 	return r;
 }
 
-int wf_create_tmp(int dfd, const char *name, mode_t mode, char *tmp, size_t size,
-		  const char **why)
+int wf_create_tmp(int dfd, const char *name, mode_t mode, char *tmp, size_t size, const char **why)
 {
 	int fd, tries;
 

@@ -34,8 +34,7 @@ int wf_open_old(int dfd, const char *name, const char **why);
  * given mode (umask not applied). A stale one of that name is unlinked, never opened.
  * The descriptor, its name in tmp.
  */
-int wf_create_tmp(int dfd, const char *name, mode_t mode, char *tmp, size_t size,
-		  const char **why);
+int wf_create_tmp(int dfd, const char *name, mode_t mode, char *tmp, size_t size, const char **why);
 
 /* err (-errno from the functions above, or from what uses them) in words for a message. */
 const char *wf_strerror(int err);

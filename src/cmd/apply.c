@@ -48,7 +48,7 @@ static void log_outcome(const struct inventory *inv, const struct plan *p,
 		const struct plan_dev *pd = &p->dev[i];
 		const struct exec_dev *ed = &x->dev[i];
 		bool bad = pd->failed || ed->result == RES_FAILED || ed->result == RES_HELD ||
-			   ed->result == RES_RELEASED;
+			ed->result == RES_RELEASED;
 
 		if (bad) {
 			log_result(LOG_ERR, "%s: %s", inv->dev[i].name,
@@ -59,9 +59,12 @@ static void log_outcome(const struct inventory *inv, const struct plan *p,
 			log_result(LOG_INFO, "%s: %s -> %s (%s%s)", inv->dev[i].name,
 				   inv->dev[i].driver[0] ? inv->dev[i].driver : "no driver",
 				   ed->result == RES_OK ? (ed->after[0] ? ed->after : "no driver") :
-				   pd->target[0] ? pd->target : "the host driver",
+					   pd->target[0] ? pd->target :
+							   "the host driver",
 				   action_name(pd->action),
-				   ed->result == RES_UNVERIFIED ? ", not verified: no kernel under --root" : "");
+				   ed->result == RES_UNVERIFIED ?
+					   ", not verified: no kernel under --root" :
+					   "");
 		if (pd->action == ACT_SKIP)
 			continue;
 		if (pd->selected)
@@ -74,16 +77,16 @@ static void log_outcome(const struct inventory *inv, const struct plan *p,
 	if (p->mode == MODE_VM_PASSTHROUGH)
 		log_result(LOG_INFO,
 			   "%s: %zu GPU%s and %zu companion function%s on %s, %zu failed, in %.1f ms",
-			   mode_name(p->mode), gpus, gpus == 1 ? "" : "s", comp, comp == 1 ? "" : "s",
-			   target, x->n_failed, ms);
+			   mode_name(p->mode), gpus, gpus == 1 ? "" : "s", comp,
+			   comp == 1 ? "" : "s", target, x->n_failed, ms);
 	else
-		log_result(LOG_INFO, "%s: %zu GPU%s in place for the host driver, %zu failed, in %.1f ms",
+		log_result(LOG_INFO,
+			   "%s: %zu GPU%s in place for the host driver, %zu failed, in %.1f ms",
 			   mode_name(p->mode), gpus, gpus == 1 ? "" : "s", x->n_failed, ms);
 }
 
 /* apply while config='s disk is awaited: record what is held and until when. */
-static void record_wait(const struct source *src, const struct inventory *inv,
-			const struct plan *p)
+static void record_wait(const struct source *src, const struct inventory *inv, const struct plan *p)
 {
 	struct pci_addr held[SOURCE_HELD_MAX];
 	size_t i, n = 0;
@@ -103,8 +106,13 @@ void cmd_apply(const struct options *o, struct outcome *out)
 {
 	struct prep pp = { 0 };
 	struct exec_result x = { 0 };
-	struct report rep = { .command = "apply", .settings = &pp.s, .inv = &pp.inv,
-			      .source = &pp.src, .plan = &pp.p, .exec = &x, .kernel = pp.kver };
+	struct report rep = { .command = "apply",
+			      .settings = &pp.s,
+			      .inv = &pp.inv,
+			      .source = &pp.src,
+			      .plan = &pp.p,
+			      .exec = &x,
+			      .kernel = pp.kver };
 	struct exec_opts eo = { .load_modules = !o->root, .verify = !o->root };
 	enum source_policy pol = o->defer ? SRC_DEFER : o->resume ? SRC_RESUME : SRC_LOOK;
 	unsigned long long t0 = now_us();
@@ -117,7 +125,7 @@ void cmd_apply(const struct options *o, struct outcome *out)
 	if (prep_settings(&pp, o->root, o->cmdline, o->config, pol) < 0)
 		goto error;
 	if (pp.src.status == SRC_WAITING && o->resume) {
-		out->pending = true;	/* still waiting: nothing changes */
+		out->pending = true; /* still waiting: nothing changes */
 		goto out;
 	}
 	if (prep_scan(&pp) < 0 || prep_plan(&pp) < 0)

@@ -11,6 +11,12 @@
 #include "log.h"
 #include "prepare.h"
 #include "rootio.h"
+
+static const char *const sev_label[] = {
+	[SEV_ERROR] = "ERROR",
+	[SEV_WARNING] = "WARNING",
+	[SEV_INFO] = "INFO",
+};
 #include "util.h"
 
 #define IOMEM_MAX ((size_t)256 * 1024)
@@ -35,8 +41,9 @@ void cmd_check(const struct options *o, struct outcome *out)
 	struct finding f[48];
 	struct mem_range fb[8];
 	struct res_ctx rc = { .inv = &pp.inv };
-	struct check_input in = { .s = &pp.s, .inv = &pp.inv, .plan = &pp.p, .fb = fb,
-				  .resource = read_resource, .data = &rc };
+	struct check_input in = {
+		.s = &pp.s, .inv = &pp.inv, .plan = &pp.p, .fb = fb, .resource = read_resource, .data = &rc
+	};
 	char *iomem = NULL;
 	size_t n, i, errors = 0, warnings = 0;
 
@@ -45,7 +52,8 @@ void cmd_check(const struct options *o, struct outcome *out)
 		goto out;
 	}
 	if (o->mode && mode_parse(o->mode, &pp.s.mode) < 0) {
-		log_err("--mode: unknown mode '%s' (expected container, vm-passthrough or vm-vgpu)", o->mode);
+		log_err("--mode: unknown mode '%s' (expected container, vm-passthrough or vm-vgpu)",
+			o->mode);
 		out->usage = true;
 		goto out;
 	}
@@ -97,8 +105,7 @@ void cmd_check(const struct options *o, struct outcome *out)
 		       pp.s.source[KEY_MODE], cpu_vendor_name(pp.inv.iommu.cpu), pp.kver);
 		for (i = 0; i < n; i++) {
 			term_safe(f[i].what, f[i].what, sizeof(f[i].what));
-			printf("%-8s %s\n         fix: %s\n", f[i].sev == SEV_ERROR ? "ERROR" :
-			       f[i].sev == SEV_WARNING ? "WARNING" : "INFO", f[i].what, f[i].fix);
+			printf("%-8s %s\n         fix: %s\n", sev_label[f[i].sev], f[i].what, f[i].fix);
 		}
 		if (errors)
 			printf("not ready for %s: %zu error%s, %zu warning%s\n", mode_name(pp.s.mode),

@@ -17,36 +17,37 @@ struct options {
 	const char *cmdline;
 	const char *config;
 	bool json, quiet, verbose, dry_run;
-	bool defer;			/* apply: hold and wait when config='s disk is not there */
-	bool resume;			/* apply: go on with what a deferred apply left pending */
-	bool nfd;			/* status: a Node Feature Discovery feature file */
-	bool external;			/* kubevirt: externalResourceProvider: true */
-	const char *pci_ids;		/* kubevirt: the pci.ids to name devices from (a host path) */
+	bool defer;	      /* apply: hold and wait when config='s disk is not there */
+	bool resume;	      /* apply: go on with what a deferred apply left pending */
+	bool nfd;	      /* status: a Node Feature Discovery feature file */
+	bool external;	      /* kubevirt: the default, said (older scripts) */
+	bool kubevirt_plugin; /* kubevirt: for KubeVirt's own device plugin */
+	const char *pci_ids;  /* kubevirt: the pci.ids to name devices from (a host path) */
 	const char *mode;
 	const char *cpu;
-	const char *const *args;	/* the command's own arguments */
+	const char *const *args; /* the command's own arguments */
 	size_t nargs;
 };
 
 /* What happened, for main() to turn into an exit status. */
 struct outcome {
-	bool error;		/* the host could not be read, or memory ran out */
-	bool usage;		/* an option's value was bad */
-	bool not_ready;		/* check: the host is not ready for the mode */
-	bool iommu_unusable;	/* a VM mode, devices selected, no active IOMMU */
-	bool pending;		/* apply --defer/--resume: GPUs held, config='s disk awaited */
+	bool error;	     /* the host could not be read, or memory ran out */
+	bool usage;	     /* an option's value was bad */
+	bool not_ready;	     /* check: the host is not ready for the mode */
+	bool iommu_unusable; /* a VM mode, devices selected, no active IOMMU */
+	bool pending;	     /* apply --defer/--resume: GPUs held, config='s disk awaited */
 	size_t selected, ok, failed;
 };
 
 typedef void cmd_fn(const struct options *o, struct outcome *out);
 
-cmd_fn cmd_apply;	/* bind as the mode asks; --defer, --resume (apply.c) */
-cmd_fn cmd_plan;	/* what apply would do (plan.c) */
-cmd_fn cmd_status;	/* the devices, groups and last apply; --nfd (status.c) */
-cmd_fn cmd_check;	/* is the host ready for a mode (check.c) */
-cmd_fn cmd_cmdline;	/* the kernel parameters a mode needs (cmdline.c) */
-cmd_fn cmd_config;	/* config get | set (config.c) */
-cmd_fn cmd_kubevirt;	/* KubeVirt's permittedHostDevices (kubevirt.c) */
+cmd_fn cmd_apply;    /* bind as the mode asks; --defer, --resume (apply.c) */
+cmd_fn cmd_plan;     /* what apply would do (plan.c) */
+cmd_fn cmd_status;   /* the devices, groups and last apply; --nfd (status.c) */
+cmd_fn cmd_check;    /* is the host ready for a mode (check.c) */
+cmd_fn cmd_cmdline;  /* the kernel parameters a mode needs (cmdline.c) */
+cmd_fn cmd_config;   /* config get | set (config.c) */
+cmd_fn cmd_kubevirt; /* KubeVirt's permittedHostDevices (kubevirt.c) */
 
 struct plan;
 /* A plan's counts as an outcome (plan, apply before it executes). */

@@ -97,7 +97,8 @@ void cmd_cmdline(const struct options *o, struct outcome *out)
 	}
 	if (!o->cpu || streq(o->cpu, "auto")) {
 		cpu = root_read("proc/cpuinfo", cpuinfo, sizeof(cpuinfo)) > 0 ?
-			      cpu_vendor_from_cpuinfo(cpuinfo) : CPU_UNKNOWN;
+			cpu_vendor_from_cpuinfo(cpuinfo) :
+			CPU_UNKNOWN;
 	} else if (cpu_vendor_parse(o->cpu, &cpu) < 0) {
 		log_err("--cpu: unknown vendor '%s' (expected intel, amd, arm or auto)", o->cpu);
 		prep_fini(&pp);

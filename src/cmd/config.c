@@ -44,7 +44,7 @@ static const char *in_fs_path(int dirfd, const char *abs, dev_t dev)
 		while (slash > abs && *slash != '/')
 			slash--;
 		if (slash <= abs)
-			break;	/* the parent is the root: same device as far as we look */
+			break; /* the parent is the root: same device as far as we look */
 		n = (size_t)(slash - abs);
 		memcpy(dir, abs, n);
 		dir[n] = '\0';
@@ -73,7 +73,7 @@ static bool read_from_disk(const char *file, char *spec, size_t size)
 
 	if (!state)
 		return false;
-	if (file[0] != '/') {	/* --file: relative to the working directory */
+	if (file[0] != '/') { /* --file: relative to the working directory */
 		if (!realpath(file, abs)) {
 			free(state);
 			return false;
@@ -85,8 +85,7 @@ static bool read_from_disk(const char *file, char *spec, size_t size)
 	    state_disk(state, "device", dev, sizeof(dev)) && dev[0] == '/' &&
 	    state_disk(state, "spec", spec, size) && tag_parse(spec, &t, &why) == 0 &&
 	    fstatat(root_fd(), dev + 1, &d, 0) == 0 && S_ISBLK(d.st_mode) &&
-	    fstatat(dirfd, dirfd == AT_FDCWD ? file : file + 1, &f, 0) == 0 &&
-	    d.st_rdev == f.st_dev)
+	    fstatat(dirfd, dirfd == AT_FDCWD ? file : file + 1, &f, 0) == 0 && d.st_rdev == f.st_dev)
 		ok = streq(in_fs_path(dirfd, file, f.st_dev), t.file);
 	free(state);
 	return ok;
@@ -100,8 +99,7 @@ static bool read_from_disk(const char *file, char *spec, size_t size)
  * lower case, numbers without leading zeros), which must read back as itself. The key, or
  * -EINVAL: *why says why, or is NULL when the value is not one the key takes.
  */
-static int stored_value(const char *key, const char *value, char *out, size_t size,
-			const char **why)
+static int stored_value(const char *key, const char *value, char *out, size_t size, const char **why)
 {
 	const char *s = value, *e, *c, *expect;
 	char line[CONFIG_LINE_MAX + 1], got[CONFIG_LINE_MAX];
@@ -138,7 +136,7 @@ static int stored_value(const char *key, const char *value, char *out, size_t si
 		}
 		in.config = line;
 		in.config_len = (size_t)n;
-		errors = settings_load(&st, &in, NULL);	/* a quiet look: does it read back? */
+		errors = settings_load(&st, &in, NULL); /* a quiet look: does it read back? */
 		if (errors || streq(st.source[k], "default"))
 			break;
 		settings_value(&st, (enum setting_key)k, got, sizeof(got));
@@ -188,7 +186,7 @@ static void config_get(const struct options *o, const char *arg, struct outcome 
 		char v[SETTINGS_VALUE_MAX];
 
 		settings_value(&s, (enum setting_key)k, v, sizeof(v));
-		term_safe(v, v, sizeof(v));	/* validated, and text for a terminal all the same */
+		term_safe(v, v, sizeof(v)); /* validated, and text for a terminal all the same */
 		printf("%s\n", v);
 	}
 	free(buf);
@@ -205,7 +203,8 @@ static void takes_effect(const struct options *o, int k, struct outcome *out)
 		return;
 	}
 	if (streq(pp.s.source[k], "cmdline"))
-		printf("note: the kernel command line sets %s, which overrides the file\n", key_name((enum setting_key)k));
+		printf("note: the kernel command line sets %s, which overrides the file\n",
+		       key_name((enum setting_key)k));
 	if (k == KEY_MODE && state_top("mode", running, sizeof(running))) {
 		if (streq(running, mode_name(pp.s.mode)))
 			printf("the running boot is already in %s\n", running);
@@ -219,7 +218,8 @@ static void takes_effect(const struct options *o, int k, struct outcome *out)
 		printf("this boot read its config from this file on a disk (config=%s): no dracut -f needed\n",
 		       spec);
 	else if (!o->config && root_exists("usr/lib/dracut/modules.d/90gpuvm"))
-		printf("the initramfs carries a copy of %s: run dracut -f before rebooting\n", CONFIG_PATH);
+		printf("the initramfs carries a copy of %s: run dracut -f before rebooting\n",
+		       CONFIG_PATH);
 	prep_fini(&pp);
 }
 
@@ -251,8 +251,8 @@ static void config_set(const struct options *o, const char *arg, struct outcome 
 		char shown[80];
 
 		term_safe(value, shown, sizeof(shown));
-		log_err("config set: %s: invalid value '%s' (%s%s)", key, shown, why ? why : "expected ",
-			why ? "" : expect);
+		log_err("config set: %s: invalid value '%s' (%s%s)", key, shown,
+			why ? why : "expected ", why ? "" : expect);
 		out->usage = true;
 		return;
 	}

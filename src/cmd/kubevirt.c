@@ -68,21 +68,29 @@ void cmd_kubevirt(const struct options *o, struct outcome *out)
 	}
 	for (i = 0; i < ARRAY_SIZE(pciids) && !ids; i++)
 		ids = read_file(pciids[i], PCIIDS_MAX, &len);
-	if (!o->pci_ids && !ids)
+	/* Only the sandbox plugin's names matter: KubeVirt's own takes what the CR says. */
+	if (!o->pci_ids && !o->kubevirt_plugin && !ids)
 		log_warn("no pci.ids: resource names are device IDs, as the sandbox device plugin's "
 			 "only for IDs its pci.ids lacks (gpuvm(8), kubevirt)");
-	else if (!o->pci_ids && i > 1)
+	else if (!o->pci_ids && !o->kubevirt_plugin && i > 1)
 		log_warn("names from /%s, not the sandbox device plugin's pci.ids: an ID one lacks "
 			 "or names otherwise gets another resourceName (install /usr/share/gpuvm/pci.ids, "
-			 "gpuvm(8), kubevirt)", pciids[i - 1]);
+			 "gpuvm(8), kubevirt)",
+			 pciids[i - 1]);
 	for (i = 0; i < inv->n; i++) {
 		const struct pci_dev *d = &inv->dev[i];
+		bool known;
 
 		if (!p->dev[i].selected || p->dev[i].failed ||
 		    (p->dev[i].action != ACT_BIND && p->dev[i].action != ACT_KEEP))
 			continue;
 		for (j = 0; j < n && (dev[j].vendor != d->vendor || dev[j].device != d->device); j++)
 			;
+		if (o->kubevirt_plugin && !streq(p->dev[i].target, "vfio-pci"))
+			log_warn("%s: on %s, which KubeVirt's own device plugin does not take (it "
+				 "takes devices on vfio-pci only): leave out --kubevirt-plugin and run "
+				 "NVIDIA's sandbox device plugin",
+				 d->name, p->dev[i].target);
 		if (j < n) {
 			dev[j].count++;
 			continue;
@@ -92,17 +100,17 @@ void cmd_kubevirt(const struct options *o, struct outcome *out)
 		dev[n].vendor = d->vendor;
 		dev[n].device = d->device;
 		dev[n].count = 1;
-		kv_resource_name(ids && pciids_name(ids, len, d->vendor, d->device, name,
-						    sizeof(name)) == 0 ?
-				 name : NULL, d->vendor, d->device, dev[n].resource, sizeof(dev[n].resource));
+		known = ids && pciids_name(ids, len, d->vendor, d->device, name, sizeof(name)) == 0;
+		kv_resource_name(known ? name : NULL, d->vendor, d->device, dev[n].resource,
+				 sizeof(dev[n].resource));
 		n++;
 	}
 	if (!n)
 		log_warn("no device would be in passthrough: the snippet is empty");
 	if (o->json)
-		kv_json(stdout, dev, n, o->external);
+		kv_json(stdout, dev, n, !o->kubevirt_plugin);
 	else
-		kv_yaml(stdout, dev, n, o->external);
+		kv_yaml(stdout, dev, n, !o->kubevirt_plugin);
 out:
 	prep_fini(&pp);
 	free(ids);

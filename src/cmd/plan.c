@@ -17,8 +17,9 @@ void outcome_of_plan(struct outcome *out, const struct plan *p)
 void cmd_plan(const struct options *o, struct outcome *out)
 {
 	struct prep pp = { 0 };
-	struct report rep = { .command = "plan", .settings = &pp.s, .inv = &pp.inv,
-			      .source = &pp.src, .plan = &pp.p };
+	struct report rep = {
+		.command = "plan", .settings = &pp.s, .inv = &pp.inv, .source = &pp.src, .plan = &pp.p
+	};
 
 	if (prep_settings(&pp, o->root, o->cmdline, o->config, SRC_LOOK) < 0 ||
 	    prep_scan(&pp) < 0 || prep_plan(&pp) < 0) {

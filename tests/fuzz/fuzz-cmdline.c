@@ -14,7 +14,7 @@
 #include "fuzz.h"
 
 struct ctx {
-	char *flat;		/* the non-space bytes of the words, in order */
+	char *flat; /* the non-space bytes of the words, in order */
 	size_t n_flat;
 	unsigned words, stop_at;
 	bool stopped;
@@ -53,7 +53,7 @@ static void check_key(const char *key, const char *prefix)
 
 	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
 		size_t size = sizes[i];
-		char *out = malloc(size ? size : 1);	/* exact: ASan sees any write past it */
+		char *out = malloc(size ? size : 1); /* exact: ASan sees any write past it */
 		char *want = malloc(strlen(key) + 1);
 		bool ok, ref;
 
@@ -64,8 +64,8 @@ static void check_key(const char *key, const char *prefix)
 		fuzz_assert(ok == ref, "cmdline_key('%s', '%s', size %zu) = %d, expected %d", key,
 			    prefix, size, ok, ref);
 		if (ok) {
-			fuzz_assert(strcmp(out, want) == 0, "cmdline_key('%s') gave '%s', expected '%s'",
-				    key, out, want);
+			fuzz_assert(strcmp(out, want) == 0,
+				    "cmdline_key('%s') gave '%s', expected '%s'", key, out, want);
 			fuzz_assert(!strchr(out, '-'), "'-' left in '%s'", out);
 		}
 		free(out);
@@ -104,7 +104,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size < 1)
 		return 0;
-	c.stop_at = data[0] % 8;	/* 0: never stop */
+	c.stop_at = data[0] % 8; /* 0: never stop */
 	line = fuzz_cstr(data + 1, size - 1);
 	c.flat = malloc(size + 1);
 	want = malloc(size + 1);

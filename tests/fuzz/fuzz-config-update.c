@@ -89,7 +89,7 @@ static bool is_setting(const char *line, size_t n, const char *key, const char *
 	memcpy(k, line, (size_t)(eq - line));
 	k[eq - line] = '\0';
 	return settings_same_key(k, key) && n - (size_t)(eq - line) - 1 == strlen(value) &&
-	       memcmp(eq + 1, value, strlen(value)) == 0;
+		memcmp(eq + 1, value, strlen(value)) == 0;
 }
 
 static bool same_line(const struct lines *a, size_t i, const struct lines *b, size_t j)
@@ -108,8 +108,8 @@ static void check_lines(const char *old, size_t oldlen, const char *neu, size_t 
 	if (b.n == a.n + 1) {
 		for (i = 0; i < a.n; i++)
 			fuzz_assert(same_line(&a, i, &b, i), "line %zu changed by an append", i + 1);
-		fuzz_assert(is_setting(b.p[a.n], b.len[a.n], key, value), "the line added is '%.*s'",
-			    (int)b.len[a.n], b.p[a.n]);
+		fuzz_assert(is_setting(b.p[a.n], b.len[a.n], key, value),
+			    "the line added is '%.*s'", (int)b.len[a.n], b.p[a.n]);
 		return;
 	}
 	fuzz_assert(b.n == a.n, "%zu lines became %zu", a.n, b.n);
@@ -117,8 +117,8 @@ static void check_lines(const char *old, size_t oldlen, const char *neu, size_t 
 		if (same_line(&a, i, &b, i))
 			continue;
 		diff++;
-		fuzz_assert(is_setting(b.p[i], b.len[i], key, value), "line %zu became '%.*s'", i + 1,
-			    (int)b.len[i], b.p[i]);
+		fuzz_assert(is_setting(b.p[i], b.len[i], key, value), "line %zu became '%.*s'",
+			    i + 1, (int)b.len[i], b.p[i]);
 	}
 	fuzz_assert(diff <= 1, "%zu lines changed", diff);
 }
@@ -146,9 +146,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	k = settings_check(key, value, &expect);
 	if (k < 0)
-		goto out_kv;	/* gpuvm config set refuses it before any write */
+		goto out_kv; /* gpuvm config set refuses it before any write */
 	oldlen = fresh ? 0 : n - (size_t)(z2 + 1 - in);
-	old = fuzz_cstr((const uint8_t *)z2 + 1, oldlen);	/* NUL-terminated, as read */
+	old = fuzz_cstr((const uint8_t *)z2 + 1, oldlen); /* NUL-terminated, as read */
 
 	unlinkat(dirfd_, NAME, 0);
 	if (!fresh) {
@@ -179,9 +179,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fuzz_assert(streq(a, b), "%s is '%s' after setting %s=%s, expected '%s'",
 			    key_name((enum setting_key)i), a, key, value, b);
 		if (i != k)
-			fuzz_assert(streq(after.source[i], before.source[i]),
-				    "%s moved from %s to %s", key_name((enum setting_key)i),
-				    before.source[i], after.source[i]);
+			fuzz_assert(streq(after.source[i], before.source[i]), "%s moved from %s to %s",
+				    key_name((enum setting_key)i), before.source[i], after.source[i]);
 	}
 	free(old);
 	free(neu);

@@ -15,13 +15,13 @@
 struct line {
 	const char *start;
 	size_t len;
-	bool counts;		/* neither blank nor a comment */
+	bool counts; /* neither blank nor a comment */
 };
 
 struct ctx {
 	struct line *lines;
 	size_t n_lines;
-	unsigned next;		/* the next line that must be reported, 1-based */
+	unsigned next; /* the next line that must be reported, 1-based */
 };
 
 /* The lines as the header describes them: split at '\n', "\r\n" ends a line too. */
@@ -64,8 +64,7 @@ static void on_item(const struct config_item *it, void *data)
 	const struct line *l;
 	const char *k;
 
-	fuzz_assert(it->line >= 1 && it->line <= c->n_lines, "line %u of %zu", it->line,
-		    c->n_lines);
+	fuzz_assert(it->line >= 1 && it->line <= c->n_lines, "line %u of %zu", it->line, c->n_lines);
 	while (c->next < it->line)
 		fuzz_assert(!c->lines[c->next++ - 1].counts, "line %u not reported", c->next - 1);
 	fuzz_assert(c->next == it->line, "line %u reported twice or out of order", it->line);
@@ -98,7 +97,7 @@ static void on_item(const struct config_item *it, void *data)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct ctx c = { 0 };
-	char *buf = malloc(size ? size : 1);	/* exact: not NUL-terminated, as len says */
+	char *buf = malloc(size ? size : 1); /* exact: not NUL-terminated, as len says */
 	int r;
 
 	if (!buf)

@@ -38,8 +38,9 @@ static size_t hex_run(const char *s, size_t n, unsigned long long *v)
 
 	*v = 0;
 	while (i < n && i < 17 && (isdigit((unsigned char)s[i]) || (s[i] >= 'a' && s[i] <= 'f'))) {
-		*v = *v * 16 + (unsigned long long)(isdigit((unsigned char)s[i]) ? s[i] - '0' :
-						    s[i] - 'a' + 10);
+		*v = *v * 16 +
+			(unsigned long long)(isdigit((unsigned char)s[i]) ? s[i] - '0' :
+									    s[i] - 'a' + 10);
 		i++;
 	}
 	return i >= 1 && i <= 16 ? i : 0;
@@ -89,19 +90,20 @@ static void check_iomem(const char *text)
 			    (unsigned long long)all[i].start, (unsigned long long)all[i].end);
 	}
 	if (n < FB_MAX)
-		fuzz_assert(n >= kernel_fb_lines(text), "%zu framebuffers found, %zu in the text", n,
-			    kernel_fb_lines(text));
+		fuzz_assert(n >= kernel_fb_lines(text), "%zu framebuffers found, %zu in the text",
+			    n, kernel_fb_lines(text));
 	for (max = 0; max <= 4; max++) {
-		struct mem_range *out = malloc(max * sizeof(*out) + 1);	/* exact for ASan */
+		struct mem_range *out = malloc(max * sizeof(*out) + 1); /* exact for ASan */
 
 		if (!out)
 			abort();
 		m = iomem_framebuffers(text, out, max);
-		fuzz_assert(m <= max && m == (n < max ? n : max), "%zu found for max %zu, %zu in all",
-			    m, max, n);
+		fuzz_assert(m <= max && m == (n < max ? n : max),
+			    "%zu found for max %zu, %zu in all", m, max, n);
 		for (i = 0; i < m; i++)
 			fuzz_assert(out[i].start == all[i].start && out[i].end == all[i].end &&
-				    streq(out[i].name, all[i].name), "max %zu: entry %zu differs", max, i);
+					    streq(out[i].name, all[i].name),
+				    "max %zu: entry %zu differs", max, i);
 		free(out);
 	}
 	free(all);
@@ -120,7 +122,7 @@ static bool line_has_bar(const char *p, size_t len, size_t cut, unsigned long lo
 	memcpy(line, p, len);
 	line[len < cut ? len : cut] = '\0';
 	ok = sscanf(line, "%llx %llx %llx", &x, &y, &f) == 3 && x == a && y == b &&
-	     (f & IORESOURCE_MEM);
+		(f & IORESOURCE_MEM);
 	free(line);
 	return ok;
 }

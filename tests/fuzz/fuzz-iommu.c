@@ -13,7 +13,7 @@
 #include "iommu.h"
 #include "util.h"
 
-#define CPUINFO_READ 4096	/* iommu_read's buffer */
+#define CPUINFO_READ 4096 /* iommu_read's buffer */
 #define EXPLAIN_MAX 16
 
 /* Is word on the rest of the line that starts at at? */
@@ -65,7 +65,7 @@ static void check_params(const char *text)
 	fuzz_assert(p->passthrough >= -1 && p->passthrough <= 1, "passthrough %d", p->passthrough);
 	for (v = CPU_UNKNOWN; v <= CPU_ARM; v++) {
 		for (max = 0; max <= EXPLAIN_MAX; max += 3) {
-			const char **out = malloc(max * sizeof(*out) + 1);	/* exact for ASan */
+			const char **out = malloc(max * sizeof(*out) + 1); /* exact for ASan */
 
 			if (!out)
 				abort();
@@ -136,7 +136,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check_cpuinfo(text);
 	check_params(text);
 	if (size >= CPUINFO_READ) {
-		text[CPUINFO_READ - 1] = '\0';	/* what iommu_read's one read gives */
+		text[CPUINFO_READ - 1] = '\0'; /* what iommu_read's one read gives */
 		check_cpuinfo(text);
 	}
 	free(text);

@@ -18,7 +18,7 @@
 #include "json.h"
 #include "util.h"
 
-#define DEPTH_LIMIT 64	/* json_valid's nesting bound */
+#define DEPTH_LIMIT 64 /* json_valid's nesting bound */
 
 static bool valid_with(const char *pre, const uint8_t *data, size_t size, const char *post)
 {
@@ -78,7 +78,10 @@ static void read_back(const char *got)
 static void reader(const char *buf, size_t size, bool valid)
 {
 	static const char *const paths[][2] = {
-		{ "mode", NULL }, { "config_disk", "spec" }, { "", NULL }, { "a", "b" },
+		{ "mode", NULL },
+		{ "config_disk", "spec" },
+		{ "", NULL },
+		{ "a", "b" },
 	};
 	char out[256];
 	size_t i, cap;
@@ -98,7 +101,7 @@ static void reader(const char *buf, size_t size, bool valid)
 				continue;
 			fuzz_assert(memchr(out, '\0', cap) != NULL, "not terminated within %zu", cap);
 			if (r == 0)
-				read_back(out);	/* json_escape would have replaced invalid UTF-8 */
+				read_back(out); /* json_escape would have replaced invalid UTF-8 */
 		}
 	}
 }

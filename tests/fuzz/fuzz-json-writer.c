@@ -15,7 +15,7 @@
 #include "fuzz.h"
 #include "json.h"
 
-#define DEPTH_MAX 24		/* past JSON_DEPTH_MAX on purpose: the writer must stay valid */
+#define DEPTH_MAX 24 /* past JSON_DEPTH_MAX on purpose: the writer must stay valid */
 #define OPS_MAX 200
 
 /* Length of the well-formed UTF-8 sequence at s (n bytes available), or 0. */
@@ -82,11 +82,21 @@ static char *sanitize(const char *in, size_t *outlen, bool *was_valid)
 
 /* ---- the decoder: JSON text -> events ---- */
 
-enum ev_type { EV_OBJ, EV_ARR, EV_END, EV_KEY, EV_STR, EV_NUM, EV_TRUE, EV_FALSE, EV_NULL };
+enum ev_type {
+	EV_OBJ,
+	EV_ARR,
+	EV_END,
+	EV_KEY,
+	EV_STR,
+	EV_NUM,
+	EV_TRUE,
+	EV_FALSE,
+	EV_NULL
+};
 
 struct ev {
 	enum ev_type type;
-	char *s;		/* EV_KEY, EV_STR: decoded bytes; EV_NUM: the literal */
+	char *s; /* EV_KEY, EV_STR: decoded bytes; EV_NUM: the literal */
 	size_t n;
 };
 
@@ -164,7 +174,7 @@ static size_t put_utf8(char *o, unsigned cp)
 		o[1] = (char)(0x80 | (cp & 0x3f));
 		return 2;
 	}
-	if (cp < 0x10000) {	/* lone surrogates too: they cannot match any input */
+	if (cp < 0x10000) { /* lone surrogates too: they cannot match any input */
 		o[0] = (char)(0xe0 | cp >> 12);
 		o[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
 		o[2] = (char)(0x80 | (cp & 0x3f));
@@ -189,7 +199,7 @@ static unsigned dec_codepoint(struct dec *d)
 	lo = dec_hex4(d);
 	if (lo >= 0xdc00 && lo <= 0xdfff)
 		return 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
-	d->p = save;	/* a lone surrogate: the next escape stands alone */
+	d->p = save; /* a lone surrogate: the next escape stands alone */
 	return cp;
 }
 
@@ -354,7 +364,7 @@ struct gen {
 	struct fuzz_in in;
 	struct json j;
 	struct evs want;
-	bool obj[DEPTH_MAX + 1];	/* per open level: an object (else an array) */
+	bool obj[DEPTH_MAX + 1]; /* per open level: an object (else an array) */
 	int depth;
 	char strbuf[64];
 };
@@ -489,13 +499,12 @@ static void check_document(const uint8_t *data, size_t size)
 
 	fuzz_assert(json_valid(buf, len), "the writer wrote invalid JSON:\n%s", buf);
 	decode(buf, len, &got);
-	fuzz_assert(got.n == g.want.n, "%zu events written, %zu read back:\n%s", g.want.n, got.n,
-		    buf);
+	fuzz_assert(got.n == g.want.n, "%zu events written, %zu read back:\n%s", g.want.n, got.n, buf);
 	for (i = 0; i < got.n; i++) {
 		const struct ev *a = &got.v[i], *b = &g.want.v[i];
 
 		fuzz_assert(a->type == b->type && a->n == b->n &&
-			    (!a->s || memcmp(a->s, b->s, a->n) == 0),
+				    (!a->s || memcmp(a->s, b->s, a->n) == 0),
 			    "event %zu differs (type %d vs %d):\n%s", i, a->type, b->type, buf);
 	}
 	evs_free(&got);

@@ -15,7 +15,7 @@
 #include "fuzz.h"
 #include "pci.h"
 
-#define ITEM_MAX 63	/* list_walk's longest entry */
+#define ITEM_MAX 63 /* list_walk's longest entry */
 
 static bool hexn(const char *s, size_t n, unsigned long *v)
 {
@@ -25,8 +25,10 @@ static bool hexn(const char *s, size_t n, unsigned long *v)
 	for (i = 0; i < n; i++) {
 		if (!isxdigit((unsigned char)s[i]))
 			return false;
-		*v = *v * 16 + (unsigned long)(isdigit((unsigned char)s[i]) ? s[i] - '0' :
-					       tolower((unsigned char)s[i]) - 'a' + 10);
+		*v = *v * 16 +
+			(unsigned long)(isdigit((unsigned char)s[i]) ?
+						s[i] - '0' :
+						tolower((unsigned char)s[i]) - 'a' + 10);
 	}
 	return true;
 }
@@ -38,7 +40,7 @@ static bool ref_addr(const char *s, struct pci_addr *a)
 
 	if (len < 7)
 		return false;
-	dl = len - 7;	/* "BB:DD.F" is the tail */
+	dl = len - 7; /* "BB:DD.F" is the tail */
 	if (dl) {
 		if (dl < 5 || dl > 9 || s[dl - 1] != ':' || !hexn(s, dl - 1, &dom))
 			return false;
@@ -75,7 +77,7 @@ static bool ref_id(const char *s, struct pci_id *id)
 static bool same_id(const struct pci_id *a, const struct pci_id *b)
 {
 	return a->vendor == b->vendor && a->any_device == b->any_device &&
-	       (a->any_device || a->device == b->device);
+		(a->any_device || a->device == b->device);
 }
 
 /* One entry on its own, against the reference and through a format round trip. */
@@ -97,7 +99,7 @@ static void check_one(const char *s)
 		pci_addr_format(&a, buf, sizeof(buf));
 		fuzz_assert(pci_addr_parse(buf, &back) == 0 && pci_addr_cmp(&a, &back) == 0,
 			    "'%s' formatted as '%s' does not parse back", s, buf);
-		pci_addr_format(&a, buf, 5);	/* truncation, never overflow */
+		pci_addr_format(&a, buf, 5); /* truncation, never overflow */
 		fuzz_assert(strlen(buf) == 4, "a cut address is '%s'", buf);
 	}
 	ok = pci_id_parse(s, &id) == 0;
@@ -107,7 +109,7 @@ static void check_one(const char *s)
 	if (ok) {
 		fuzz_assert(same_id(&id, &rid), "pci_id_parse('%s'): wrong value", s);
 		fuzz_assert(pci_id_match(&id, id.vendor, id.device) &&
-			    !pci_id_match(&id, (uint16_t)(id.vendor + 1), id.device),
+				    !pci_id_match(&id, (uint16_t)(id.vendor + 1), id.device),
 			    "pci_id_match('%s')", s);
 	}
 }
@@ -148,7 +150,7 @@ static void check_list(const char *s, bool addr, size_t max, size_t badsize)
 {
 	struct pci_addr *a = malloc(max * sizeof(*a) + 1), *ra = calloc(max + 1, sizeof(*ra));
 	struct pci_id *id = malloc(max * sizeof(*id) + 1), *rid = calloc(max + 1, sizeof(*rid));
-	char *bad = malloc(badsize);	/* exact: ASan sees a write past it */
+	char *bad = malloc(badsize); /* exact: ASan sees a write past it */
 	size_t n = 9999, rn = 0, i;
 	int r, rr;
 
@@ -160,8 +162,8 @@ static void check_list(const char *s, bool addr, size_t max, size_t badsize)
 	else
 		r = pci_id_list_parse(s, id, max, &n, bad, badsize);
 	rr = ref_list(s, addr, max, &rn, ra, rid);
-	fuzz_assert(r == rr, "%s list '%s' (max %zu): %d, expected %d", addr ? "address" : "ID",
-		    s, max, r, rr);
+	fuzz_assert(r == rr, "%s list '%s' (max %zu): %d, expected %d", addr ? "address" : "ID", s,
+		    max, r, rr);
 	if (r == 0) {
 		fuzz_assert(n == rn && n >= 1 && n <= max, "%zu entries, expected %zu", n, rn);
 		for (i = 0; i < n; i++)

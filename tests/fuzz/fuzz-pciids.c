@@ -26,7 +26,7 @@ static int ref_name(const char *text, size_t len, uint16_t vendor, uint16_t devi
 {
 	char ven[8], dev[8];
 	size_t i = 0, n, k;
-	int state = 0;		/* 0: before the vendor, 1: in it */
+	int state = 0; /* 0: before the vendor, 1: in it */
 
 	snprintf(ven, sizeof(ven), "%04x", vendor);
 	snprintf(dev, sizeof(dev), "\t%04x", device);
@@ -64,7 +64,7 @@ static int ref_name(const char *text, size_t len, uint16_t vendor, uint16_t devi
 static void check_resource(const char *name, uint16_t vendor, uint16_t device, size_t size,
 			   char *res, size_t res_size)
 {
-	char *out = malloc(size);	/* exact: ASan sees a write past it */
+	char *out = malloc(size); /* exact: ASan sees a write past it */
 	const char *prefix = vendor == 0x10de ? "nvidia.com/" : "devices.kubevirt.io/", *s;
 	char id[8];
 
@@ -80,12 +80,13 @@ static void check_resource(const char *name, uint16_t vendor, uint16_t device, s
 			    name ? name : "(none)");
 		for (; *s; s++)
 			fuzz_assert(isdigit((unsigned char)*s) || isupper((unsigned char)*s) ||
-				    islower((unsigned char)*s) || *s == '_',
+					    islower((unsigned char)*s) || *s == '_',
 				    "resource name '%s': byte 0x%02x", out, (unsigned char)*s);
 		snprintf(id, sizeof(id), "%04x", device);
 		s = out + strlen(prefix);
 		/* Lower case only in the fallback, which is the ID alone. */
-		fuzz_assert(vendor != 0x10de || streq(s, id) || !strpbrk(s, "abcdefghijklmnopqrstuvwxyz"),
+		fuzz_assert(vendor != 0x10de || streq(s, id) ||
+				    !strpbrk(s, "abcdefghijklmnopqrstuvwxyz"),
 			    "resource name '%s': lower case", out);
 		fuzz_assert(vendor != 0x10de || name || streq(s, id),
 			    "resource name '%s' without a pci.ids name", out);
@@ -141,19 +142,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	vendor = (uint16_t)(data[0] << 8 | data[1]);
 	if (data[0] & 1)
-		vendor = 0x10de;	/* NVIDIA's names are the ones gpuvm upper-cases */
+		vendor = 0x10de; /* NVIDIA's names are the ones gpuvm upper-cases */
 	device = (uint16_t)(data[2] << 8 | data[3]);
 	name_size = 1 + data[4] % 128;
-	text = fuzz_cstr(data + 5, size - 5);	/* NUL-terminated; pciids_name reads len */
-	name = malloc(name_size);	/* exact: ASan sees a write past it */
+	text = fuzz_cstr(data + 5, size - 5); /* NUL-terminated; pciids_name reads len */
+	name = malloc(name_size);	      /* exact: ASan sees a write past it */
 	want = malloc(name_size);
 	if (!name || !want)
 		abort();
 
 	r = pciids_name(text, size - 5, vendor, device, name, name_size);
 	ref = ref_name(text, size - 5, vendor, device, want, name_size);
-	fuzz_assert(r == ref, "pciids_name %04x:%04x returned %d, expected %d", vendor, device, r,
-		    ref);
+	fuzz_assert(r == ref, "pciids_name %04x:%04x returned %d, expected %d", vendor, device, r, ref);
 	if (r == 0) {
 		fuzz_assert(streq(name, want), "pciids_name %04x:%04x gave '%s', expected '%s'",
 			    vendor, device, name, want);

@@ -45,7 +45,7 @@
 #include "util.h"
 
 #define DEVS_MAX 32
-#define DEV_BYTES 10	/* input bytes per device: mutations stay aligned */
+#define DEV_BYTES 10 /* input bytes per device: mutations stay aligned */
 
 static const uint16_t vendors[] = { 0x10de, 0x10de, 0x8086, 0x15b3 };
 static const uint32_t classes[] = {
@@ -54,19 +54,47 @@ static const uint32_t classes[] = {
 };
 static const uint8_t buses[] = { 0x00, 0x01, 0x02, 0x41 };
 static const char *const drivers[] = {
-	"", "nvidia", "nouveau", "nova_core", "vfio-pci", "nvgrace_gpu_vfio_pci",
-	"snd_hda_intel", "pcieport", "mlx5_core", "xhci_hcd", "nvme", "e1000e",
+	"",
+	"nvidia",
+	"nouveau",
+	"nova_core",
+	"vfio-pci",
+	"nvgrace_gpu_vfio_pci",
+	"snd_hda_intel",
+	"pcieport",
+	"mlx5_core",
+	"xhci_hcd",
+	"nvme",
+	"e1000e",
 };
 static const char *const overrides[] = { "", "", "vfio-pci", "nvidia", "nvgrace_gpu_vfio_pci" };
 /* More distinct variants than PLAN_MODULES_MAX holds, so that limit is reached too. */
 static const char *const variants[] = {
-	"", "", "", "", "", "", "nvgrace_gpu_vfio_pci", "mlx5_vfio_pci", "hisi_acc_vfio_pci",
-	"pds_vfio_pci", "virtio_vfio_pci", "qat_vfio_pci", "xe_vfio_pci", "a_vfio_pci",
-	"b_vfio_pci", "c_vfio_pci",
+	"",
+	"",
+	"",
+	"",
+	"",
+	"",
+	"nvgrace_gpu_vfio_pci",
+	"mlx5_vfio_pci",
+	"hisi_acc_vfio_pci",
+	"pds_vfio_pci",
+	"virtio_vfio_pci",
+	"qat_vfio_pci",
+	"xe_vfio_pci",
+	"a_vfio_pci",
+	"b_vfio_pci",
+	"c_vfio_pci",
 };
 static const char *const host_drivers[] = { "", "", "nvidia", "nouveau", "vfio-pci" };
 
 #define PICK(in, arr) ((arr)[fuzz_pick(in, ARRAY_SIZE(arr))])
+
+/* b[9] / 24 % 6: one in six on the root disk, one in six the console. */
+static const enum host_use host_use[] = {
+	HOST_USE_NONE, HOST_USE_ROOT, HOST_USE_CONSOLE, HOST_USE_NONE, HOST_USE_NONE, HOST_USE_NONE,
+};
 
 static int dev_cmp(const void *a, const void *b)
 {
@@ -92,7 +120,7 @@ static void build_world(struct world *w, struct fuzz_in *in)
 	flags = fuzz_byte(in);
 	w->s.nvswitch_vm = flags & 1;
 	w->s.on_error = flags & 2 ? ON_ERROR_RELEASE : ON_ERROR_HOLD;
-	w->inv.iommu.active = (flags & 0x0c) != 0;	/* on three times in four */
+	w->inv.iommu.active = (flags & 0x0c) != 0; /* on three times in four */
 	w->inv.iommu.units = w->inv.iommu.active;
 	/* An ARM SMMU half the time the IOMMU is on: groups come at a driver's first probe. */
 	w->inv.iommu.groups_at_probe = w->inv.iommu.active && (flags & 0x10);
@@ -136,12 +164,11 @@ static void build_world(struct world *w, struct fuzz_in *in)
 			d->class = 0xffffff;
 		}
 		d->unread_errno = EIO;
-		d->host_use = b[9] / 24 % 6 == 1 ? HOST_USE_ROOT :
-			      b[9] / 24 % 6 == 2 ? HOST_USE_CONSOLE : HOST_USE_NONE;
+		d->host_use = host_use[b[9] / 24 % 6];
 		d->subvendor = d->vendor;
 		d->details = true;
 		if (!w->inv.iommu.active)
-			d->group = -1;	/* groups exist only with an IOMMU */
+			d->group = -1; /* groups exist only with an IOMMU */
 	}
 	/* As inventory_scan leaves it: sorted by address, each address once. */
 	qsort(w->dev, n, sizeof(w->dev[0]), dev_cmp);
@@ -204,7 +231,7 @@ static bool ref_match(const struct settings *s, const struct pci_dev *d)
 
 	if (!s->n_ids)
 		return d->vendor == PCI_VENDOR_NVIDIA &&
-		       ((d->class >> 8) == 0x0300 || (d->class >> 8) == 0x0302 || is_nvswitch(d));
+			((d->class >> 8) == 0x0300 || (d->class >> 8) == 0x0302 || is_nvswitch(d));
 	for (i = 0; i < s->n_ids; i++)
 		if (s->ids[i].vendor == d->vendor &&
 		    (s->ids[i].any_device || s->ids[i].device == d->device))
@@ -230,7 +257,7 @@ static bool ref_host(const struct pci_dev *d)
 	if (d->host_use != HOST_USE_NONE)
 		return true;
 	return base == 0x01 || (base == 0x06 && !is_bridge(d) && !is_nvswitch(d)) ||
-	       (base == 0x08 && sub <= 0x06) || (base == 0x0c && sub == 0x05);
+		(base == 0x08 && sub <= 0x06) || (base == 0x0c && sub == 0x05);
 }
 
 static bool ref_selected(const struct settings *s, const struct pci_dev *d)
@@ -268,6 +295,14 @@ static bool slot_mate_selected(const struct world *w, const struct plan *p, size
 static const char *vfio_target(const struct pci_dev *d)
 {
 	return d->variant[0] ? d->variant : "vfio-pci";
+}
+
+/* The driver a VM mode reserves a selected device for. */
+static const char *reserve_for(const struct settings *s)
+{
+	if (s->host_driver[0])
+		return s->host_driver;
+	return s->mode == MODE_VM_VGPU ? "nvidia" : "";
 }
 
 static bool takes(enum action a)
@@ -316,9 +351,9 @@ static void check_device(const struct world *w, const struct plan *p, size_t i)
 		break;
 	case ACT_KEEP:
 		fuzz_assert(!pd->target[0] ||
-			    (streq(d->driver, pd->target) && streq(d->override, pd->target)),
-			    "%s: keep for %s while on '%s' (override '%s')", n, pd->target, d->driver,
-			    d->override);
+				    (streq(d->driver, pd->target) && streq(d->override, pd->target)),
+			    "%s: keep for %s while on '%s' (override '%s')", n, pd->target,
+			    d->driver, d->override);
 		break;
 	case ACT_SKIP:
 	case ACT_UNBIND:
@@ -336,23 +371,24 @@ static void check_device(const struct world *w, const struct plan *p, size_t i)
 			    "%s: bridge planned %s (%s)", n, action_name(pd->action), pd->reason);
 	else if (ref_host(d))
 		fuzz_assert(pd->action == ACT_SKIP && pd->role == ROLE_HOST && !pd->selected &&
-			    (pd->listed || !ref_match(s, d) || ref_excluded(s, d)),
+				    (pd->listed || !ref_match(s, d) || ref_excluded(s, d)),
 			    "%s (class %06x): the host's, planned %s as %s (%s)", n, d->class,
 			    action_name(pd->action), role_name(pd->role), pd->reason);
 	if (pd->role == ROLE_UNIDENTIFIED)
-		fuzz_assert(pd->failed == (s->mode != MODE_CONTAINER && !ref_excluded(s, d) &&
-					   (d->vendor == 0xffff || ref_match(s, d) ||
-					    slot_or_group_mate_selected(w, p, i))),
+		fuzz_assert(pd->failed ==
+				    (s->mode != MODE_CONTAINER && !ref_excluded(s, d) &&
+				     (d->vendor == 0xffff || ref_match(s, d) ||
+				      slot_or_group_mate_selected(w, p, i))),
 			    "%s: unidentified, failed %d in mode %s (%s)", n, pd->failed,
 			    mode_name(s->mode), pd->reason);
-	fuzz_assert(pd->selected == ref_selected(s, d), "%s: selected %d, the design says %d (%s)", n,
-		    pd->selected, !pd->selected, pd->reason);
+	fuzz_assert(pd->selected == ref_selected(s, d), "%s: selected %d, the design says %d (%s)",
+		    n, pd->selected, !pd->selected, pd->reason);
 	if (pd->selected)
 		fuzz_assert(pd->role == ROLE_GPU || pd->role == ROLE_NVSWITCH, "%s: selected as %s",
 			    n, role_name(pd->role));
 	if (pd->action != ACT_SKIP && pd->action != ACT_KEEP)
 		fuzz_assert(pd->selected || slot_mate_selected(w, p, i) ||
-			    (pd->action == ACT_UNBIND && pd->role == ROLE_NVSWITCH),
+				    (pd->action == ACT_UNBIND && pd->role == ROLE_NVSWITCH),
 			    "%s (%04x:%04x class %06x, %s): %s though neither selected nor in a selected slot (%s)",
 			    n, d->vendor, d->device, d->class, role_name(pd->role),
 			    action_name(pd->action), pd->reason);
@@ -364,26 +400,28 @@ static void check_device(const struct world *w, const struct plan *p, size_t i)
 			    action_name(pd->action), pd->reason);
 	if (pd->failed && pd->role != ROLE_UNIDENTIFIED)
 		fuzz_assert((pd->action == ACT_HOLD) == (s->on_error == ON_ERROR_HOLD) &&
-			    (pd->action == ACT_HOLD || pd->action == ACT_UNBIND || pd->action == ACT_KEEP),
+				    (pd->action == ACT_HOLD || pd->action == ACT_UNBIND ||
+				     pd->action == ACT_KEEP),
 			    "%s: failed, on_error=%s, planned %s", n,
-			    s->on_error == ON_ERROR_HOLD ? "hold" : "release", action_name(pd->action));
+			    s->on_error == ON_ERROR_HOLD ? "hold" : "release",
+			    action_name(pd->action));
 	fuzz_assert(pd->vgpu <= VGPU_MDEV, "%s: vgpu method %d", n, (int)pd->vgpu);
 	if (pd->vgpu != VGPU_NONE)
 		fuzz_assert(s->mode == MODE_VM_VGPU && pd->selected &&
-			    pd->vgpu == (d->sriov_totalvfs > 0 ? VGPU_SRIOV : VGPU_MDEV),
+				    pd->vgpu == (d->sriov_totalvfs > 0 ? VGPU_SRIOV : VGPU_MDEV),
 			    "%s: vgpu method %s", n, vgpu_method_name(pd->vgpu));
 
 	switch (s->mode) {
 	case MODE_CONTAINER:
 	case MODE_VM_VGPU:
 		fuzz_assert(pd->action != ACT_BIND && pd->action != ACT_HOLD &&
-			    (!pd->failed || (s->mode == MODE_VM_VGPU && pd->role == ROLE_UNIDENTIFIED)),
+				    (!pd->failed ||
+				     (s->mode == MODE_VM_VGPU && pd->role == ROLE_UNIDENTIFIED)),
 			    "%s: %s in mode %s", n, action_name(pd->action), mode_name(s->mode));
 		if (pd->action == ACT_RESERVE || (pd->action == ACT_KEEP && pd->target[0]))
-			fuzz_assert(pd->selected &&
-				    streq(pd->target, s->host_driver[0] ? s->host_driver :
-						      s->mode == MODE_VM_VGPU ? "nvidia" : ""),
-				    "%s: reserved for %s in mode %s", n, pd->target, mode_name(s->mode));
+			fuzz_assert(pd->selected && streq(pd->target, reserve_for(s)),
+				    "%s: reserved for %s in mode %s", n, pd->target,
+				    mode_name(s->mode));
 		if (s->mode == MODE_VM_VGPU && pd->selected)
 			fuzz_assert(pd->vgpu != VGPU_NONE, "%s: no vgpu method", n);
 		break;
@@ -391,12 +429,14 @@ static void check_device(const struct world *w, const struct plan *p, size_t i)
 		fuzz_assert(pd->action != ACT_RESERVE, "%s: reserve in vm-passthrough", n);
 		if (pd->action == ACT_BIND)
 			fuzz_assert(w->inv.iommu.active &&
-				    (d->group >= 0 || inventory_group_pending(&w->inv, d)) &&
-				    streq(pd->target, vfio_target(d)) && has_module(p, pd->target),
+					    (d->group >= 0 || inventory_group_pending(&w->inv, d)) &&
+					    streq(pd->target, vfio_target(d)) &&
+					    has_module(p, pd->target),
 				    "%s: bind to %s (group %d, IOMMU %s)", n, pd->target, d->group,
 				    w->inv.iommu.active ? "on" : "off");
 		if (pd->action == ACT_HOLD)
-			fuzz_assert(streq(pd->target, vfio_target(d)), "%s: held for %s", n, pd->target);
+			fuzz_assert(streq(pd->target, vfio_target(d)), "%s: held for %s", n,
+				    pd->target);
 		if (pd->selected && !w->inv.iommu.active)
 			fuzz_assert(pd->failed, "%s: no IOMMU, yet not failed", n);
 		if (pd->selected && d->group < 0 && !inventory_group_pending(&w->inv, d))
@@ -426,8 +466,8 @@ static void check_pending(const struct world *w, const struct plan *p, const str
 	size_t i, k;
 
 	fuzz_assert(inv->iommu.groups_at_probe && pg->id == -1 && pg->viable && pg->n_members > 0 &&
-		    pg->n_blocked == 0, "pending group: id %d, viable %d, %zu members", pg->id,
-		    pg->viable, pg->n_members);
+			    pg->n_blocked == 0,
+		    "pending group: id %d, viable %d, %zu members", pg->id, pg->viable, pg->n_members);
 	d = &w->dev[pg->members[0]];
 	fuzz_assert(p->dev[pg->members[0]].selected && inventory_group_pending(inv, d),
 		    "pending group: first member %s is not a selected pending device", d->name);
@@ -441,8 +481,8 @@ static void check_pending(const struct world *w, const struct plan *p, const str
 		for (i = 0; i < inv->n; i++)
 			if (w->dev[i].group == m->group)
 				fuzz_assert(in_list(pg->members, pg->n_members, i),
-					    "pending group of %s takes group %d but not %s", d->name,
-					    m->group, w->dev[i].name);
+					    "pending group of %s takes group %d but not %s",
+					    d->name, m->group, w->dev[i].name);
 	}
 }
 
@@ -476,16 +516,16 @@ static void check_groups(const struct world *w, const struct plan *p)
 					    "%s missing from group %d", w->dev[i].name, pg->id);
 				any |= p->dev[i].selected;
 			}
-		fuzz_assert(members == pg->n_members && any, "group %d: %zu members of %zu",
-			    pg->id, pg->n_members, members);
+		fuzz_assert(members == pg->n_members && any, "group %d: %zu members of %zu", pg->id,
+			    pg->n_members, members);
 		fuzz_assert(pg->viable == (pg->n_blocked == 0 && pg->n_foreign == 0),
 			    "group %d: viable %d, %zu blockers, %zu foreign", pg->id, pg->viable,
 			    pg->n_blocked, pg->n_foreign);
 		fuzz_assert(pg->n_foreign == (w->inv.n_foreign && w->foreign[0].group == pg->id),
 			    "group %d: %zu foreign members", pg->id, pg->n_foreign);
 		for (i = 0; i < inv->n; i++)
-			if (w->dev[i].group == pg->id && (w->dev[i].unidentified ||
-							  (ref_host(&w->dev[i]) && !is_bridge(&w->dev[i]))))
+			if (w->dev[i].group == pg->id &&
+			    (w->dev[i].unidentified || (ref_host(&w->dev[i]) && !is_bridge(&w->dev[i]))))
 				fuzz_assert(in_list(pg->blocked_by, pg->n_blocked, i),
 					    "group %d: %s (the host's or unidentified) does not block it",
 					    pg->id, w->dev[i].name);
@@ -494,10 +534,10 @@ static void check_groups(const struct world *w, const struct plan *p)
 			const struct plan_dev *pd = &p->dev[b];
 
 			fuzz_assert(in_list(pg->members, pg->n_members, b) && !pd->selected &&
-				    (!is_bridge(&w->dev[b]) || w->dev[b].unidentified),
+					    (!is_bridge(&w->dev[b]) || w->dev[b].unidentified),
 				    "group %d: %s cannot block it", pg->id, w->dev[b].name);
 			fuzz_assert(pd->action == ACT_SKIP ||
-				    (pd->action == ACT_UNBIND && pd->role == ROLE_NVSWITCH),
+					    (pd->action == ACT_UNBIND && pd->role == ROLE_NVSWITCH),
 				    "group %d: blocker %s (%s) planned %s (%s)", pg->id, w->dev[b].name,
 				    role_name(pd->role), action_name(pd->action), pd->reason);
 		}
@@ -508,8 +548,9 @@ static void check_groups(const struct world *w, const struct plan *p)
 			if (is_bridge(&w->dev[m]))
 				continue;
 			if (pg->viable)
-				fuzz_assert(bound(pd), "viable group %d half-bound: %s planned %s (%s)",
-					    pg->id, w->dev[m].name, action_name(pd->action), pd->reason);
+				fuzz_assert(bound(pd),
+					    "viable group %d half-bound: %s planned %s (%s)", pg->id,
+					    w->dev[m].name, action_name(pd->action), pd->reason);
 			else
 				fuzz_assert(!bound(pd), "group %d is not viable, yet %s planned %s",
 					    pg->id, w->dev[m].name, action_name(pd->action));
@@ -553,8 +594,8 @@ static void check_plan(const struct world *w, const struct plan *p)
 	fuzz_assert(p->n_selected == sel, "n_selected %zu, counted %zu", p->n_selected, sel);
 	fuzz_assert(p->n_failed == failed, "n_failed %zu, counted %zu", p->n_failed, failed);
 	fuzz_assert(p->n_modules <= PLAN_MODULES_MAX, "%zu modules", p->n_modules);
-	fuzz_assert(p->iommu_unusable == (w->s.mode == MODE_VM_PASSTHROUGH &&
-					  !w->inv.iommu.active && sel > 0),
+	fuzz_assert(p->iommu_unusable ==
+			    (w->s.mode == MODE_VM_PASSTHROUGH && !w->inv.iommu.active && sel > 0),
 		    "iommu_unusable %d", p->iommu_unusable);
 	check_groups(w, p);
 }
@@ -603,7 +644,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	copy = w;
 	r = plan_build(&p, &w.s, &w.inv);
 	fuzz_assert(memcmp(w.dev, copy.dev, sizeof(w.dev)) == 0 &&
-		    memcmp(&w.s, &copy.s, sizeof(w.s)) == 0, "plan_build changed its input");
+			    memcmp(&w.s, &copy.s, sizeof(w.s)) == 0,
+		    "plan_build changed its input");
 	if (r == -E2BIG) {
 		fuzz_assert(w.s.mode == MODE_VM_PASSTHROUGH && vfio_targets(&w) > PLAN_MODULES_MAX,
 			    "-E2BIG with %zu vfio drivers", vfio_targets(&w));

@@ -61,8 +61,7 @@ static int on_word(const char *key, const char *value, void *data)
 	char name[64];
 
 	/* gpuvm.mode=, and the label key that the config also takes (gpuvm.nvidia.com/...=). */
-	if (cmdline_key(key, "gpuvm", name, sizeof(name)) && settings_same_key(name, "mode") &&
-	    value) {
+	if (cmdline_key(key, "gpuvm", name, sizeof(name)) && settings_same_key(name, "mode") && value) {
 		free(m->value);
 		m->value = strdup(value);
 	}
@@ -78,7 +77,7 @@ static void check_source(const struct settings *s, enum setting_key k)
 	if (streq(src, "default") || streq(src, "cmdline"))
 		return;
 	fuzz_assert(strncmp(src, PATH, plen) == 0 && src[plen] == ':' && src[plen + 1] &&
-		    strspn(src + plen + 1, "0123456789") == strlen(src + plen + 1),
+			    strspn(src + plen + 1, "0123456789") == strlen(src + plen + 1),
 		    "%s: source '%s'", key_name(k), src);
 }
 
@@ -102,7 +101,8 @@ static void check_defaults(const struct settings *s)
 	if (streq(s->source[KEY_CONFIG], "default"))
 		fuzz_assert(!s->config[0], "config not the default");
 	if (streq(s->source[KEY_WRITE_TIMEOUT_MS], "default"))
-		fuzz_assert(s->write_timeout_ms == d.write_timeout_ms, "write_timeout_ms not the default");
+		fuzz_assert(s->write_timeout_ms == d.write_timeout_ms,
+			    "write_timeout_ms not the default");
 }
 
 static void check_values(const struct settings *s)
@@ -117,8 +117,8 @@ static void check_values(const struct settings *s)
 		    s->host_driver);
 	/* A label may hold blanks ("LABEL=my disk"); no control or non-ASCII byte, ever. */
 	for (p = s->config; *p; p++)
-		fuzz_assert((unsigned char)*p >= ' ' && (unsigned char)*p < 0x7f, "config byte 0x%02x",
-			    (unsigned char)*p);
+		fuzz_assert((unsigned char)*p >= ' ' && (unsigned char)*p < 0x7f,
+			    "config byte 0x%02x", (unsigned char)*p);
 	if (s->config[0]) {
 		struct tag_spec t;
 		const char *why;
@@ -159,8 +159,8 @@ static void check_print(const struct settings *s)
 		fuzz_assert(n == s->n_ids, "ids: %zu printed, %zu set", n, s->n_ids);
 		for (i = 0; i < n; i++)
 			fuzz_assert(ids[i].vendor == s->ids[i].vendor &&
-				    ids[i].any_device == s->ids[i].any_device &&
-				    (ids[i].any_device || ids[i].device == s->ids[i].device),
+					    ids[i].any_device == s->ids[i].any_device &&
+					    (ids[i].any_device || ids[i].device == s->ids[i].device),
 				    "ids: entry %zu printed as '%s'", i, big);
 	}
 	if (s->n_exclude) {
@@ -189,13 +189,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (nul) {
 		in.config_len = size - clen - 1;
-		config = fuzz_cstr(nul + 1, in.config_len);	/* config_read's NUL follows */
+		config = fuzz_cstr(nul + 1, in.config_len); /* config_read's NUL follows */
 		in.config = config;
 	}
 	in.cmdline = cmdline;
 
 	errors = settings_load(&s, &in, &msgs);
-	settings_msgs_log(&msgs);	/* the one place that logs them, as a run does */
+	settings_msgs_log(&msgs); /* the one place that logs them, as a run does */
 	settings_msgs_free(&msgs);
 	fuzz_assert(errors >= 0, "settings_load returned %d", errors);
 	{
@@ -205,12 +205,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (i = 0; i < log_count(LOG_ERR); i++)
 			said += more_not_shown(log_get(LOG_ERR, i));
 		fuzz_assert((size_t)errors == said ||
-			    (log_count(LOG_ERR) == LOG_KEEP_MAX && (size_t)errors > LOG_KEEP_MAX),
+				    (log_count(LOG_ERR) == LOG_KEEP_MAX && (size_t)errors > LOG_KEEP_MAX),
 			    "%d errors counted, %zu logged", errors, said);
 	}
 	for (i = 0; i < log_count(LOG_ERR); i++)
-		fuzz_assert(fuzz_printable(log_get(LOG_ERR, i)), "control byte in the log line '%s'",
-			    log_get(LOG_ERR, i));
+		fuzz_assert(fuzz_printable(log_get(LOG_ERR, i)),
+			    "control byte in the log line '%s'", log_get(LOG_ERR, i));
 	for (i = 0; i < log_count(LOG_WARNING); i++)
 		fuzz_assert(fuzz_printable(log_get(LOG_WARNING, i)),
 			    "control byte in the log line '%s'", log_get(LOG_WARNING, i));

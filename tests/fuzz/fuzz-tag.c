@@ -73,13 +73,12 @@ static void check_format(const struct tag_spec *t)
 	r = tag_parse(full, &u, &why);
 	fuzz_assert(r == 0, "'%s' formatted as '%s' does not parse: %s", t->value, full,
 		    why ? why : "(no reason)");
-	fuzz_assert(u.type == t->type && strcmp(u.value, t->value) == 0 &&
-			    strcmp(u.file, t->file) == 0,
+	fuzz_assert(u.type == t->type && strcmp(u.value, t->value) == 0 && strcmp(u.file, t->file) == 0,
 		    "'%s' '%s' formatted as '%s' parses to '%s' '%s'", t->value, t->file, full,
 		    u.value, u.file);
 
 	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
-		char *b = malloc(sizes[i]);	/* exact: ASan sees a write past it */
+		char *b = malloc(sizes[i]); /* exact: ASan sees a write past it */
 
 		if (!b)
 			abort();
@@ -106,8 +105,8 @@ static void check_match(const struct tag_spec *t)
 		changed |= o != c;
 	}
 	other[i] = '\0';
-	fuzz_assert(tag_value_matches(t, other) == (uuid || !changed),
-		    "'%s' against '%s' (%s)", t->value, other, tag_name(t->type));
+	fuzz_assert(tag_value_matches(t, other) == (uuid || !changed), "'%s' against '%s' (%s)",
+		    t->value, other, tag_name(t->type));
 	/* Bit 0 of the last byte: another byte in any case (case is bit 5 in ASCII). */
 	other[i - 1] ^= 0x01;
 	fuzz_assert(!tag_value_matches(t, other), "'%s' matches '%s'", t->value, other);
@@ -141,7 +140,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fuzz_assert(printable_ascii(t.value), "value '%s' not printable", t.value);
 	fuzz_assert(strstr(s, t.value) != NULL, "value '%s' is not in the input '%s'", t.value, s);
 	if (t.type == TAG_PATH) {
-		fuzz_assert(strncmp(s, t.value, strlen(t.value)) == 0, "path '%s' not at the start", t.value);
+		fuzz_assert(strncmp(s, t.value, strlen(t.value)) == 0, "path '%s' not at the start",
+			    t.value);
 		fuzz_assert(strncmp(t.value, "/dev/", 5) == 0 && !strstr(t.value, "/..") &&
 				    !strchr(t.value, ' '),
 			    "device path '%s'", t.value);
@@ -154,8 +154,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fuzz_assert(!strstr(t.value, ":/") || s[strlen(tag_name(t.type)) + 1] == '"',
 		    "an unquoted value '%s' holds ':/'", t.value);
 	check_file(t.file);
-	fuzz_assert(strcmp(t.file, CONFIG_PATH) == 0 || (strlen(t.file) < n && ends_with(s, t.file) &&
-							 s[n - strlen(t.file) - 1] == ':'),
+	fuzz_assert(strcmp(t.file, CONFIG_PATH) == 0 ||
+			    (strlen(t.file) < n && ends_with(s, t.file) &&
+			     s[n - strlen(t.file) - 1] == ':'),
 		    "file '%s' is neither the default nor the input's tail", t.file);
 	check_format(&t);
 	check_match(&t);

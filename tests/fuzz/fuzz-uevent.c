@@ -14,7 +14,7 @@
 #include "fuzz.h"
 #include "inventory.h"
 
-#define UEVENT_READ 1024	/* inventory_scan's buffer */
+#define UEVENT_READ 1024 /* inventory_scan's buffer */
 
 static bool has_line(const char *s, const char *prefix)
 {
@@ -36,7 +36,7 @@ static void check(const char *text)
 	char again[512], driver[DRIVER_LEN + 8], driver2[DRIVER_LEN], alias[MODALIAS_LEN + 8];
 	int r;
 
-	memset(&d, 0xa5, sizeof(d));	/* what the parser leaves alone stays poisoned */
+	memset(&d, 0xa5, sizeof(d)); /* what the parser leaves alone stays poisoned */
 	memset(driver, 0xa5, sizeof(driver));
 	r = pci_dev_parse_uevent(&d, text, driver, DRIVER_LEN);
 	fuzz_assert(r == 0 || r == -EINVAL, "pci_dev_parse_uevent returned %d", r);
@@ -62,8 +62,9 @@ static void check(const char *text)
 	fuzz_assert(pci_dev_parse_uevent(&back, again, driver2, sizeof(driver2)) == 0,
 		    "the device written back does not parse");
 	fuzz_assert(back.vendor == d.vendor && back.device == d.device && back.class == d.class &&
-		    back.subvendor == d.subvendor && back.subdevice == d.subdevice &&
-		    strcmp(driver2, driver) == 0, "the device written back parses to another one");
+			    back.subvendor == d.subvendor && back.subdevice == d.subdevice &&
+			    strcmp(driver2, driver) == 0,
+		    "the device written back parses to another one");
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -72,7 +73,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	check(text);
 	if (size >= UEVENT_READ) {
-		text[UEVENT_READ - 1] = '\0';	/* what one read of a long attribute gives */
+		text[UEVENT_READ - 1] = '\0'; /* what one read of a long attribute gives */
 		check(text);
 	}
 	free(text);

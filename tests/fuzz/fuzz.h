@@ -19,15 +19,15 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 
-#define fuzz_assert(cond, ...)                                                        \
-	do {                                                                          \
-		if (!(cond)) {                                                        \
-			fprintf(stderr, "gpuvm-fuzz: invariant violated at %s:%d: %s\n  ", \
-				__FILE__, __LINE__, #cond);                           \
-			fprintf(stderr, __VA_ARGS__);                                 \
-			fputc('\n', stderr);                                          \
-			abort();                                                      \
-		}                                                                     \
+#define fuzz_assert(cond, ...)                                                                     \
+	do {                                                                                       \
+		if (!(cond)) {                                                                     \
+			fprintf(stderr, "gpuvm-fuzz: invariant violated at %s:%d: %s\n  ",         \
+				__FILE__, __LINE__, #cond);                                        \
+			fprintf(stderr, __VA_ARGS__);                                              \
+			fputc('\n', stderr);                                                       \
+			abort();                                                                   \
+		}                                                                                  \
 	} while (0)
 
 /* A NUL-terminated copy of the input: the C string ends at the first NUL byte in it. */
@@ -82,7 +82,7 @@ static inline bool fuzz_printable(const char *s)
 		if ((unsigned char)*c < 0x20 || (unsigned char)*c == 0x7f)
 			return false;
 	if (n >= sizeof(safe))
-		return false;	/* log lines are shorter */
+		return false; /* log lines are shorter */
 	term_safe(s, safe, sizeof(safe));
 	return strcmp(safe, s) == 0;
 }

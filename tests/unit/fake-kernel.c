@@ -29,7 +29,7 @@ struct fault {
 
 static struct {
 	bool iommu;
-	bool smmu;		/* groups at first probe */
+	bool smmu; /* groups at first probe */
 	int next_group;
 	struct fdev dev[MAXDEV];
 	int n;
@@ -46,7 +46,7 @@ static struct {
 	int n_faults;
 	char *state;
 	int writes, loads;
-	int fired;		/* faults that fired */
+	int fired; /* faults that fired */
 	char probe_error[160];
 } k;
 
@@ -265,7 +265,7 @@ void root_fini(void)
 
 int root_fd(void)
 {
-	return AT_FDCWD;	/* the host config is read from the working directory */
+	return AT_FDCWD; /* the host config is read from the working directory */
 }
 
 #define DEVP "sys/bus/pci/devices/"
@@ -386,8 +386,7 @@ int root_list(const char *dir, int (*cb)(const char *name, void *data), void *da
 	}
 	if (strcmp(dir, "sys/class/iommu") == 0)
 		return k.iommu ? cb(k.smmu ? "smmu3.0x0000000009050000" : "dmar0", data) : -ENOENT;
-	if (sscanf(dir, "sys/kernel/iommu_groups/%d/devices%n", &grp, &end) == 1 &&
-	    dir[end] == '\0') {
+	if (sscanf(dir, "sys/kernel/iommu_groups/%d/devices%n", &grp, &end) == 1 && dir[end] == '\0') {
 		bool any = false;
 
 		for (i = 0; i < k.n; i++) {
@@ -484,13 +483,13 @@ int root_write(const char *path, const char *value, unsigned timeout_ms)
 			return -ENODEV;
 		for (i = 0; i < k.n_drivers && !t->driver[0]; i++)
 			try_attach(t, k.drivers[i]);
-		return 0;	/* success whether or not anything bound, as the kernel does */
+		return 0; /* success whether or not anything bound, as the kernel does */
 	}
 	return -ENOENT;
 }
 
-int root_write_file_with(const char *dir, const char *name,
-			  void (*fill)(FILE *f, void *data), void *data)
+int root_write_file_with(const char *dir, const char *name, void (*fill)(FILE *f, void *data),
+			 void *data)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -543,7 +542,8 @@ int mod_load(const char *name, int *loaded, char *msg, size_t size)
 	snprintf(what, sizeof(what), "mod:%s", name);
 	err = faulted(what);
 	if (err) {
-		snprintf(msg, size, "%s (/lib/modules/6.1.0-fake/%s.ko): %s", name, name, strerror(-err));
+		snprintf(msg, size, "%s (/lib/modules/6.1.0-fake/%s.ko): %s", name, name,
+			 strerror(-err));
 		return err;
 	}
 	for (i = 0; i < k.n_mods; i++) {
@@ -557,7 +557,7 @@ int mod_load(const char *name, int *loaded, char *msg, size_t size)
 		return 0;
 	}
 	if (registered(name))
-		return 0;	/* built in */
+		return 0; /* built in */
 	snprintf(msg, size, "%s: not found in the module directory /lib/modules/6.1.0-fake", name);
 	return -ENOENT;
 }

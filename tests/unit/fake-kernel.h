@@ -42,11 +42,11 @@ void fk_fault(const char *what, int nth, int err);
 /* How many injected faults fired since fk_reset (what "" matches every write, "r:" every read). */
 int fk_faults_fired(void);
 
-const char *fk_driver(const char *addr);	/* "" when none */
+const char *fk_driver(const char *addr); /* "" when none */
 const char *fk_override(const char *addr);
-const char *fk_state(void);			/* the last state file, or NULL */
-int fk_writes(void);				/* sysfs writes so far */
+const char *fk_state(void); /* the last state file, or NULL */
+int fk_writes(void);	    /* sysfs writes so far */
 int fk_modules_loaded(void);
-const char *fk_kmsg_probe_error(void);		/* what the kernel would have logged */
+const char *fk_kmsg_probe_error(void); /* what the kernel would have logged */
 
 #endif

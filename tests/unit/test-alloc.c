@@ -100,12 +100,13 @@ static void check_run(const char *what, const struct outcome *out)
 		      "%s: the outcome is true (%s: ok=%zu failed=%zu, %zu there, %zu bound)", what,
 		      vm ? "vm-passthrough" : "container", out->ok, out->failed, there, bound);
 		CHECK(out->selected == 2 && out->ok + out->failed == 2,
-		      "%s: both GPUs selected and accounted for (selected=%zu ok=%zu failed=%zu)", what,
-		      out->selected, out->ok, out->failed);
+		      "%s: both GPUs selected and accounted for (selected=%zu ok=%zu failed=%zu)",
+		      what, out->selected, out->ok, out->failed);
 	}
 	if (!out->error && !out->failed && !errors)
 		CHECK(vm && bound == 2 && out->ok == 2,
-		      "%s: nothing said to be wrong: the clean run's outcome (%zu bound)", what, bound);
+		      "%s: nothing said to be wrong: the clean run's outcome (%zu bound)", what,
+		      bound);
 	CHECK(!st || json_valid(st, strlen(st)), "%s: state file valid", what);
 }
 

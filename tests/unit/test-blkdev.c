@@ -54,8 +54,7 @@ blkid_probe __real_blkid_new_probe(void);
 void __real_blkid_free_probe(blkid_probe pr);
 int __real_blkid_probe_set_device(blkid_probe pr, int fd, blkid_loff_t off, blkid_loff_t size);
 int __real_blkid_do_safeprobe(blkid_probe pr);
-int __real_blkid_probe_lookup_value(blkid_probe pr, const char *name, const char **data,
-				    size_t *len);
+int __real_blkid_probe_lookup_value(blkid_probe pr, const char *name, const char **data, size_t *len);
 blkid_partlist __real_blkid_probe_get_partitions(blkid_probe pr);
 int __real_blkid_partlist_numof_partitions(blkid_partlist ls);
 blkid_partition __real_blkid_partlist_get_partition(blkid_partlist ls, int n);
@@ -67,8 +66,7 @@ blkid_probe __wrap_blkid_new_probe(void);
 void __wrap_blkid_free_probe(blkid_probe pr);
 int __wrap_blkid_probe_set_device(blkid_probe pr, int fd, blkid_loff_t off, blkid_loff_t size);
 int __wrap_blkid_do_safeprobe(blkid_probe pr);
-int __wrap_blkid_probe_lookup_value(blkid_probe pr, const char *name, const char **data,
-				    size_t *len);
+int __wrap_blkid_probe_lookup_value(blkid_probe pr, const char *name, const char **data, size_t *len);
 blkid_partlist __wrap_blkid_probe_get_partitions(blkid_probe pr);
 int __wrap_blkid_partlist_numof_partitions(blkid_partlist ls);
 blkid_partition __wrap_blkid_partlist_get_partition(blkid_partlist ls, int n);
@@ -80,9 +78,9 @@ long __wrap_syscall(long n, ...);
 static struct {
 	bool new_probe, set_device, get_partitions, numof, get_partition, part_uuid, part_name;
 	bool safeprobe;
-	int safeprobe_ret;	/* what blkid_do_safeprobe returns instead of probing */
-	const char *lookup;	/* the lookup_value name that fails, "*" for all */
-	bool no_openat2;	/* syscall(SYS_openat2) fails with ENOSYS: Linux < 5.6 */
+	int safeprobe_ret;  /* what blkid_do_safeprobe returns instead of probing */
+	const char *lookup; /* the lookup_value name that fails, "*" for all */
+	bool no_openat2;    /* syscall(SYS_openat2) fails with ENOSYS: Linux < 5.6 */
 } fault;
 static int probes_live, probes_made;
 
@@ -117,8 +115,7 @@ int __wrap_blkid_do_safeprobe(blkid_probe pr)
 	return fault.safeprobe ? fault.safeprobe_ret : __real_blkid_do_safeprobe(pr);
 }
 
-int __wrap_blkid_probe_lookup_value(blkid_probe pr, const char *name, const char **data,
-				    size_t *len)
+int __wrap_blkid_probe_lookup_value(blkid_probe pr, const char *name, const char **data, size_t *len)
 {
 	if (fault.lookup && (strcmp(fault.lookup, "*") == 0 || strcmp(fault.lookup, name) == 0))
 		return -1;
@@ -182,7 +179,7 @@ static int sh(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(cmd + n, sizeof(cmd) - (size_t)n, fmt, ap);
 	va_end(ap);
-	return system(cmd) == 0 ? 0 : -1;	// NOLINT(cert-env33-c): a test's fixture commands
+	return system(cmd) == 0 ? 0 : -1; // NOLINT(cert-env33-c): a test's fixture commands
 }
 
 static void write_file(const char *dir, const char *name, const char *data)
@@ -215,7 +212,8 @@ static void partitions(const char *first, ...)
 	for (name = first; name; name = va_arg(ap, const char *)) {
 		unsigned blocks = va_arg(ap, unsigned);
 
-		n += (size_t)snprintf(buf + n, sizeof(buf) - n, " 254 %8u %10u %s\n", minor, blocks, name);
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, " 254 %8u %10u %s\n", minor, blocks,
+				      name);
 		minor += 16;
 	}
 	va_end(ap);
@@ -271,8 +269,9 @@ static void sys_dm(const char *name, const char *uuid, const char *slaves)
 	       "printf '0\\n' >devices/virtual/block/%s/removable && "
 	       "for s in %s; do ln -s ../../$s devices/virtual/block/%s/slaves/$s; done",
 	       root, name, name, name, name, name, name, slaves, name) != 0 ||
-	    (uuid && sh("printf '%%s\\n' '%s' >'%s/sys/devices/virtual/block/%s/dm/uuid'", uuid,
-			root, name) != 0)) {
+	    (uuid &&
+	     sh("printf '%%s\\n' '%s' >'%s/sys/devices/virtual/block/%s/dm/uuid'", uuid, root,
+		name) != 0)) {
 		printf("Bail out! cannot make %s in %s/sys\n", name, root);
 		exit(1);
 	}
@@ -442,7 +441,8 @@ static void tags(void)
 	write_file(root, "proc/partitions", "major minor  #blocks  name\n\n254\t0\t4096\tvdb\n");
 	find("LABEL=" LABEL_A, 0, "/dev/vdb", "ext4", NULL);
 	/* No trailing newline, and a 1-block extended partition, still read. */
-	write_file(root, "proc/partitions", "major minor  #blocks  name\n\n 254 1 1 vdy\n 254 0 4096 vdb");
+	write_file(root, "proc/partitions",
+		   "major minor  #blocks  name\n\n 254 1 1 vdy\n 254 0 4096 vdb");
 	find("LABEL=" LABEL_A, 0, "/dev/vdb", "ext4", NULL);
 
 	/* No /proc/partitions at all. */
@@ -598,7 +598,8 @@ static void ambiguous(void)
 	CHECK_STR(f.other, "/dev/vdc", "three with the label: the second one named");
 	CHECK_INT(f.matches, 3, "three with the label: three matches");
 	CHECK_INT(f.apart, 0, "three with the label, two clones: nothing tells them all apart");
-	CHECK_INT(f.same, BIT(TAG_LABEL), "three with the label, one of another UUID: the label shared");
+	CHECK_INT(f.same, BIT(TAG_LABEL),
+		  "three with the label, one of another UUID: the label shared");
 	/* The same image twice: a cloned file system. */
 	find("UUID=" UUID_A, -ENOTUNIQ, "/dev/vdb", NULL, &f);
 	CHECK_STR(f.other, "/dev/vdd", "a cloned file system: the clone named");
@@ -619,7 +620,8 @@ static void ambiguous(void)
 	CHECK_INT(f.same, BIT(TAG_LABEL) | BIT(TAG_UUID) | BIT(TAG_PARTLABEL),
 		  "a cloned partition: label, UUID and partition name shared");
 	find("LABEL=in-partition", -ENOTUNIQ, "/dev/vdb2", NULL, &f);
-	CHECK_INT(f.apart, BIT(TAG_PARTUUID), "a cloned partition by label: PARTUUID= tells them apart");
+	CHECK_INT(f.apart, BIT(TAG_PARTUUID),
+		  "a cloned partition by label: PARTUUID= tells them apart");
 	find("PARTLABEL=" PART2_NAME, -ENOTUNIQ, "/dev/vdb2", NULL, &f);
 	CHECK_INT(f.apart, BIT(TAG_PARTUUID), "one partition name twice: PARTUUID= tells them apart");
 	CHECK_INT(f.same, BIT(TAG_LABEL) | BIT(TAG_UUID) | BIT(TAG_PARTLABEL),
@@ -698,7 +700,8 @@ static void multipath(void)
 	find("UUID=" UUID_A, -ENOTUNIQ, "/dev/sda", NULL, NULL);
 	/* A dm device that is not multipath (LVM, crypt, none said): not guessed. */
 	partitions("sda", 4096u, "sdb", 4096u, "dm-0", 4096u, END);
-	sys_dm("dm-0", "LVM-Xc2kq0OedG1m0d5cLJ1Rb2TH9uYJvR3YbhbCAk1H6sSUDvHcW6FeWmNqP3MtM5ET", "sda sdb");
+	sys_dm("dm-0", "LVM-Xc2kq0OedG1m0d5cLJ1Rb2TH9uYJvR3YbhbCAk1H6sSUDvHcW6FeWmNqP3MtM5ET",
+	       "sda sdb");
 	find("UUID=" UUID_A, -ENOTUNIQ, "/dev/sda", NULL, NULL);
 	sys_dm("dm-0", "CRYPT-LUKS2-0c9c8a1e3b1f4b7e9d2a5f6e7d8c9b0a-luks", "sda sdb");
 	find("UUID=" UUID_A, -ENOTUNIQ, "/dev/sda", NULL, NULL);
@@ -891,7 +894,8 @@ static void read_beneath(void)
 	fault.no_openat2 = !o2;
 
 	beneath(fd, "etc/gpuvm/gpuvm.conf", 65536, 0, "mode=vm-passthrough\n", "a regular file");
-	beneath(fd, "/etc/gpuvm/gpuvm.conf", 65536, 0, "mode=vm-passthrough\n", "absolute: beneath dirfd");
+	beneath(fd, "/etc/gpuvm/gpuvm.conf", 65536, 0, "mode=vm-passthrough\n",
+		"absolute: beneath dirfd");
 	beneath(fd, "//etc/gpuvm/gpuvm.conf", 65536, 0, "mode=vm-passthrough\n", "leading slashes");
 	beneath(fd, "empty", 10, 0, "", "an empty file");
 	beneath(fd, "empty", 0, 0, "", "an empty file, max 0");
@@ -901,7 +905,7 @@ static void read_beneath(void)
 	beneath(fd, "max", 4095, -EFBIG, NULL, "4096 bytes, max 4095");
 	beneath(fd, "etc", 4096, -EINVAL, NULL, "a directory");
 	beneath(fd, ".", 4096, -EINVAL, NULL, "the directory itself");
-	alarm(10);	/* a fifo opened without O_NONBLOCK would block: SIGALRM ends the test */
+	alarm(10); /* a fifo opened without O_NONBLOCK would block: SIGALRM ends the test */
 	beneath(fd, "fifo", 4096, -EINVAL, NULL, "a fifo, without blocking");
 	alarm(0);
 	beneath(fd, "missing", 4096, -ENOENT, NULL, "missing");
@@ -955,8 +959,7 @@ static void read_beneath(void)
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	fault.no_openat2 = true;
 	beneath(fd, "etc/gpuvm/gpuvm.conf", 65536, 0, "mode=vm-passthrough\n", "no openat2: a file");
-	beneath(fd, "/etc//gpuvm/gpuvm.conf", 65536, 0, "mode=vm-passthrough\n",
-		"no openat2: slashes");
+	beneath(fd, "/etc//gpuvm/gpuvm.conf", 65536, 0, "mode=vm-passthrough\n", "no openat2: slashes");
 	beneath(fd, "etc/gpuvm/gpuvm.conf", 19, -EFBIG, NULL, "no openat2: max + 1");
 	beneath(fd, "etc", 4096, -EINVAL, NULL, "no openat2: a directory");
 	beneath(fd, "", 4096, -EINVAL, NULL, "no openat2: the directory itself");
@@ -974,7 +977,8 @@ static void read_beneath(void)
 		CHECK(r < 0 && buf == NULL, "no openat2: a symlinked directory refused (%d %s)", r,
 		      strerror(-r));
 		r = blkdev_read_beneath(fd, "sub/out", 4096, &buf, &len);
-		CHECK(r < 0 && buf == NULL, "no openat2: a symlink out refused (%d %s)", r, strerror(-r));
+		CHECK(r < 0 && buf == NULL, "no openat2: a symlink out refused (%d %s)", r,
+		      strerror(-r));
 	}
 	fault.no_openat2 = false;
 	close(fd);
@@ -1009,7 +1013,8 @@ int main(void)
 		paths();
 		faults();
 	} else {
-		skip("blkdev_find on image files", "mkfs.ext4, mkfs.vfat or sfdisk missing, or no images");
+		skip("blkdev_find on image files",
+		     "mkfs.ext4, mkfs.vfat or sfdisk missing, or no images");
 	}
 
 	root_fini();

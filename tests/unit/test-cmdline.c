@@ -64,7 +64,8 @@ int main(void)
 
 	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
 		memset(&c, 0, sizeof(c));
-		CHECK_INT(cmdline_parse(words[i].in, collect, &c), 0, "parse '%s' returns 0", words[i].in);
+		CHECK_INT(cmdline_parse(words[i].in, collect, &c), 0, "parse '%s' returns 0",
+			  words[i].in);
 		CHECK_STR(c.out, words[i].want, "parse '%s'", words[i].in);
 	}
 	memset(&c, 0, sizeof(c));
@@ -75,7 +76,8 @@ int main(void)
 		char name[32] = "";
 		bool ok = cmdline_key(keys[i].key, "gpuvm", name, sizeof(name));
 
-		CHECK(ok == keys[i].ok, "key '%s' %s", keys[i].key, keys[i].ok ? "matches" : "does not match");
+		CHECK(ok == keys[i].ok, "key '%s' %s", keys[i].key,
+		      keys[i].ok ? "matches" : "does not match");
 		if (ok)
 			CHECK_STR(name, keys[i].name, "key '%s' normalised", keys[i].key);
 	}

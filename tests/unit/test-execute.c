@@ -158,25 +158,30 @@ static void faults(void)
 {
 	static const struct fault_case t[] = {
 		/* The GPU's override write refused: the group stops, both held. */
-		{ GPU "/driver_override", 1, -EPERM, "", "", "write 'vfio-pci' to driver_override: Operation not permitted" },
+		{ GPU "/driver_override", 1, -EPERM, "", "",
+		  "write 'vfio-pci' to driver_override: Operation not permitted" },
 		/* Hot-unplugged between scan and bind. */
 		{ GPU "/driver_override", 1, -ENOENT, "", "", "No such file or directory" },
 		/* nouveau will not let go, every time: it stays, with the override set. */
-		{ "drivers/nouveau/unbind", 0, -EBUSY, "nouveau", "", "unbind from nouveau: Device or resource busy" },
+		{ "drivers/nouveau/unbind", 0, -EBUSY, "nouveau", "",
+		  "unbind from nouveau: Device or resource busy" },
 		/* A driver that hangs in remove(). */
 		{ "drivers/nouveau/unbind", 0, -ETIMEDOUT, "nouveau", "", "no answer in time" },
 		/* The companion fails after the GPU bound: the GPU is taken off vfio-pci too. */
-		{ "drivers/snd_hda_intel/unbind", 0, -EIO, "", "snd_hda_intel", "unbind from snd_hda_intel: Input/output error" },
+		{ "drivers/snd_hda_intel/unbind", 0, -EIO, "", "snd_hda_intel",
+		  "unbind from snd_hda_intel: Input/output error" },
 		{ "drivers_probe", 1, -EIO, "", "", "write to drivers_probe: Input/output error" },
 		/* The probe write "succeeds" and nothing binds: only the link tells. */
 		{ "drivers_probe", 2, -EINVAL, "", "", "probe did not bind vfio-pci" },
-		{ "mod:vfio-pci", 1, -ENOENT, "", "", "vfio-pci (/lib/modules/6.1.0-fake/vfio-pci.ko): No such file" },
+		{ "mod:vfio-pci", 1, -ENOENT, "", "",
+		  "vfio-pci (/lib/modules/6.1.0-fake/vfio-pci.ko): No such file" },
 		{ "mod:vfio-pci", 1, -EPERM, "", "", "Operation not permitted" },
 		{ "mod:vfio-pci", 1, -ENOEXEC, "", "", "Exec format error" },
 		{ "r:" GPU "/uevent", 1, -ENOENT, "nouveau", "snd_hda_intel", NULL },
 		/* The GPU's group cannot be read, by its link or by its listing: held, not bound. */
 		{ "r:" GPU "/iommu_group", 1, -EACCES, "", "", "an IOMMU group could not be read" },
-		{ "r:sys/kernel/iommu_groups/1/devices", 1, -EIO, "", "", "an IOMMU group could not be read" },
+		{ "r:sys/kernel/iommu_groups/1/devices", 1, -EIO, "", "",
+		  "an IOMMU group could not be read" },
 	};
 	size_t i;
 
@@ -184,7 +189,8 @@ static void faults(void)
 		host(true);
 		fk_fault(t[i].what, t[i].nth, t[i].err);
 		apply(PT);
-		CHECK_STR(fk_driver(GPU), t[i].gpu_driver, "fault %zu (%s %d): GPU driver", i, t[i].what, t[i].err);
+		CHECK_STR(fk_driver(GPU), t[i].gpu_driver, "fault %zu (%s %d): GPU driver", i,
+			  t[i].what, t[i].err);
 		CHECK_STR(fk_driver(AUD), t[i].aud_driver, "fault %zu: audio driver", i);
 		if (!t[i].needle) {
 			/* Vanished before the scan: not seen, nothing selected, nothing done. */
@@ -193,11 +199,13 @@ static void faults(void)
 		}
 		CHECK(logged(t[i].needle), "fault %zu: error names the step", i);
 		CHECK(out.failed == 1 && out.ok == 0, "fault %zu: outcome failed", i);
-		CHECK(fk_state() && json_valid(fk_state(), strlen(fk_state())), "fault %zu: state file valid", i);
+		CHECK(fk_state() && json_valid(fk_state(), strlen(fk_state())),
+		      "fault %zu: state file valid", i);
 		/* Whatever failed, nouveau coming later must not take a GPU meant for a VM... */
 		if (strcmp(t[i].gpu_driver, "nouveau") != 0) {
 			fk_load_driver("nouveau");
-			CHECK(strcmp(fk_driver(GPU), "nouveau") != 0, "fault %zu: GPU stays off nouveau (hold)", i);
+			CHECK(strcmp(fk_driver(GPU), "nouveau") != 0,
+			      "fault %zu: GPU stays off nouveau (hold)", i);
 		}
 	}
 
@@ -206,7 +214,8 @@ static void faults(void)
 	fk_add(NIC, 0x8086, 0x1572, 0x020000, 2, "i40e", NULL);
 	fk_fault("r:" NIC "/iommu_group", 0, -EACCES);
 	apply(PT);
-	CHECK_STR(fk_driver(GPU), "vfio-pci", "a foreign NIC's unreadable iommu_group link: the GPU is bound");
+	CHECK_STR(fk_driver(GPU), "vfio-pci",
+		  "a foreign NIC's unreadable iommu_group link: the GPU is bound");
 	CHECK(fk_faults_fired() == 0, "and that link was never read (its group is not the GPU's)");
 
 	/*
@@ -233,7 +242,8 @@ static void faults(void)
 	host(true);
 	fk_fault("state", 1, -EROFS);
 	apply(PT);
-	CHECK(logged("cannot write /run/gpuvm/state.json: Read-only file system"), "state write failure logged");
+	CHECK(logged("cannot write /run/gpuvm/state.json: Read-only file system"),
+	      "state write failure logged");
 	CHECK_STR(fk_driver(GPU), "vfio-pci", "and the bind stands");
 	CHECK(out.failed == 0, "outcome still ok");
 

@@ -25,13 +25,17 @@
 #define AUD "0000:01:00.1"
 #define GPU2 "0000:02:00.0"
 
-enum want { VFIO, HOST, NVIDIA };
+enum want {
+	VFIO,
+	HOST,
+	NVIDIA
+};
 
 static const struct mode_case {
 	const char *name;
 	const char *cmdline;
 	enum want want;
-	bool stale;	/* the GPUs start on vfio-pci, with its override */
+	bool stale; /* the GPUs start on vfio-pci, with its override */
 } modes[] = {
 	{ "vm-passthrough, hold", "gpuvm.mode=vm-passthrough", VFIO, false },
 	{ "vm-passthrough, release", "gpuvm.mode=vm-passthrough gpuvm.on_error=release", VFIO, false },
@@ -99,7 +103,7 @@ static bool run_one(const struct mode_case *m, bool read, int n)
 		log_close();
 		return false;
 	}
-	if (m->want == VFIO)	/* a host-side mode releases functions one by one */
+	if (m->want == VFIO) /* a host-side mode releases functions one by one */
 		CHECK(on_vfio(GPU) == on_vfio(AUD), "%s, %s %d fails: group 1 whole (GPU %s, audio %s)",
 		      m->name, read ? "read" : "write", n, fk_driver(GPU), fk_driver(AUD));
 	/*
@@ -138,7 +142,8 @@ int main(void)
 			CHECK(n > 3, "%s: %d %s reached and failed in turn", modes[i].name, n - 1,
 			      rw == 0 ? "reads" : "writes");
 			/* An outcome that is always an error would leave the rule above unchecked. */
-			CHECK(truth_checked > 0, "%s, %s: %d outcomes without an error held to the truth",
+			CHECK(truth_checked > 0,
+			      "%s, %s: %d outcomes without an error held to the truth",
 			      modes[i].name, rw == 0 ? "reads" : "writes", truth_checked);
 		}
 	}

@@ -64,7 +64,8 @@ static void reader(void)
 	CHECK_STR(out, "vm-passthrough", "reader: its value");
 	CHECK_INT(get(state, "config_disk", "spec", out, sizeof(out)), 0, "reader: nested string");
 	CHECK_STR(out, "LABEL=\"my disk\":/etc/other.conf", "reader: \\\" unescaped, read past it");
-	CHECK_INT(get(state, "config_disk", "device", out, sizeof(out)), 0, "reader: after an escaped quote");
+	CHECK_INT(get(state, "config_disk", "device", out, sizeof(out)), 0,
+		  "reader: after an escaped quote");
 	CHECK_STR(out, "/dev/vdb", "reader: the member after it");
 	CHECK_INT(get(state, "result", NULL, out, sizeof(out)), 0, "reader: after an array of objects");
 	CHECK_STR(out, "ok", "reader: the last member");
@@ -75,23 +76,28 @@ static void reader(void)
 	CHECK_INT(get(state, "config_disk", NULL, out, sizeof(out)), -EINVAL,
 		  "reader: an object is not a string");
 	CHECK_INT(get("{\"a\": \"x \\\"mode\\\": \\\"evil\\\"\", \"mode\": \"good\"}", "mode", NULL,
-		      out, sizeof(out)), 0, "reader: a key inside a string value is not a key");
+		      out, sizeof(out)),
+		  0, "reader: a key inside a string value is not a key");
 	CHECK_STR(out, "good", "reader: the real member's value");
 	CHECK_INT(get("{\"a\": {\"mode\": \"inner\"}, \"b\": [\"mode\", \"x\"]}", "mode", NULL, out,
-		      sizeof(out)), -ENOENT, "reader: keys of nested objects and strings of arrays are not members");
-	CHECK_INT(get("{\"mode\": \"a\", \"mode\": \"b\"}", "mode", NULL, out, sizeof(out)), -EINVAL,
-		  "reader: a duplicate key is ambiguous");
-	CHECK_INT(get("{\"m\\u006fde\": \"x\", \"mode\": \"y\"}", "mode", NULL, out, sizeof(out)), -EINVAL,
-		  "reader: a key spelled with \\u is the same key (twice)");
-	CHECK_INT(get("{\"x\": {\"mode\": 1}, \"mode\": \"top\"}", "mode", NULL, out, sizeof(out)), 0,
-		  "reader: a key in a nested object does not count twice");
+		      sizeof(out)),
+		  -ENOENT, "reader: keys of nested objects and strings of arrays are not members");
+	CHECK_INT(get("{\"mode\": \"a\", \"mode\": \"b\"}", "mode", NULL, out, sizeof(out)),
+		  -EINVAL, "reader: a duplicate key is ambiguous");
+	CHECK_INT(get("{\"m\\u006fde\": \"x\", \"mode\": \"y\"}", "mode", NULL, out, sizeof(out)),
+		  -EINVAL, "reader: a key spelled with \\u is the same key (twice)");
+	CHECK_INT(get("{\"x\": {\"mode\": 1}, \"mode\": \"top\"}", "mode", NULL, out, sizeof(out)),
+		  0, "reader: a key in a nested object does not count twice");
 	CHECK_STR(out, "top", "reader: the top one");
-	CHECK_INT(get("{\"s\": \"a\\\"b\\\\c\\/d\\b\\f\\n\\r\\t\"}", "s", NULL, out, sizeof(out)), 0,
-		  "reader: every two-character escape");
+	CHECK_INT(get("{\"s\": \"a\\\"b\\\\c\\/d\\b\\f\\n\\r\\t\"}", "s", NULL, out, sizeof(out)),
+		  0, "reader: every two-character escape");
 	CHECK_STR(out, "a\"b\\c/d\b\f\n\r\t", "reader: each decoded");
-	CHECK_INT(get("{\"s\": \"\\u00e9\\u20ac\\ud83d\\ude00\\u0041\"}", "s", NULL, out, sizeof(out)), 0,
-		  "reader: \\u escapes and a surrogate pair");
-	CHECK_STR(out, "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80" "A", "reader: as UTF-8");
+	CHECK_INT(get("{\"s\": \"\\u00e9\\u20ac\\ud83d\\ude00\\u0041\"}", "s", NULL, out, sizeof(out)),
+		  0, "reader: \\u escapes and a surrogate pair");
+	CHECK_STR(out,
+		  "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80"
+		  "A",
+		  "reader: as UTF-8");
 	CHECK_INT(get("{\"s\": \"caf\xc3\xa9\"}", "s", NULL, out, sizeof(out)), 0, "reader: raw UTF-8");
 	CHECK_STR(out, "caf\xc3\xa9", "reader: kept");
 	CHECK_INT(get("{\"s\": \"a\\u0000b\"}", "s", NULL, out, sizeof(out)), -EINVAL,
@@ -109,9 +115,11 @@ static void reader(void)
 		  "reader: a value larger than the buffer");
 	CHECK_STR(small, "vm-", "reader: cut, terminated");
 	CHECK_INT(get("{\"n\": 12, \"t\": true, \"z\": null, \"a\": [1, {\"b\": \"]}\"}], \"s\": \"ok\"}",
-		      "s", NULL, out, sizeof(out)), 0, "reader: past numbers, literals, brackets in strings");
+		      "s", NULL, out, sizeof(out)),
+		  0, "reader: past numbers, literals, brackets in strings");
 	CHECK_STR(out, "ok", "reader: found");
-	CHECK_INT(get("{\"z\": null}", "z", NULL, out, sizeof(out)), -EINVAL, "reader: null is not a string");
+	CHECK_INT(get("{\"z\": null}", "z", NULL, out, sizeof(out)), -EINVAL,
+		  "reader: null is not a string");
 	CHECK_INT(get("\"top\"", NULL, NULL, out, sizeof(out)), 0, "reader: depth 0, the text itself");
 	CHECK_STR(out, "top", "reader: top string");
 	CHECK_INT(get("{}", "mode", NULL, out, sizeof(out)), -ENOENT, "reader: empty object");
@@ -120,13 +128,35 @@ static void reader(void)
 int main(void)
 {
 	static const char *const good[] = {
-		"{}", "[]", "0", "-0.5e+3", "\"\\u00e9\"", "  {\"a\": [true, false, null]}  ",
-		"[1,2,{\"x\":\"\xc3\xa9\"}]", "\"\\/\"",
+		"{}",
+		"[]",
+		"0",
+		"-0.5e+3",
+		"\"\\u00e9\"",
+		"  {\"a\": [true, false, null]}  ",
+		"[1,2,{\"x\":\"\xc3\xa9\"}]",
+		"\"\\/\"",
 	};
 	static const char *const bad[] = {
-		"", "{", "}", "[1,]", "{\"a\"}", "{\"a\":}", "{a:1}", "01", "1.", "-", "tru",
-		"\"unterminated", "\"ctrl\x01\"", "\"\\x\"", "\"\\u12\"", "[1] [2]", "\"\xc3\x28\"",
-		"{\"a\":1,}", "nul",
+		"",
+		"{",
+		"}",
+		"[1,]",
+		"{\"a\"}",
+		"{\"a\":}",
+		"{a:1}",
+		"01",
+		"1.",
+		"-",
+		"tru",
+		"\"unterminated",
+		"\"ctrl\x01\"",
+		"\"\\x\"",
+		"\"\\u12\"",
+		"[1] [2]",
+		"\"\xc3\x28\"",
+		"{\"a\":1,}",
+		"nul",
 	};
 	char deep[300];
 	const char *out = render(doc);

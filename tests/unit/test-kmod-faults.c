@@ -23,7 +23,7 @@
 static struct {
 	bool new_fails;
 	int resources, lookup, initstate, insert;
-	bool initstate_set;	/* KMOD_MODULE_BUILTIN is 0 */
+	bool initstate_set; /* KMOD_MODULE_BUILTIN is 0 */
 	bool no_path;
 	int inserts;
 } f;
@@ -44,8 +44,7 @@ int __wrap_kmod_load_resources(struct kmod_ctx *ctx)
 	return f.resources ? f.resources : __real_kmod_load_resources(ctx);
 }
 
-int __wrap_kmod_module_new_from_lookup(struct kmod_ctx *ctx, const char *given,
-				       struct kmod_list **list)
+int __wrap_kmod_module_new_from_lookup(struct kmod_ctx *ctx, const char *given, struct kmod_list **list)
 {
 	return f.lookup ? f.lookup : __real_kmod_module_new_from_lookup(ctx, given, list);
 }
@@ -62,13 +61,10 @@ const char *__wrap_kmod_module_get_path(const struct kmod_module *mod)
 	return f.no_path ? NULL : __real_kmod_module_get_path(mod);
 }
 
-int __wrap_kmod_module_probe_insert_module(struct kmod_module *mod, unsigned int flags,
-					   const char *extra_options,
-					   int (*run_install)(struct kmod_module *m,
-							      const char *cmdline, void *data),
-					   const void *data,
-					   void (*print_action)(struct kmod_module *m, bool install,
-								const char *options))
+int __wrap_kmod_module_probe_insert_module(
+	struct kmod_module *mod, unsigned int flags, const char *extra_options,
+	int (*run_install)(struct kmod_module *m, const char *cmdline, void *data), const void *data,
+	void (*print_action)(struct kmod_module *m, bool install, const char *options))
 {
 	(void)mod;
 	(void)flags;
@@ -89,8 +85,7 @@ static void reset(void)
 	memset(&f, 0, sizeof(f));
 }
 
-static void load_case(const char *what, int want, int want_loaded, const char *msg_part,
-		      int want_inserts)
+static void load_case(const char *what, int want, int want_loaded, const char *msg_part, int want_inserts)
 {
 	char msg[200] = "";
 	int loaded = -1, r;
@@ -100,8 +95,7 @@ static void load_case(const char *what, int want, int want_loaded, const char *m
 	CHECK_INT(loaded, want_loaded, "%s: loaded %d", what, want_loaded);
 	CHECK(strstr(msg, msg_part) != NULL, "%s: the message says '%s' (it says '%s')", what,
 	      msg_part, msg);
-	CHECK_INT(f.inserts, want_inserts, "%s: %d insert(s) asked of the kernel", what,
-		  want_inserts);
+	CHECK_INT(f.inserts, want_inserts, "%s: %d insert(s) asked of the kernel", what, want_inserts);
 }
 
 int main(void)

@@ -63,7 +63,8 @@ static bool build_tree(const char *top, bool variant)
 			     "fx_kmod \"$R\" vfio_pci 'alias=vfio_pci:v*d*sv*sd*bc*sc*i*'",
 			     top, tmp);
 	if (variant) {
-		n += (size_t)snprintf(cmd + n, sizeof(cmd) - n, " && fx_kmod \"$R\" nvgrace_gpu_vfio_pci");
+		n += (size_t)snprintf(cmd + n, sizeof(cmd) - n,
+				      " && fx_kmod \"$R\" nvgrace_gpu_vfio_pci");
 		for (i = 0; i < ARRAY_SIZE(nvgrace_ids); i++)
 			n += (size_t)snprintf(cmd + n, sizeof(cmd) - n,
 					      " 'alias=vfio_pci:v000010DEd0000%ssv*sd*bc*sc*i*'",
@@ -114,7 +115,8 @@ int main(void)
 	}
 	name[0] = '\0';
 	CHECK_INT(mod_vfio_variant("pci:v000010DEd00002204sv00001458sd00004037bc03sc00i00", name,
-				   sizeof(name)), 0, "an RTX 3090: found");
+				   sizeof(name)),
+		  0, "an RTX 3090: found");
 	CHECK_STR(name, "vfio_pci", "an RTX 3090: vfio_pci itself");
 	CHECK_STR(mod_dir(), dir, "libkmod reads the fixture's tree");
 	mod_fini();
@@ -126,7 +128,8 @@ int main(void)
 	CHECK_INT(mod_init(dir), 0, "libkmod opens it");
 	name[0] = '\0';
 	CHECK_INT(mod_vfio_variant("pci:v000010DEd00002342sv000010DEsd00001809bc03sc02i00", name,
-				   sizeof(name)), 0, "a GH200: found");
+				   sizeof(name)),
+		  0, "a GH200: found");
 	CHECK_STR(name, "vfio_pci", "a GH200 without the variant module: vfio_pci");
 	mod_fini();
 

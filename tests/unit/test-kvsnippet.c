@@ -14,16 +14,15 @@
 #include "kvsnippet.h"
 
 /* The plugin's test file, as its test writes it (a blank first line, one space after 10de). */
-static const char plugin_ids[] =
-	"\n"
-	"8086  Intel Corporation\n"
-	"\t2331  DH89xxCC Chap Counter\n"
-	"10de NVIDIA Corporation\n"
-	"\t118a  GK104GL [GRID K520]\n"
-	"\t118b  GK104GL [GRID K2 GeForce USM]\n"
-	"\t118d  gk104gl [grid k520]\n"
-	"\t118e gk104.gl [grid/k./520]\n"
-	"\t2331 GH100 [H100 PCIe]\n";
+static const char plugin_ids[] = "\n"
+				 "8086  Intel Corporation\n"
+				 "\t2331  DH89xxCC Chap Counter\n"
+				 "10de NVIDIA Corporation\n"
+				 "\t118a  GK104GL [GRID K520]\n"
+				 "\t118b  GK104GL [GRID K2 GeForce USM]\n"
+				 "\t118d  gk104gl [grid k520]\n"
+				 "\t118e gk104.gl [grid/k./520]\n"
+				 "\t2331 GH100 [H100 PCIe]\n";
 
 /* The resource name gpuvm gives device of ids (NVIDIA). */
 static const char *res(const char *ids, size_t len, uint16_t device)
@@ -70,7 +69,8 @@ static void vectors(void)
 	CHECK_STR(one("\t1234  \t A b \t ", 0x1234), "nvidia.com/A_B", "blanks trimmed");
 	CHECK_STR(one("\t1234  Caf\xc3\xa9 \xe2\x84\xa2", 0x1234), "nvidia.com/CAF_",
 		  "non-ASCII deleted after the blanks became _");
-	CHECK_STR(one("\t1234  A \xc2\xa0", 0x1234), "nvidia.com/A", "a trailing NBSP is trimmed, and the blank before it");
+	CHECK_STR(one("\t1234  A \xc2\xa0", 0x1234), "nvidia.com/A",
+		  "a trailing NBSP is trimmed, and the blank before it");
 	CHECK_STR(one("\t1234  \xe3\x80\x80 A", 0x1234), "nvidia.com/A", "a leading U+3000 too");
 	CHECK_STR(one("\t1234  \xc4\xb1 \xc5\xbf", 0x1234), "nvidia.com/I_S",
 		  "dotless i and long s upper-case to ASCII");
@@ -97,17 +97,16 @@ static size_t longline(char *big, size_t line)
 
 static void lookup(void)
 {
-	static const char ids[] =
-		"# 10de in a comment\n"
-		"10de  NVIDIA Corporation\n"
-		"\t0001  a\n"
-		"# comment\n"
-		"\t\t10de 2335  subsystem\n"
-		"\t2335  b\n"
-		"\n"
-		"\t2336  after a blank line\n"
-		"10de  again\n"
-		"\t2337  c\n";
+	static const char ids[] = "# 10de in a comment\n"
+				  "10de  NVIDIA Corporation\n"
+				  "\t0001  a\n"
+				  "# comment\n"
+				  "\t\t10de 2335  subsystem\n"
+				  "\t2335  b\n"
+				  "\n"
+				  "\t2336  after a blank line\n"
+				  "10de  again\n"
+				  "\t2337  c\n";
 	static const char nul[] = "10de  N\n\t2335  a\0b\n";
 	static char big[70000];
 	char name[64];
@@ -134,8 +133,9 @@ static void lookup(void)
 /* unicode.IsSpace as UTF-8 at s (length of the space, or 0). */
 static size_t ref_space(const unsigned char *s, size_t left)
 {
-	static const char *const u[] = { "\xc2\x85", "\xc2\xa0", "\xe1\x9a\x80", "\xe2\x80\xa8",
-					 "\xe2\x80\xa9", "\xe2\x80\xaf", "\xe2\x81\x9f", "\xe3\x80\x80" };
+	static const char *const u[] = { "\xc2\x85",	 "\xc2\xa0",	 "\xe1\x9a\x80",
+					 "\xe2\x80\xa8", "\xe2\x80\xa9", "\xe2\x80\xaf",
+					 "\xe2\x81\x9f", "\xe3\x80\x80" };
 	size_t i;
 
 	if (left && strchr("\t\n\v\f\r ", s[0]) && s[0])
@@ -210,7 +210,8 @@ static void whole(void)
 	long sz;
 
 	if (!f) {
-		printf("ok %d # skip %s: no pci.ids (package pci.ids, or set PCIIDS)\n", ++unit_n, path);
+		printf("ok %d # skip %s: no pci.ids (package pci.ids, or set PCIIDS)\n", ++unit_n,
+		       path);
 		return;
 	}
 	fseek(f, 0, SEEK_END);

@@ -58,11 +58,12 @@ int main(void)
 	static char out[1 << 20];
 	size_t lines = capture(flood, out, sizeof(out));
 
-	CHECK(lines <= LOG_EMIT_MAX + 4, "1000 errors and 4 outcome lines: %zu lines on stderr, at most %d",
-	      lines, LOG_EMIT_MAX + 4);
+	CHECK(lines <= LOG_EMIT_MAX + 4,
+	      "1000 errors and 4 outcome lines: %zu lines on stderr, at most %d", lines,
+	      LOG_EMIT_MAX + 4);
 	CHECK(strstr(out, "gpuvm: error: garbage 0\n") != NULL, "the first errors are shown");
 	CHECK(strstr(out, "gpuvm: 0000:02:00.0: nouveau -> vfio-pci (bind)\n") != NULL &&
-	      strstr(out, "gpuvm: error: 0000:09:00.0: held\n") != NULL,
+		      strstr(out, "gpuvm: error: 0000:09:00.0: held\n") != NULL,
 	      "the outcome lines are shown after the flood");
 	CHECK_INT(log_count(LOG_ERR), LOG_KEEP_MAX, "the report keeps LOG_KEEP_MAX errors");
 	CHECK_INT(log_dropped(LOG_ERR), 1001 - LOG_KEEP_MAX, "and counts the ones it dropped");

@@ -9,8 +9,8 @@
 #include "util.h"
 
 /* An RTX 4090 on nouveau, as the kernel's pci_uevent() writes it. */
-#define UEVENT_4090                                                                       \
-	"DRIVER=nouveau\nPCI_CLASS=30000\nPCI_ID=10DE:2684\nPCI_SUBSYS_ID=1043:889C\n"   \
+#define UEVENT_4090                                                                                \
+	"DRIVER=nouveau\nPCI_CLASS=30000\nPCI_ID=10DE:2684\nPCI_SUBSYS_ID=1043:889C\n"             \
 	"PCI_SLOT_NAME=0000:41:00.0\nMODALIAS=pci:v000010DEd00002684sv00001043sd0000889Cbc03sc00i00\n"
 
 static void test_uevent(void)
@@ -20,20 +20,26 @@ static void test_uevent(void)
 		int ret;
 		const char *driver;
 	} bad[] = {
-		{ "PCI_CLASS=30000\n", -EINVAL, "" },			/* no PCI_ID */
-		{ "PCI_ID=10DE:2684\n", -EINVAL, "" },			/* no PCI_CLASS */
+		{ "PCI_CLASS=30000\n", -EINVAL, "" },  /* no PCI_ID */
+		{ "PCI_ID=10DE:2684\n", -EINVAL, "" }, /* no PCI_CLASS */
 		{ "PCI_ID=10DE2684\nPCI_CLASS=30000\n", -EINVAL, "" },
-		{ "PCI_ID=10DE:2684\nPCI_CLASS=1000000\n", -EINVAL, "" },	/* > 24 bits */
+		{ "PCI_ID=10DE:2684\nPCI_CLASS=1000000\n", -EINVAL, "" }, /* > 24 bits */
 		{ "PCI_ID=10DE:2684:0000000000000000\nPCI_CLASS=30000\n", -EINVAL, "" },
 		{ "DRIVER=..\nPCI_ID=10DE:2684\nPCI_CLASS=30000\n", -EINVAL, NULL },
 		{ "DRIVER=a/b\nPCI_ID=10DE:2684\nPCI_CLASS=30000\n", -EINVAL, NULL },
-		{ "DRIVER=" "0123456789012345678901234567890123456789012345678901234567890123"
-		  "\nPCI_ID=10DE:2684\nPCI_CLASS=30000\n", -EINVAL, NULL },	/* 64: too long */
-		{ "DRIVER=" "012345678901234567890123456789012345678901234567890123456789012"
-		  "\nPCI_ID=10DE:2684\nPCI_CLASS=30000", 0,
-		  "012345678901234567890123456789012345678901234567890123456789012" },
-		{ "PCI_ID=10de:2684\nPCI_CLASS=030200\nX_LONG=" "0123456789012345678901234567890123456789"
-		  "0123456789012345678901234567890123456789012345678901234567890123456789" "\n", 0, "" },
+		{ "DRIVER="
+		  "0123456789012345678901234567890123456789012345678901234567890123"
+		  "\nPCI_ID=10DE:2684\nPCI_CLASS=30000\n",
+		  -EINVAL, NULL }, /* 64: too long */
+		{ "DRIVER="
+		  "012345678901234567890123456789012345678901234567890123456789012"
+		  "\nPCI_ID=10DE:2684\nPCI_CLASS=30000",
+		  0, "012345678901234567890123456789012345678901234567890123456789012" },
+		{ "PCI_ID=10de:2684\nPCI_CLASS=030200\nX_LONG="
+		  "0123456789012345678901234567890123456789"
+		  "0123456789012345678901234567890123456789012345678901234567890123456789"
+		  "\n",
+		  0, "" },
 	};
 	struct pci_dev d;
 	char driver[DRIVER_LEN], alias[MODALIAS_LEN];
@@ -45,8 +51,8 @@ static void test_uevent(void)
 	CHECK_STR(d.driver, "", "a new function: no driver (\"\", never NULL)");
 	CHECK(d.override && !d.override[0] && d.variant && !d.variant[0],
 	      "a new function: no override, no variant");
-	CHECK(sizeof(struct pci_dev) <= 72, "a function takes %zu bytes, at most 72 (10,000: 720 KB)",
-	      sizeof(struct pci_dev));
+	CHECK(sizeof(struct pci_dev) <= 72,
+	      "a function takes %zu bytes, at most 72 (10,000: 720 KB)", sizeof(struct pci_dev));
 
 	d.driver = "kept";
 	CHECK_INT(pci_dev_parse_uevent(&d, UEVENT_4090, driver, sizeof(driver)), 0, "RTX 4090 uevent");
@@ -140,9 +146,9 @@ int main(void)
 		{ "01:00.1", 0, "0000:01:00.1" },
 		{ "10000:01:00.0", 0, "10000:01:00.0" },
 		{ "ABCD:EF:1f.7", 0, "abcd:ef:1f.7" },
-		{ "0000:01:20.0", -EINVAL, NULL },	/* device > 0x1f */
-		{ "0000:01:00.8", -EINVAL, NULL },	/* function > 7 */
-		{ "000:01:00.0", -EINVAL, NULL },	/* short domain */
+		{ "0000:01:20.0", -EINVAL, NULL }, /* device > 0x1f */
+		{ "0000:01:00.8", -EINVAL, NULL }, /* function > 7 */
+		{ "000:01:00.0", -EINVAL, NULL },  /* short domain */
 		{ "0000:1:00.0", -EINVAL, NULL },
 		{ "0000:01:00", -EINVAL, NULL },
 		{ "0000:01:00.0x", -EINVAL, NULL },
@@ -158,14 +164,10 @@ int main(void)
 		unsigned vendor, device;
 		bool any;
 	} ids[] = {
-		{ "10de:2204", 0, 0x10de, 0x2204, false },
-		{ "10DE:*", 0, 0x10de, 0, true },
-		{ "1234:1111", 0, 0x1234, 0x1111, false },
-		{ "10de:22041", -EINVAL, 0, 0, false },
-		{ "10de", -EINVAL, 0, 0, false },
-		{ "*:2204", -EINVAL, 0, 0, false },
-		{ "10de:", -EINVAL, 0, 0, false },
-		{ "10dg:2204", -EINVAL, 0, 0, false },
+		{ "10de:2204", 0, 0x10de, 0x2204, false }, { "10DE:*", 0, 0x10de, 0, true },
+		{ "1234:1111", 0, 0x1234, 0x1111, false }, { "10de:22041", -EINVAL, 0, 0, false },
+		{ "10de", -EINVAL, 0, 0, false },	   { "*:2204", -EINVAL, 0, 0, false },
+		{ "10de:", -EINVAL, 0, 0, false },	   { "10dg:2204", -EINVAL, 0, 0, false },
 		{ "0x10de:2204", -EINVAL, 0, 0, false },
 	};
 	struct pci_addr a, b, list[4];
@@ -203,20 +205,25 @@ int main(void)
 	CHECK(!pci_same_slot(&a, &b), "another domain is another slot");
 	CHECK(pci_addr_cmp(&a, &b) < 0, "ordered by domain first");
 
-	CHECK_INT(pci_addr_list_parse("0000:01:00.0, 02:00.0 0000:03:00.1", list, 4, &n, bad, sizeof(bad)), 0,
-		  "address list with commas and spaces");
+	CHECK_INT(pci_addr_list_parse("0000:01:00.0, 02:00.0 0000:03:00.1", list, 4, &n, bad,
+				      sizeof(bad)),
+		  0, "address list with commas and spaces");
 	CHECK_INT(n, 3, "three addresses");
 	CHECK_INT(pci_addr_list_parse("0000:01:00.0,bogus", list, 4, &n, bad, sizeof(bad)), -EINVAL,
 		  "a bad entry fails the list");
 	CHECK_STR(bad, "bogus", "the bad entry is named");
-	CHECK_INT(pci_addr_list_parse("01:00.0,02:00.0,03:00.0,04:00.0,05:00.0", list, 4, &n, bad, sizeof(bad)),
+	CHECK_INT(pci_addr_list_parse("01:00.0,02:00.0,03:00.0,04:00.0,05:00.0", list, 4, &n, bad,
+				      sizeof(bad)),
 		  -E2BIG, "too many entries");
-	CHECK_INT(pci_addr_list_parse(" , ", list, 4, &n, bad, sizeof(bad)), -EINVAL, "an empty list is bad");
-	CHECK_INT(pci_id_list_parse("10de:2204,10de:1aef", idl, 64, &n, bad, sizeof(bad)), 0, "id list");
+	CHECK_INT(pci_addr_list_parse(" , ", list, 4, &n, bad, sizeof(bad)), -EINVAL,
+		  "an empty list is bad");
+	CHECK_INT(pci_id_list_parse("10de:2204,10de:1aef", idl, 64, &n, bad, sizeof(bad)), 0,
+		  "id list");
 	CHECK_INT(n, 2, "two ids");
 	CHECK(pci_class_is_gpu(0x030000) && pci_class_is_gpu(0x030200) && !pci_class_is_gpu(0x038000),
 	      "GPU classes: VGA and 3D controllers");
-	CHECK(pci_class_is_bridge(0x060400) && pci_class_is_bridge(0x060000) && !pci_class_is_bridge(0x068000),
+	CHECK(pci_class_is_bridge(0x060400) && pci_class_is_bridge(0x060000) &&
+		      !pci_class_is_bridge(0x068000),
 	      "bridges, but an NVSwitch (0680) is an endpoint");
 	test_uevent();
 	test_strpool();

@@ -63,7 +63,8 @@ static void expect(const char *addr, enum action a, const char *target, const ch
 	CHECK_STR(action_name(pd->action), action_name(a), "%s: action", addr);
 	CHECK_STR(pd->target, target ? target : "", "%s: target", addr);
 	if (reason_part) {
-		CHECK(strstr(pd->reason, reason_part) != NULL, "%s: reason says '%s'", addr, reason_part);
+		CHECK(strstr(pd->reason, reason_part) != NULL, "%s: reason says '%s'", addr,
+		      reason_part);
 		if (!strstr(pd->reason, reason_part))
 			printf("#   reason: %s\n", pd->reason);
 	}
@@ -104,10 +105,12 @@ static void workstation(void)
 	expect("0000:00:01.0", ACT_SKIP, NULL, "bridge");
 	CHECK_INT(p.n_groups, 1, "one group planned");
 	g = group(13);
-	CHECK(g && g->viable && g->n_members == 4 && g->n_blocked == 0, "group 13 viable with 4 members");
+	CHECK(g && g->viable && g->n_members == 4 && g->n_blocked == 0,
+	      "group 13 viable with 4 members");
 	CHECK_INT(p.n_modules, 1, "one module to load");
 	CHECK_STR(p.modules[0], "vfio-pci", "vfio-pci");
-	CHECK(p.dev[idx("0000:01:00.0")].role == ROLE_GPU && p.dev[idx("0000:01:00.3")].role == ROLE_COMPANION,
+	CHECK(p.dev[idx("0000:01:00.0")].role == ROLE_GPU &&
+		      p.dev[idx("0000:01:00.3")].role == ROLE_COMPANION,
 	      "roles");
 	CHECK(!p.dev[idx("0000:00:14.0")].listed && p.dev[idx("0000:01:00.3")].listed,
 	      "only NVIDIA's and the group's devices are listed");
@@ -193,8 +196,10 @@ static void gpu_with_nic(void)
 	build();
 	g = group(8);
 	CHECK(g && !g->viable, "group 8 not viable");
-	CHECK(g && g->n_blocked == 1 && g->blocked_by[0] == idx("0000:04:00.0"), "blocked by the NIC only");
-	expect("0000:03:00.0", ACT_HOLD, "vfio-pci", "0000:04:00.0 (8086:1533, igb) is neither selected");
+	CHECK(g && g->n_blocked == 1 && g->blocked_by[0] == idx("0000:04:00.0"),
+	      "blocked by the NIC only");
+	expect("0000:03:00.0", ACT_HOLD, "vfio-pci",
+	       "0000:04:00.0 (8086:1533, igb) is neither selected");
 	expect("0000:03:00.1", ACT_HOLD, "vfio-pci", "not viable");
 	expect("0000:04:00.0", ACT_SKIP, NULL, "blocks IOMMU group 8");
 	expect("0000:00:1c.0", ACT_SKIP, NULL, "bridge");
@@ -381,7 +386,8 @@ static void smmu_pending(void)
 	add("000a:01:00.0", 0x10de, 0x2342, 0x030200, -1, "nvidia");
 	s.mode = MODE_VM_PASSTHROUGH;
 	build();
-	expect("0006:01:00.0", ACT_BIND, "vfio-pci", "IOMMU group assigned when vfio-pci probes it (smmu3.");
+	expect("0006:01:00.0", ACT_BIND, "vfio-pci",
+	       "IOMMU group assigned when vfio-pci probes it (smmu3.");
 	expect("0006:01:00.1", ACT_BIND, "vfio-pci", "companion of 0006:01:00.0");
 	expect("0008:01:00.0", ACT_BIND, "vfio-pci", NULL);
 	expect("0008:01:00.1", ACT_SKIP, NULL, "not selected");
@@ -422,12 +428,14 @@ static void smmu_pending(void)
 	expect("0007:01:00.0", ACT_BIND, "vfio-pci", "assigned when vfio-pci probes it");
 	expect("0007:01:00.1", ACT_SKIP, NULL, NULL);
 	expect("0007:01:00.2", ACT_SKIP, NULL, "excluded");
-	CHECK(p.n_groups == 1 && p.group[0].n_members == 1, "SMMU: the GPU's pending group is itself alone");
+	CHECK(p.n_groups == 1 && p.group[0].n_members == 1,
+	      "SMMU: the GPU's pending group is itself alone");
 	s.n_exclude = 0;
 	build();
 	expect("0007:01:00.1", ACT_BIND, "vfio-pci", "companion of 0007:01:00.0");
 	expect("0007:01:00.2", ACT_BIND, "vfio-pci", "companion of 0007:01:00.0");
-	CHECK(p.n_groups == 1 && p.group[0].n_members == 3, "SMMU: without exclude= group 8 goes along whole");
+	CHECK(p.n_groups == 1 && p.group[0].n_members == 3,
+	      "SMMU: without exclude= group 8 goes along whole");
 
 	/* No IOMMU at all: the problem is named, whatever the groups. */
 	reset(true);
@@ -472,16 +480,17 @@ static void hold_plan(void)
 	add("0000:00:1f.3", 0x8086, 0xa348, 0x040300, 3, "snd_hda_intel");
 	add("0000:01:00.0", 0x10de, 0x2204, 0x030000, 13, "nouveau");
 	add("0000:01:00.1", 0x10de, 0x1aef, 0x040300, 13, "snd_hda_intel");
-	add("0000:02:00.0", 0x10de, 0x1ad0, 0x060400, 14, "pcieport");	/* an NVIDIA bridge */
+	add("0000:02:00.0", 0x10de, 0x1ad0, 0x060400, 14, "pcieport"); /* an NVIDIA bridge */
 	add("0000:03:00.0", 0x10de, 0x2204, 0x030000, 15, "nouveau");
 	add("0000:04:00.0", 0x10de, 0x22a3, 0x068000, 16, "nvidia-nvswitch");
 	add("0000:05:00.0", 0x10de, 0x2204, 0x030000, 17, NULL);
 	strcpy(s.config, "LABEL=gpuvm");
-	s.mode = MODE_CONTAINER;	/* what the image says: the disk may say otherwise */
+	s.mode = MODE_CONTAINER; /* what the image says: the disk may say otherwise */
 	add_exclude("0000:03:00.0");
 	held("0000:05:00.0");
 	build_hold();
-	expect("0000:01:00.0", ACT_HOLD, HOLD_OVERRIDE, "while gpuvm waits for its config (config=LABEL=gpuvm)");
+	expect("0000:01:00.0", ACT_HOLD, HOLD_OVERRIDE,
+	       "while gpuvm waits for its config (config=LABEL=gpuvm)");
 	CHECK(p.dev[idx("0000:01:00.0")].role == ROLE_GPU && p.dev[idx("0000:01:00.0")].selected,
 	      "hold: the GPU selected, as under vm-passthrough");
 	expect("0000:01:00.1", ACT_SKIP, NULL, "not selected");
@@ -551,7 +560,7 @@ static void holds_released(void)
 	held("0000:01:00.0");
 	held("0000:03:00.0");
 	held("0000:04:00.0");
-	held("0000:05:00.0");	/* held by an older config's ids= */
+	held("0000:05:00.0"); /* held by an older config's ids= */
 
 	/* vm-passthrough: the held GPU is bound to vfio-pci; a held device no longer selected is released. */
 	s.mode = MODE_VM_PASSTHROUGH;
@@ -576,7 +585,8 @@ static void holds_released(void)
 	/* Container: the held GPU goes back to the host, with the reason. */
 	s.mode = MODE_CONTAINER;
 	build();
-	expect("0000:01:00.0", ACT_UNBIND, NULL, "held while gpuvm waited for its config; released to the host driver (mode container)");
+	expect("0000:01:00.0", ACT_UNBIND, NULL,
+	       "held while gpuvm waited for its config; released to the host driver (mode container)");
 	expect("0000:01:00.1", ACT_KEEP, NULL, "left on snd_hda_intel");
 	expect("0000:03:00.0", ACT_UNBIND, NULL, "released");
 	expect("0000:05:00.0", ACT_UNBIND, NULL, "released");
@@ -640,12 +650,12 @@ static void host_needs_rule(void)
 		unsigned class;
 		const char *why;
 	} host[] = {
-		{ "0000:00:17.0", 0x010601, "mass-storage" },	/* AHCI */
-		{ "0000:00:1d.0", 0x010802, "mass-storage" },	/* NVMe */
+		{ "0000:00:17.0", 0x010601, "mass-storage" }, /* AHCI */
+		{ "0000:00:1d.0", 0x010802, "mass-storage" }, /* NVMe */
 		{ "0000:00:1f.0", 0x060100, "ISA/LPC bridge" },
 		{ "0000:00:1f.4", 0x0c0500, "SMBus" },
-		{ "0000:00:1e.0", 0x068000, "a bridge" },	/* "other bridge", not NVIDIA's */
-		{ "0000:00:1c.0", 0x060700, "a bridge" },	/* CardBus */
+		{ "0000:00:1e.0", 0x068000, "a bridge" }, /* "other bridge", not NVIDIA's */
+		{ "0000:00:1c.0", 0x060700, "a bridge" }, /* CardBus */
 		{ "0000:00:00.2", 0x080600, "an IOMMU" },
 		{ "0000:00:08.0", 0x080000, "base system peripheral" },
 	};
@@ -662,8 +672,9 @@ static void host_needs_rule(void)
 		build();
 		expect(host[i].addr, ACT_SKIP, NULL, "ids= matches it, but the host needs it");
 		expect(host[i].addr, ACT_SKIP, NULL, host[i].why);
-		CHECK(p.dev[idx(host[i].addr)].role == ROLE_HOST && !p.dev[idx(host[i].addr)].selected &&
-		      p.dev[idx(host[i].addr)].listed, "%06x: the host's, not selected, named", host[i].class);
+		CHECK(p.dev[idx(host[i].addr)].role == ROLE_HOST &&
+			      !p.dev[idx(host[i].addr)].selected && p.dev[idx(host[i].addr)].listed,
+		      "%06x: the host's, not selected, named", host[i].class);
 		CHECK_INT(p.n_selected, 0, "%06x: nothing selected", host[i].class);
 		CHECK_INT(p.n_modules, 0, "%06x: no module to load", host[i].class);
 		/* Container mode reserves for host_driver= what it selects: not these either. */
@@ -676,9 +687,12 @@ static void host_needs_rule(void)
 
 	/* The ports stay what they were (never bound, never block); an NVSwitch is no bridge. */
 	CHECK(!pci_class_host_needs(0x8086, 0x060400) && !pci_class_host_needs(0x8086, 0x060000) &&
-	      !pci_class_host_needs(0x8086, 0x060900) && !pci_class_host_needs(0x10de, 0x068000) &&
-	      pci_class_host_needs(0x1000, 0x068000) && !pci_class_host_needs(0x8086, 0x0c8000) &&
-	      !pci_class_host_needs(0x8086, 0x020000) && !pci_class_host_needs(0xffff, 0xffffff),
+		      !pci_class_host_needs(0x8086, 0x060900) &&
+		      !pci_class_host_needs(0x10de, 0x068000) &&
+		      pci_class_host_needs(0x1000, 0x068000) &&
+		      !pci_class_host_needs(0x8086, 0x0c8000) &&
+		      !pci_class_host_needs(0x8086, 0x020000) &&
+		      !pci_class_host_needs(0xffff, 0xffffff),
 	      "ports, NVSwitches, serial buses, NICs and unknown classes are not the host's by class");
 
 	/* A group that holds one is not viable: the selected members are not bound. */
@@ -693,7 +707,8 @@ static void host_needs_rule(void)
 	build();
 	g = group(28);
 	CHECK(g && !g->viable && g->n_blocked == 2, "the PCH group is not viable, blocked by two");
-	expect("0000:00:1f.3", ACT_HOLD, "vfio-pci", "0000:00:1f.0 (8086:7a84, no driver) is needed by the host (an ISA/LPC bridge), among others");
+	expect("0000:00:1f.3", ACT_HOLD, "vfio-pci",
+	       "0000:00:1f.0 (8086:7a84, no driver) is needed by the host (an ISA/LPC bridge), among others");
 	expect("0000:00:1f.5", ACT_HOLD, "vfio-pci", "not viable");
 	expect("0000:00:1f.0", ACT_SKIP, NULL, "the host needs it");
 	CHECK_INT(p.n_modules, 0, "no module to load");
@@ -733,9 +748,12 @@ static void unidentified(void)
 	add("0000:01:00.1", 0x10de, 0x10f8, 0x040300, 13, "snd_hda_intel");
 	s.mode = MODE_VM_PASSTHROUGH;
 	build();
-	expect("0000:01:00.0", ACT_SKIP, NULL, "not identified: its uevent could not be used (Is a directory)");
-	expect("0000:01:00.0", ACT_SKIP, NULL, "10de:1e87, which the default match selects, so vm-passthrough cannot be called reached");
-	CHECK(p.dev[0].role == ROLE_UNIDENTIFIED && p.dev[0].failed && p.dev[0].listed && !p.dev[0].selected,
+	expect("0000:01:00.0", ACT_SKIP, NULL,
+	       "not identified: its uevent could not be used (Is a directory)");
+	expect("0000:01:00.0", ACT_SKIP, NULL,
+	       "10de:1e87, which the default match selects, so vm-passthrough cannot be called reached");
+	CHECK(p.dev[0].role == ROLE_UNIDENTIFIED && p.dev[0].failed && p.dev[0].listed &&
+		      !p.dev[0].selected,
 	      "unidentified: failed, listed, not selected");
 	CHECK_INT(p.n_unidentified, 1, "counted against the outcome");
 	CHECK_INT(p.n_selected, 0, "nothing selected");
@@ -772,14 +790,15 @@ static void unidentified(void)
 	build();
 	g = group(2);
 	CHECK(g && !g->viable && g->n_blocked == 1, "its group is not viable");
-	expect("0000:01:00.0", ACT_HOLD, "vfio-pci", "0000:01:00.1 could not be identified (Input/output error)");
+	expect("0000:01:00.0", ACT_HOLD, "vfio-pci",
+	       "0000:01:00.1 could not be identified (Input/output error)");
 	expect("0000:01:00.1", ACT_SKIP, NULL, "could not be used (Input/output error)");
 	CHECK_INT(p.n_failed, 1, "the GPU failed");
 	CHECK_INT(p.n_unidentified, 1, "and the slot-mate counts");
 
 	/* In the slot but another group (ACS): the GPU binds, the outcome is not whole. */
 	d->group = 3;
-	d->vendor = 0x1b21;	/* not NVIDIA: only the slot says it may belong */
+	d->vendor = 0x1b21; /* not NVIDIA: only the slot says it may belong */
 	build();
 	expect("0000:01:00.0", ACT_BIND, "vfio-pci", "in IOMMU group 2");
 	expect("0000:01:00.1", ACT_SKIP, NULL, "it is a function of the slot of 0000:01:00.0");
@@ -809,7 +828,8 @@ static void unidentified(void)
 /* Group members that are no PCI function of this host (issue 15): not viable, named. */
 static void foreign_members(void)
 {
-	static struct foreign_member f[] = { { 2, "0000:05:00.0" }, { 2, "ACPI0007:00" },
+	static struct foreign_member f[] = { { 2, "0000:05:00.0" },
+					     { 2, "ACPI0007:00" },
 					     { 9, "0000:06:00.0" } };
 	const struct plan_group *g;
 
@@ -822,9 +842,11 @@ static void foreign_members(void)
 	s.mode = MODE_VM_PASSTHROUGH;
 	build();
 	g = group(2);
-	CHECK(g && !g->viable && g->n_blocked == 0 && g->n_foreign == 2, "group 2: not viable, two foreign");
+	CHECK(g && !g->viable && g->n_blocked == 0 && g->n_foreign == 2,
+	      "group 2: not viable, two foreign");
 	CHECK(g && g->n_foreign == 2 && !strcmp(g->foreign[1].name, "ACPI0007:00"), "named");
-	expect("0000:01:00.0", ACT_HOLD, "vfio-pci", "its member 0000:05:00.0 is not a PCI function this host lists");
+	expect("0000:01:00.0", ACT_HOLD, "vfio-pci",
+	       "its member 0000:05:00.0 is not a PCI function this host lists");
 	expect("0000:01:00.0", ACT_HOLD, "vfio-pci", "among others");
 	expect("0000:01:00.1", ACT_HOLD, "vfio-pci", "not viable");
 	g = group(4);

@@ -11,7 +11,7 @@
 #include "unit.h"
 
 static struct settings s;
-static struct settings_msgs msgs;	/* what the last load found: data, nothing logged */
+static struct settings_msgs msgs; /* what the last load found: data, nothing logged */
 
 static int load(const char *cmdline, const char *config)
 {
@@ -68,7 +68,8 @@ static void precedence(void)
 	CHECK(s.on_error == ON_ERROR_RELEASE, "on-error with a dash on the cmdline");
 	CHECK_STR(s.host_driver, "nvidia", "host-driver with a dash");
 
-	load("gpuvm.mode=vm-passthrough", "ids=10de:2204, 10de:1aef\nexclude=0000:41:00.0\nnvswitch=vm\n");
+	load("gpuvm.mode=vm-passthrough",
+	     "ids=10de:2204, 10de:1aef\nexclude=0000:41:00.0\nnvswitch=vm\n");
 	CHECK_STR(mode_name(s.mode), "vm-passthrough", "per key: mode from cmdline");
 	CHECK_INT(s.n_ids, 2, "per key: ids from the config");
 	CHECK_STR(s.source[KEY_IDS], "/etc/gpuvm/gpuvm.conf:1", "ids source");
@@ -92,41 +93,54 @@ static void bad_input(void)
 		const char *cmdline, *config, *mode, *needle;
 		enum log_level level;
 	} t[] = {
-		{ "gpuvm.mode=garbage", "mode=vm-vgpu\n", "vm-vgpu", "cmdline: mode: invalid value 'garbage'", LOG_ERR },
+		{ "gpuvm.mode=garbage", "mode=vm-vgpu\n", "vm-vgpu",
+		  "cmdline: mode: invalid value 'garbage'", LOG_ERR },
 		{ "gpuvm.mode=garbage", NULL, "container", "using the default value", LOG_ERR },
-		{ "gpuvm.mode=vm-vgpu gpuvm.mode=bad", "mode=vm-passthrough\n", "vm-passthrough", "'bad'", LOG_ERR },
+		{ "gpuvm.mode=vm-vgpu gpuvm.mode=bad", "mode=vm-passthrough\n", "vm-passthrough",
+		  "'bad'", LOG_ERR },
 		{ "gpuvm.mode=", NULL, "container", "invalid value ''", LOG_ERR },
 		{ "gpuvm.mode", NULL, "container", "gpuvm.mode: no value", LOG_ERR },
 		{ "gpuvm.colour=blue", NULL, "container", "unknown key 'gpuvm.colour'", LOG_WARNING },
-		{ NULL, "mode=VM-PASSTHROUGH\n", "container", "gpuvm.conf:1: mode: invalid value 'VM-PASSTHROUGH'", LOG_ERR },
-		{ NULL, "colour=blue\nmode=vm-vgpu\n", "vm-vgpu", "gpuvm.conf:1: unknown key 'colour'", LOG_WARNING },
-		{ NULL, "just words\nmode=vm-vgpu\n", "vm-vgpu", "gpuvm.conf:1: expected KEY=VALUE", LOG_ERR },
+		{ NULL, "mode=VM-PASSTHROUGH\n", "container",
+		  "gpuvm.conf:1: mode: invalid value 'VM-PASSTHROUGH'", LOG_ERR },
+		{ NULL, "colour=blue\nmode=vm-vgpu\n", "vm-vgpu",
+		  "gpuvm.conf:1: unknown key 'colour'", LOG_WARNING },
+		{ NULL, "just words\nmode=vm-vgpu\n", "vm-vgpu", "gpuvm.conf:1: expected KEY=VALUE",
+		  LOG_ERR },
 		{ NULL, "mo de=vm-vgpu\n", "container", "gpuvm.conf:1: invalid key", LOG_ERR },
-		{ NULL, "mode=vm-p\xc3\x28ssthrough\n", "container", "invalid value 'vm-p?(ssthrough'", LOG_ERR },
+		{ NULL, "mode=vm-p\xc3\x28ssthrough\n", "container",
+		  "invalid value 'vm-p?(ssthrough'", LOG_ERR },
 		{ NULL, "ids=10de:2204,zzzz\n", "container", "at 'zzzz'", LOG_ERR },
 		{ NULL, "exclude=../../etc\n", "container", "exclude: invalid value", LOG_ERR },
 		{ NULL, "host_driver=../evil\n", "container", "host_driver: invalid value", LOG_ERR },
-		{ NULL, "host_driver=vfio-pci\n", "container", "a vfio driver is not a host driver", LOG_ERR },
-		{ "gpuvm.host_driver=nvgrace_gpu_vfio_pci", NULL, "container", "cmdline: host_driver: invalid value", LOG_ERR },
+		{ NULL, "host_driver=vfio-pci\n", "container", "a vfio driver is not a host driver",
+		  LOG_ERR },
+		{ "gpuvm.host_driver=nvgrace_gpu_vfio_pci", NULL, "container",
+		  "cmdline: host_driver: invalid value", LOG_ERR },
 		{ NULL, "nvswitch=maybe\n", "container", "nvswitch: invalid value", LOG_ERR },
 		{ NULL, "on_error=ignore\n", "container", "on_error: invalid value", LOG_ERR },
 		{ NULL, "write_timeout_ms=5\n", "container", "write_timeout_ms: invalid value", LOG_ERR },
 		{ NULL, "config=somewhere\n", "container", "config: invalid value", LOG_ERR },
-		{ NULL, "config=LABEL=\"x\n", "container", "an opening quote without its closing quote", LOG_ERR },
-		{ "gpuvm.config_timeout=-1", NULL, "container", "config_timeout: invalid value '-1' (expected seconds, 0 to 3600)", LOG_ERR },
+		{ NULL, "config=LABEL=\"x\n", "container",
+		  "an opening quote without its closing quote", LOG_ERR },
+		{ "gpuvm.config_timeout=-1", NULL, "container",
+		  "config_timeout: invalid value '-1' (expected seconds, 0 to 3600)", LOG_ERR },
 	};
 	size_t i;
 
 	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
 		load(t[i].cmdline, t[i].config);
-		CHECK_STR(mode_name(s.mode), t[i].mode, "bad input %zu: mode falls back to %s", i, t[i].mode);
+		CHECK_STR(mode_name(s.mode), t[i].mode, "bad input %zu: mode falls back to %s", i,
+			  t[i].mode);
 		CHECK(logged(t[i].level, t[i].needle), "bad input %zu: says '%s'", i, t[i].needle);
 	}
 
 	/* Byte-level abuse of the file. */
 	{
 		static const char nul[] = "mode=vm-vgpu\0x\nnvswitch=vm\n";
-		struct settings_input in = { .config = nul, .config_len = sizeof(nul) - 1, .config_path = "f" };
+		struct settings_input in = { .config = nul,
+					     .config_len = sizeof(nul) - 1,
+					     .config_path = "f" };
 		char *big = malloc(CONFIG_LINE_MAX + 64);
 
 		settings_msgs_free(&msgs);
@@ -203,7 +217,8 @@ static void files(void)
 static void messages_as_data(void)
 {
 	struct settings_input in = { .cmdline = "gpuvm.mode=vm-passthru gpuvm.frob=1",
-				     .config = "mode=vm-vgpu\nids=zz\n", .config_len = 19,
+				     .config = "mode=vm-vgpu\nids=zz\n",
+				     .config_len = 19,
 				     .config_path = "f" };
 	struct settings_msgs m = { 0 };
 
@@ -221,7 +236,7 @@ static void messages_as_data(void)
 	CHECK(strstr(log_get(LOG_WARNING, 0), "cmdline: unknown key 'gpuvm.frob'") != NULL,
 	      "the warning as the parse said it");
 	CHECK(strstr(log_get(LOG_ERR, 0), "cmdline: mode: invalid value 'vm-passthru'") != NULL &&
-	      strstr(log_get(LOG_ERR, 1), "f:2: ids: invalid value 'zz'") != NULL,
+		      strstr(log_get(LOG_ERR, 1), "f:2: ids: invalid value 'zz'") != NULL,
 	      "the errors in key order, with source, line and key");
 	settings_msgs_free(&m);
 	CHECK(m.n == 0 && !m.v, "freed");

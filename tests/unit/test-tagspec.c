@@ -57,7 +57,8 @@ static void reject(const char *s, const char *why_part)
 	int r = tag_parse(s, &t, &why);
 
 	CHECK_INT(r, -EINVAL, "rejected: '%s'", shown(s));
-	CHECK(why != NULL && strstr(why, why_part) != NULL, "rejected: '%s': says '%s'", shown(s), why_part);
+	CHECK(why != NULL && strstr(why, why_part) != NULL, "rejected: '%s': says '%s'", shown(s),
+	      why_part);
 	if (!why || !strstr(why, why_part))
 		printf("#   why: %s\n", why ? why : "(null)");
 }
@@ -78,11 +79,11 @@ static void round_trip(const char *s)
 	tag_format(&t, buf, sizeof(buf));
 	r = tag_parse(buf, &u, &why);
 	same = r == 0 && t.type == u.type && strcmp(t.value, u.value) == 0 &&
-	       strcmp(t.file, u.file) == 0;
+		strcmp(t.file, u.file) == 0;
 	CHECK(same, "round trip: '%s' -> '%s' parses to the same spec", shown(s), shown(buf));
 	if (!same)
-		printf("#   value '%s' file '%s' became %d '%s' '%s'\n", shown(t.value), shown(t.file),
-		       r, r ? "" : shown(u.value), r ? "" : shown(u.file));
+		printf("#   value '%s' file '%s' became %d '%s' '%s'\n", shown(t.value),
+		       shown(t.file), r, r ? "" : shown(u.value), r ? "" : shown(u.file));
 }
 
 static void forms(void)
@@ -124,7 +125,8 @@ static void forms(void)
 	accept("LABEL=\"my disk\":/etc/x", TAG_LABEL, "my disk", "/etc/x");
 	accept("LABEL=\"a:/b\"", TAG_LABEL, "a:/b", DEFAULT_FILE);
 	accept("LABEL=\"a:/b\":/c", TAG_LABEL, "a:/b", "/c");
-	accept("PARTLABEL=\"EFI system partition\"", TAG_PARTLABEL, "EFI system partition", DEFAULT_FILE);
+	accept("PARTLABEL=\"EFI system partition\"", TAG_PARTLABEL, "EFI system partition",
+	       DEFAULT_FILE);
 	accept("UUID=\"1234-ABCD\"", TAG_UUID, "1234-ABCD", DEFAULT_FILE);
 	/* Unquoted: blanks are part of the value; a quote not at the start is a byte. */
 	accept("LABEL=my disk", TAG_LABEL, "my disk", DEFAULT_FILE);
@@ -240,7 +242,8 @@ static void matching(void)
 
 	tag_parse("UUID=0c9c8a1e-3b1f-4b7e-9d2a-5f6e7d8c9b0a", &t, &why);
 	CHECK(tag_value_matches(&t, "0c9c8a1e-3b1f-4b7e-9d2a-5f6e7d8c9b0a"), "UUID: same case");
-	CHECK(tag_value_matches(&t, "0C9C8A1E-3B1F-4B7E-9D2A-5F6E7D8C9B0A"), "UUID: upper case matches");
+	CHECK(tag_value_matches(&t, "0C9C8A1E-3B1F-4B7E-9D2A-5F6E7D8C9B0A"),
+	      "UUID: upper case matches");
 	CHECK(!tag_value_matches(&t, "0c9c8a1e-3b1f-4b7e-9d2a-5f6e7d8c9b0b"), "UUID: another one");
 	CHECK(!tag_value_matches(&t, "0c9c8a1e-3b1f-4b7e-9d2a-5f6e7d8c9b0"), "UUID: a prefix");
 	CHECK(!tag_value_matches(&t, ""), "UUID: empty");
@@ -268,11 +271,22 @@ static void matching(void)
 static void formats(void)
 {
 	static const char *const specs[] = {
-		"LABEL=gpuvm", "UUID=1234-ABCD:/x", "PARTUUID=6f1c2a3b-01:/a/b",
-		"PARTLABEL=gpuvm-conf", "/dev/vdb", "/dev/vdb1:/etc/gpuvm.d/a.conf",
-		"/dev/disk/by-path/pci-0000:00:1f.2-ata-1:/etc/x", "LABEL=a:b", "LABEL=a::/c",
-		"LABEL=a:", "LABEL=\"my disk\"", "LABEL=my disk:/x", "LABEL=\"a:/b\":/c",
-		"LABEL==", "LABEL=\"a:\":/x", "PARTLABEL=\" x \"",
+		"LABEL=gpuvm",
+		"UUID=1234-ABCD:/x",
+		"PARTUUID=6f1c2a3b-01:/a/b",
+		"PARTLABEL=gpuvm-conf",
+		"/dev/vdb",
+		"/dev/vdb1:/etc/gpuvm.d/a.conf",
+		"/dev/disk/by-path/pci-0000:00:1f.2-ata-1:/etc/x",
+		"LABEL=a:b",
+		"LABEL=a::/c",
+		"LABEL=a:",
+		"LABEL=\"my disk\"",
+		"LABEL=my disk:/x",
+		"LABEL=\"a:/b\":/c",
+		"LABEL==",
+		"LABEL=\"a:\":/x",
+		"PARTLABEL=\" x \"",
 	};
 	struct tag_spec t;
 	const char *why;

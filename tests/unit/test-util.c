@@ -39,7 +39,7 @@ static size_t ref_encode(uint32_t cp, unsigned char *b)
 static bool ref_shown(uint32_t cp)
 {
 	return cp >= 0x20 && cp != 0x7f && !(cp >= 0x80 && cp <= 0x9f) &&
-	       !(cp >= 0xd800 && cp <= 0xdfff) && cp <= 0x10ffff;
+		!(cp >= 0xd800 && cp <= 0xdfff) && cp <= 0x10ffff;
 }
 
 /*
@@ -94,7 +94,7 @@ static void one(const unsigned char *in, size_t len)
 	memcpy(s, in, len);
 	s[len] = '\0';
 	if (memchr(s, '\0', len))
-		return;	/* a C string ends at its NUL */
+		return; /* a C string ends at its NUL */
 	ref_safe(in, len, want);
 	term_safe(s, got, sizeof(got));
 	if (strcmp(got, want) != 0 && mismatches++ < 5) {
@@ -149,14 +149,19 @@ static void examples(void)
 
 	term_safe("nvidia\x1b[31m\a", out, sizeof(out));
 	CHECK_STR(out, "nvidia?[31m?", "ESC and BEL");
-	term_safe("a\xc2\x9b" "2J", out, sizeof(out));
+	term_safe("a\xc2\x9b"
+		  "2J",
+		  out, sizeof(out));
 	CHECK_STR(out, "a??2J", "CSI as UTF-8 (U+009B)");
-	term_safe("a\x9b" "2J", out, sizeof(out));
+	term_safe("a\x9b"
+		  "2J",
+		  out, sizeof(out));
 	CHECK_STR(out, "a?2J", "CSI as a raw byte");
 	term_safe("\xc0\x9b\xe0\x80\x9b\xf0\x80\x80\x9b", out, sizeof(out));
 	CHECK_STR(out, "?????????", "overlong encodings of CSI");
 	term_safe("GeForce RTX\xe2\x84\xa2 \xc3\xa9t\xc3\xa9 \xf0\x9f\x98\x80", out, sizeof(out));
-	CHECK_STR(out, "GeForce RTX\xe2\x84\xa2 \xc3\xa9t\xc3\xa9 \xf0\x9f\x98\x80", "valid UTF-8 kept");
+	CHECK_STR(out, "GeForce RTX\xe2\x84\xa2 \xc3\xa9t\xc3\xa9 \xf0\x9f\x98\x80",
+		  "valid UTF-8 kept");
 	term_safe("\xed\xa0\x80\xf4\x90\x80\x80", out, sizeof(out));
 	CHECK_STR(out, "???????", "surrogates and past U+10FFFF");
 	term_safe("0123456789abcdef", out, 8);
@@ -176,8 +181,13 @@ static void examples(void)
 static void log_lines(void)
 {
 	log_setup(false, (enum log_level)0);
-	log_err("driver '%s'", "a\x1b]0;x\a\xc2\x9b" "31m\x9b\xff");
-	CHECK_STR(log_get(LOG_ERR, 0), "driver 'a?]0;x???31m?" "?'", "a log line masks C0, C1 and bad UTF-8");
+	log_err("driver '%s'",
+		"a\x1b]0;x\a\xc2\x9b"
+		"31m\x9b\xff");
+	CHECK_STR(log_get(LOG_ERR, 0),
+		  "driver 'a?]0;x???31m?"
+		  "?'",
+		  "a log line masks C0, C1 and bad UTF-8");
 	log_close();
 }
 
