@@ -128,6 +128,7 @@ modcheck() {
 	printf 'mode=container\n# config=LABEL=gpuvm-conf\n' >"$r/etc/gpuvm/gpuvm.conf"
 	modcheck "$r"
 	assert_failure 255
+	# shellcheck disable=SC2016 # GRUB's own variable, written as is
 	printf 'GRUB_CMDLINE_LINUX="${GRUB_CMDLINE_LINUX} gpuvm.config=LABEL=gpuvm-conf"\n' \
 		>"$r/etc/default/grub.d/90-gpuvm.cfg"
 	modcheck "$r"
