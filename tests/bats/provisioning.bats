@@ -54,9 +54,11 @@ PY
 	dest=$BATS_TEST_TMPDIR/dest
 	run make -s -C "$TOP" install DESTDIR="$dest"
 	assert_success
-	for p in $(grep -o '/usr/share/gpuvm/[A-Za-z0-9/._-]*' "$DOC" | sort -u); do
+	grep -o '/usr/share/gpuvm/[A-Za-z0-9/._-]*' "$DOC" | sort -u >"$BATS_TEST_TMPDIR/paths"
+	[ -s "$BATS_TEST_TMPDIR/paths" ]
+	while IFS= read -r p; do
 		[ -e "$dest$p" ] || { echo "not installed: $p"; return 1; }
-	done
+	done <"$BATS_TEST_TMPDIR/paths"
 	# and the label fragments say what the doc writes by hand
 	[ "$(cat "$TOP/kernel-cmdline/label-intel/cmdline")" = "intel_iommu=on iommu=pt" ]
 	[ -e "$dest/usr/lib/systemd/system/gpuvm-nfd.timer" ]
