@@ -132,7 +132,7 @@ ANALYZE_FLAGS := -Isrc -std=gnu11 -D_GNU_SOURCE -DGPUVM_VERSION='"$(VERSION)"' -
 	-isystem $(DEPS)/uapi
 C_FILES = $(shell git ls-files '*.c' '*.h' 2>/dev/null)
 SHELL_FILES = init tests/tap-run tests/fixture/mkfixture \
-	$(shell git ls-files '*.sh' '*.bash' '*.bats' 'mirror/gpuvm-label-mirror' 2>/dev/null)
+	$(shell git ls-files '*.sh' '*.bash' '*.bats' 'mirror/gpuvm-label-mirror' 'initramfs-tools/*' 2>/dev/null)
 lint: $(DEPS)/VERSIONS
 	@echo "  ANALYZE gcc -fanalyzer"
 	$(Q)for f in $(SRCS:%=src/%); do \
@@ -173,6 +173,8 @@ e2e: all
 PREFIX ?= /usr
 SBINDIR := $(PREFIX)/sbin
 DRACUTDIR := $(PREFIX)/lib/dracut/modules.d/90gpuvm
+# initramfs-tools looks in /usr/share/initramfs-tools only, whatever the PREFIX.
+ITOOLSDIR := /usr/share/initramfs-tools
 MANDIR := $(PREFIX)/share/man/man8
 SHAREDIR := $(PREFIX)/share/gpuvm
 UNITDIR := $(PREFIX)/lib/systemd/system
@@ -183,6 +185,8 @@ install: all
 	install -D -m 0755 dracut/90gpuvm/module-setup.sh $(DESTDIR)$(DRACUTDIR)/module-setup.sh
 	install -D -m 0755 dracut/90gpuvm/gpuvm-pre-udev.sh $(DESTDIR)$(DRACUTDIR)/gpuvm-pre-udev.sh
 	install -D -m 0755 dracut/90gpuvm/gpuvm-resume.sh $(DESTDIR)$(DRACUTDIR)/gpuvm-resume.sh
+	install -D -m 0755 initramfs-tools/hooks/gpuvm $(DESTDIR)$(ITOOLSDIR)/hooks/gpuvm
+	install -D -m 0755 initramfs-tools/scripts/init-top/gpuvm $(DESTDIR)$(ITOOLSDIR)/scripts/init-top/gpuvm
 	install -D -m 0644 doc/gpuvm.8 $(DESTDIR)$(MANDIR)/gpuvm.8
 	install -D -m 0644 systemd/gpuvm-nfd.service $(DESTDIR)$(UNITDIR)/gpuvm-nfd.service
 	install -D -m 0644 systemd/gpuvm-nfd.timer $(DESTDIR)$(UNITDIR)/gpuvm-nfd.timer
@@ -208,6 +212,7 @@ install: all
 uninstall:
 	rm -f $(DESTDIR)$(SBINDIR)/gpuvm $(DESTDIR)$(MANDIR)/gpuvm.8 $(DESTDIR)$(UNITDIR)/gpuvm-nfd.service \
 		$(DESTDIR)$(UNITDIR)/gpuvm-nfd.timer
+	rm -f $(DESTDIR)$(ITOOLSDIR)/hooks/gpuvm $(DESTDIR)$(ITOOLSDIR)/scripts/init-top/gpuvm
 	rm -rf $(DESTDIR)$(DRACUTDIR) $(DESTDIR)$(SHAREDIR)
 
 

@@ -6,6 +6,11 @@
 #   scripts/distro-root.sh [--out DIR] RELEASE              make DIR/RELEASE if needed; print it
 #   scripts/distro-root.sh [--out DIR] RELEASE -- CMD…      run CMD inside it (chroot)
 #
+# GENERATOR=initramfs-tools makes and uses DIR/RELEASE-initramfs-tools instead: the same root
+# with initramfs-tools in place of dracut (the two conflict as packages), its kernel hook
+# diverted the same way (tests/e2e/itools-lib.sh). GENERATOR=dracut (the default) is the root
+# described below.
+#
 # DIR defaults to build/roots. The root is `debootstrap --variant=minbase RELEASE`, then, in
 # it, `apt-get install --no-install-recommends` of $PKGS: dracut, the kernel through its
 # meta-package linux-image-amd64 (sid's newest kernel, never a stale version), systemd, udev.
@@ -32,6 +37,16 @@ say() { echo "$prog: $*" >&2; }
 # util-linux-extra: switch_root, which dracut's base module needs, since sid's util-linux.
 PKGS='dracut linux-image-amd64 systemd udev kmod libkmod2 zstd util-linux-extra'
 STAMP_FORMAT=1
+# initramfs-tools' roots: its own package list (busybox: the image's shell and tools, as
+# initramfs-tools recommends it), its own folder and stamp.
+case ${GENERATOR:-dracut} in
+dracut) gen_bin=/usr/bin/dracut gen_hook=dracut suffix='' ;;
+initramfs-tools)
+	PKGS='initramfs-tools busybox linux-image-amd64 systemd udev kmod zstd'
+	gen_bin=/usr/sbin/mkinitramfs gen_hook=initramfs-tools suffix=-initramfs-tools
+	;;
+*) die "GENERATOR: dracut or initramfs-tools, not ${GENERATOR}" ;;
+esac
 
 here=$(cd "$(dirname "$0")" && pwd)
 out=$here/../build/roots
@@ -56,7 +71,7 @@ if [ $# -gt 0 ]; then
 fi
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-root=$out/$release
+root=$out/$release$suffix
 
 # in_root ROOT CMD…: CMD chrooted into ROOT, in a mount namespace of its own with the host's
 # /proc, /sys and /dev (recursive binds: devtmpfs, devpts, sysfs as the host has them).
@@ -97,7 +112,7 @@ stamp_text="format=$STAMP_FORMAT release=$release mirror=$mirror packages=$PKGS"
 
 exec 9>"$root.lock"
 flock 9
-if [ -f "$root.stamp" ] && [ "$(cat "$root.stamp")" = "$stamp_text" ] && [ -x "$root/usr/bin/dracut" ]; then
+if [ -f "$root.stamp" ] && [ "$(cat "$root.stamp")" = "$stamp_text" ] && [ -x "$root$gen_bin" ]; then
 	echo "$root"
 	exit 0
 fi
@@ -114,20 +129,20 @@ unshare -m --propagation private debootstrap --variant=minbase --keyring="$keyri
 # Nothing in the root starts services, and its kernel hook is never run.
 printf '#!/bin/sh\nexit 101\n' >"$tmp/usr/sbin/policy-rc.d"
 chmod 0755 "$tmp/usr/sbin/policy-rc.d"
-in_root "$tmp" dpkg-divert --local --rename --divert /etc/kernel/postinst.d/dracut.distro-root \
-	--add /etc/kernel/postinst.d/dracut >/dev/null
+in_root "$tmp" dpkg-divert --local --rename --divert "/etc/kernel/postinst.d/$gen_hook.distro-root" \
+	--add "/etc/kernel/postinst.d/$gen_hook" >/dev/null
 # dracut's own trigger runs the hook by its path (trixie): a stub that does nothing.
 mkdir -p "$tmp/etc/kernel/postinst.d"
 printf '#!/bin/sh\n# distro-root.sh: this root builds no initramfs of its own\nexit 0\n' \
-	>"$tmp/etc/kernel/postinst.d/dracut"
-chmod 0755 "$tmp/etc/kernel/postinst.d/dracut"
+	>"$tmp/etc/kernel/postinst.d/$gen_hook"
+chmod 0755 "$tmp/etc/kernel/postinst.d/$gen_hook"
 say "apt-get install $PKGS"
 # shellcheck disable=SC2086 # the package list
 in_root "$tmp" /usr/bin/env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
 	--no-install-recommends $PKGS >>"$root.debootstrap.log" 2>&1 ||
 	die "apt-get install in the root failed: see $root.debootstrap.log"
 in_root "$tmp" apt-get clean
-[ -x "$tmp/usr/bin/dracut" ] || die "no dracut in the root"
+[ -x "$tmp$gen_bin" ] || die "no ${GENERATOR:-dracut} in the root"
 set -- "$tmp"/usr/lib/modules/*/modules.dep
 [ -f "$1" ] || die "no kernel modules (modules.dep) in the root"
 mv "$tmp" "$root"

@@ -62,6 +62,28 @@ load helpers
 	[ "$(cat "$d/etc/gpuvm/gpuvm.conf")" = "mode=vm-passthrough" ]
 }
 
+# initramfs-tools reads /usr/share/initramfs-tools only: the hook and the boot script go
+# there whatever the PREFIX, executable (mkinitramfs runs only executable hooks and scripts).
+@test "make install lays out the initramfs-tools hook and init-top script; uninstall takes them" {
+	d="$BATS_TEST_TMPDIR/dest"
+	run make -s -C "$TOP" install DESTDIR="$d" PREFIX=/usr/local
+	assert_success
+	[ -x "$d/usr/share/initramfs-tools/hooks/gpuvm" ]
+	[ -x "$d/usr/share/initramfs-tools/scripts/init-top/gpuvm" ]
+	cmp "$TOP/initramfs-tools/hooks/gpuvm" "$d/usr/share/initramfs-tools/hooks/gpuvm"
+	cmp "$TOP/initramfs-tools/scripts/init-top/gpuvm" "$d/usr/share/initramfs-tools/scripts/init-top/gpuvm"
+	run "$d/usr/share/initramfs-tools/hooks/gpuvm" prereqs
+	assert_success
+	assert_output ""
+	run "$d/usr/share/initramfs-tools/scripts/init-top/gpuvm" prereqs
+	assert_success
+	assert_output ""
+	run make -s -C "$TOP" uninstall DESTDIR="$d" PREFIX=/usr/local
+	assert_success
+	[ ! -e "$d/usr/share/initramfs-tools/hooks/gpuvm" ]
+	[ ! -e "$d/usr/share/initramfs-tools/scripts/init-top/gpuvm" ]
+}
+
 @test "the example config is all comments: installing it changes no setting" {
 	mkfx workstation
 	cp "$TOP/doc/gpuvm.conf.example" "$ROOT/etc/gpuvm/gpuvm.conf" 2>/dev/null ||

@@ -1,0 +1,104 @@
+# shellcheck shell=sh
+# tests/e2e/itools-lib.sh — initramfs-tools images made inside a Debian root of their own
+# release (issue 19: initramfs-tools on Debian 12), for that root's kernel. Sourced by a
+# scenario after lib.sh:
+#     . "$E2E_ROOT/tests/e2e/itools-lib.sh"
+#     itools_need bookworm
+#     itools_image [--as SUFFIX] [--no-gpuvm]
+#
+# itools_need RELEASE   skip without debootstrap or root; else make or reuse the cached root
+#                       build/roots/RELEASE-initramfs-tools (GENERATOR=initramfs-tools
+#                       scripts/distro-root.sh: debootstrap, that release's initramfs-tools,
+#                       busybox, kernel, udev) and point E2E_KVER and E2E_KERNEL at its kernel.
+#                       Sets E2E_ITOOLS_ROOT and E2E_ITOOLS_VERSION (initramfs-tools' version).
+# itools_image          build $E2E_OUT/$E2E_NAME[-SUFFIX].img inside the root with its own
+#                       mkinitramfs, as update-initramfs would: gpuvm installed into the root as
+#                       `make install` lays it out (build/gpuvm as /usr/sbin/gpuvm, the hook
+#                       and init-top script under /usr/share/initramfs-tools); --no-gpuvm takes
+#                       all three out of the root first (an image without gpuvm). The config
+#                       directory is a private copy of the root's /etc/initramfs-tools
+#                       (mkinitramfs -d) with the test-only hook guest/itools-e2e-hook.sh (the
+#                       guest checks, bochs) and init-premount script guest/itools-e2e-premount.sh
+#                       (after udev's coldplug: guest/dracut-check.sh reports and powers off).
+#                       The build time goes to E2E_BUILD_SECS and $E2E_OUT/$E2E_NAME.build-times.
+# The root is shared by the cells of a release and changed by itools_image: those cells run
+# one after the other (the root's lock, build/roots/RELEASE-initramfs-tools.lock, is held
+# while an image is built).
+
+rm -f "$E2E_OUT/$E2E_NAME.build-times"
+
+# shellcheck disable=SC2034 # what it sets is read by lib.sh
+itools_need() {
+	command -v debootstrap >/dev/null || e2e_skip "no debootstrap (apt-get install debootstrap)"
+	[ "$(id -u)" -eq 0 ] || e2e_skip "not root (debootstrap and chroot need it)"
+	command -v unshare >/dev/null || e2e_skip "no unshare"
+	[ -x "$E2E_GPUVM" ] || e2e_skip "no $E2E_GPUVM (run make)"
+	E2E_ITOOLS_RELEASE=$1
+	t0=$(date +%s)
+	E2E_ITOOLS_ROOT=$(GENERATOR=initramfs-tools "$E2E_ROOT/scripts/distro-root.sh" "$1") || {
+		e2e_fail "GENERATOR=initramfs-tools scripts/distro-root.sh $1 failed"
+		exit 1
+	}
+	e2e_note "root $E2E_ITOOLS_ROOT ready after $(($(date +%s) - t0)) s"
+	set -- "$1" "$E2E_ITOOLS_ROOT"/usr/lib/modules/*/modules.dep
+	[ -f "$2" ] || { e2e_fail "no kernel in $E2E_ITOOLS_ROOT"; exit 1; }
+	E2E_KVER=${2%/modules.dep}
+	E2E_KVER=${E2E_KVER##*/}
+	E2E_KERNEL=$E2E_ITOOLS_ROOT/boot/vmlinuz-$E2E_KVER
+	E2E_ITOOLS_VERSION=$(awk '/^Package: initramfs-tools-core$/ { p = 1 } p && /^Version:/ { print $2; exit }' \
+		"$E2E_ITOOLS_ROOT/var/lib/dpkg/status")
+	e2e_note "$1: initramfs-tools $E2E_ITOOLS_VERSION, kernel $E2E_KVER"
+}
+
+# shellcheck disable=SC2034 # E2E_IMG, E2E_BUILD_SECS, E2E_ITOOLS_ORDER: read by the scenario
+itools_image() {
+	E2E_IMG=$E2E_OUT/$E2E_NAME.img
+	if [ "${1-}" = --as ]; then
+		E2E_IMG=$E2E_OUT/$E2E_NAME-$2.img
+		shift 2
+	fi
+	gpuvm=yes
+	[ "${1-}" != --no-gpuvm ] || gpuvm=no
+	r=$E2E_ITOOLS_ROOT
+	w=/e2e/$E2E_NAME
+	rm -rf "$r$w"
+	mkdir -p "$r$w"
+	cp -R "$r/etc/initramfs-tools" "$r$w/conf"
+	mkdir -p "$r$w/conf/hooks" "$r$w/conf/scripts/init-premount" "$r/usr/lib/e2e"
+	cp "$E2E_GUEST/itools-e2e-hook.sh" "$r$w/conf/hooks/e2e"
+	cp "$E2E_GUEST/itools-e2e-premount.sh" "$r$w/conf/scripts/init-premount/e2e"
+	chmod 0755 "$r$w/conf/hooks/e2e" "$r$w/conf/scripts/init-premount/e2e"
+	cp "$E2E_GUEST/dracut-check.sh" "$E2E_GUEST/dracut-facts.sh" "$r$w/"
+	exec 8>"$r.lock"
+	flock 8
+	rm -f "$r/usr/sbin/gpuvm" "$r/usr/share/initramfs-tools/hooks/gpuvm" \
+		"$r/usr/share/initramfs-tools/scripts/init-top/gpuvm"
+	if [ "$gpuvm" = yes ]; then
+		install -m 0755 "$E2E_GPUVM" "$r/usr/sbin/gpuvm"
+		install -m 0755 "$E2E_ROOT/initramfs-tools/hooks/gpuvm" "$r/usr/share/initramfs-tools/hooks/gpuvm"
+		install -m 0755 "$E2E_ROOT/initramfs-tools/scripts/init-top/gpuvm" \
+			"$r/usr/share/initramfs-tools/scripts/init-top/gpuvm"
+	fi
+	t0=$(date +%s.%N)
+	GENERATOR=initramfs-tools "$E2E_ROOT/scripts/distro-root.sh" "$E2E_ITOOLS_RELEASE" -- \
+		env E2E_ITOOLS_DIR="$w" mkinitramfs -d "$w/conf" -o "$w/image.img" "$E2E_KVER" \
+		>"$E2E_IMG.mkinitramfs.log" 2>&1
+	rc=$?
+	t1=$(date +%s.%N)
+	rm -f "$E2E_IMG"
+	[ "$rc" -ne 0 ] || mv "$r$w/image.img" "$E2E_IMG" || rc=1
+	# The image carries the order init-top runs in: kept for the scenario to check.
+	E2E_ITOOLS_ORDER=$(zstd -dc "$E2E_IMG" 2>/dev/null |
+		cpio -i --quiet --to-stdout scripts/init-top/ORDER 2>/dev/null)
+	flock -u 8
+	exec 8>&-
+	E2E_BUILD_SECS=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
+	echo "${E2E_IMG##*/} $E2E_BUILD_SECS" >>"$E2E_OUT/$E2E_NAME.build-times"
+	e2e_note "mkinitramfs built ${E2E_IMG##*/} in $E2E_BUILD_SECS s (status $rc," \
+		"$(wc -c <"$E2E_IMG" 2>/dev/null || echo 0) bytes); log $E2E_IMG.mkinitramfs.log"
+	if [ "$rc" -ne 0 ] || [ ! -s "$E2E_IMG" ]; then
+		tail -n 20 "$E2E_IMG.mkinitramfs.log"
+		e2e_fail "mkinitramfs failed (status $rc): $(grep -m1 -E '^E:' "$E2E_IMG.mkinitramfs.log")"
+		exit 1
+	fi
+}
