@@ -216,3 +216,21 @@ nb() {
 	assert_success
 	assert_line "next boot: gpuvm runs in vm-vgpu"
 }
+
+@test "check: an ERROR when a VM mode's next boot has no gpuvm, or the boot line sets another mode" {
+	mkinitrd "$IMG" --no-gpuvm
+	gv check --mode vm-passthrough
+	assert_failure 1
+	assert_output --partial "ERROR    the next boot will not run gpuvm: /boot/initrd.img-$KV has no gpuvm"
+	assert_output --partial 'add_dracutmodules+=" gpuvm "'
+	gv check --mode container --json
+	[ "$(jqr '[.findings[] | select(.what | test("next boot"))] | length')" = 0 ]
+	mkinitrd "$IMG" --conf mode=vm-passthrough
+	mkdir -p "$ROOT/etc/default"
+	printf 'GRUB_CMDLINE_LINUX="gpuvm.mode=vm-passthrough"\n' >"$ROOT/etc/default/grub"
+	gv check --mode container
+	assert_failure 1
+	assert_output --partial "ERROR    the boot line's gpuvm.mode=vm-passthrough (/etc/default/grub:1) overrides container at the next boot"
+	gv check --mode vm-passthrough --json
+	[ "$(jqr '[.findings[] | select(.what | test("next boot"))] | length')" = 0 ]
+}
