@@ -1,6 +1,6 @@
 #!/bin/bash
-# shellcheck disable=SC2154 # moddir, srcmods, initdir, dracutsysrootdir, kernel_cmdline,
-#                            drivers, add_drivers and force_drivers come from dracut
+# shellcheck disable=SC2154 # moddir, srcmods, initdir, dracutsysrootdir, dracutbasedir,
+#                            kernel_cmdline, drivers, add_drivers and force_drivers come from dracut
 # dracut module for gpuvm: bind GPUs in the initramfs before udev can load a GPU driver.
 # Installed as /usr/lib/dracut/modules.d/90gpuvm (`make install`); see gpuvm(8).
 #
@@ -80,7 +80,14 @@ check() {
     return 255
 }
 
+# dracut 108 and later (dracut-ng) ship the initqueue (/sbin/initqueue, the main loop's jobs,
+# dracut-initqueue.service) as a module of its own, included only when a module names it;
+# before, it is part of base and there is no such module to name.
 depends() {
+    local d
+    for d in "${dracutbasedir:?}"/modules.d/[0-9][0-9]initqueue; do
+        [[ -d $d ]] && echo initqueue
+    done
     return 0
 }
 
@@ -138,8 +145,11 @@ install() {
     done
     # libkmod in gpuvm reads the indexes; dracut's depmod writes them for the image's modules.
     inst_hook pre-udev 00 "$moddir/gpuvm-pre-udev.sh"
-    # config= on a disk: the initqueue job that waits for it (dracut's initqueue is in 99base).
+    # config= on a disk: the initqueue job that waits for it. A systemd initramfs starts
+    # dracut-initqueue.service only when the image asks for it, and only the build can ask:
+    # systemd 257 and later make /usr (and /lib, a link into it) read-only at boot.
     inst_script "$moddir/gpuvm-resume.sh" /usr/lib/gpuvm/gpuvm-resume.sh
+    dracut_need_initqueue
 
     gpuvm_vm_mode && gpuvm_warn_drivers
     return 0

@@ -72,3 +72,33 @@ load helpers
 	[ "$(jqr '.warnings | length')" = 0 ]
 	[ "$(jqr .mode_source)" = default ]
 }
+
+# The dracut module against the layouts of dracut 059/106 (the initqueue in base) and 108 and
+# later (its own module, 77initqueue in 112): depends() names it only where it exists.
+@test "dracut module: depends() names the initqueue module where this dracut has one" {
+	b=$BATS_TEST_TMPDIR/dracut
+	mkdir -p "$b/modules.d/77initqueue" "$b/modules.d/80base"
+	run bash -c ". '$TOP/dracut/90gpuvm/module-setup.sh' && dracutbasedir='$b' depends"
+	assert_success
+	assert_output initqueue
+	rm -r "$b/modules.d/77initqueue" "$b/modules.d/80base"
+	mkdir -p "$b/modules.d/99base"
+	run bash -c ". '$TOP/dracut/90gpuvm/module-setup.sh' && dracutbasedir='$b' depends"
+	assert_success
+	assert_output ''
+}
+
+# systemd 257 and later make /usr (and /lib, a link into it) read-only in the initramfs: the
+# image asks for dracut-initqueue.service when it is built, the hooks write nothing there.
+@test "dracut module: install() asks for the initqueue; the boot-time hooks write nothing under /lib or /usr" {
+	run bash -c "
+		inst_simple() { :; }; inst_script() { :; }; inst_hook() { :; }
+		dracut_need_initqueue() { echo need-initqueue; }
+		. '$TOP/dracut/90gpuvm/module-setup.sh'
+		GPUVM_BINARY='$TOP/build/gpuvm' GPUVM_CONFIG=/dev/null moddir=/m install"
+	assert_success
+	assert_line need-initqueue
+	run grep -nE '>>?[[:space:]]*"?/(lib|usr)/' "$TOP/dracut/90gpuvm/gpuvm-pre-udev.sh" \
+		"$TOP/dracut/90gpuvm/gpuvm-resume.sh"
+	assert_failure
+}
