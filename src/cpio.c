@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -40,11 +41,13 @@ void cpio_fini(struct cpio *c)
 }
 
 /* Field i of the header: 8 hex digits, all of them. */
-static int field(const struct cpio *c, unsigned i, unsigned long *out)
+static int field(const struct cpio *c, size_t i, unsigned long *out)
 {
-	return parse_hex_n(c->hdr + 6 + 8 * i, 8, 8, out) < 0 || startswith(c->hdr + 6 + 8 * i, "0x") ?
-		-EINVAL :
-		0;
+	const char *f = c->hdr + 6 + 8 * i;
+
+	if (startswith(f, "0x") || parse_hex_n(f, 8, 8, out) < 0)
+		return -EINVAL;
+	return 0;
 }
 
 /* The header and name are whole: the member starts (or the archive ends). */
@@ -95,7 +98,7 @@ static int header_check(struct cpio *c)
 	unsigned long namesize, mode;
 
 	if (c->have == 6) {
-		if (memcmp(c->hdr, "070701", 6) && memcmp(c->hdr, "070702", 6))
+		if (memcmp(c->hdr, "070701", 6) != 0 && memcmp(c->hdr, "070702", 6) != 0)
 			return c->in_archive ? -EINVAL : 1;
 		return 0;
 	}
@@ -305,10 +308,16 @@ int cpio_read_image(int fd, const struct cpio_visit *v, unsigned timeout_ms,
 {
 	unsigned char buf[16384], magic[8];
 	const char *tool;
-	struct cpio *c = malloc(sizeof(*c));
+	struct cpio *c;
+	struct stat st;
 	ssize_t n;
 	int r = 0;
 
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		snprintf(why, why_size, "not a regular file");
+		return -EINVAL;
+	}
+	c = malloc(sizeof(*c));
 	if (!c)
 		return -ENOMEM;
 	cpio_init(c, v);
@@ -316,6 +325,11 @@ int cpio_read_image(int fd, const struct cpio_visit *v, unsigned timeout_ms,
 		r = cpio_feed(c, buf, (size_t)n);
 		if (r)
 			break;
+		if (c->off > max_out) { /* a sparse file of zeros would never end */
+			snprintf(why, why_size, "over %llu MiB of archives", max_out >> 20);
+			r = -EFBIG;
+			goto out;
+		}
 	}
 	if (n < 0) {
 		r = -errno;

@@ -145,7 +145,7 @@ static void grub_file(struct grubvar *v, const char *path)
 		for (i = 0; i < 2; i++) {
 			size_t len = strlen(v[i].name);
 
-			if (strncmp(s, v[i].name, len) || s[len] != '=')
+			if (strncmp(s, v[i].name, len) != 0 || s[len] != '=')
 				continue;
 			if (sh_value(s + len + 1, v, val, sizeof(val)) < 0) {
 				snprintf(v[i].unknown, sizeof(v[i].unknown), "/%s:%u", path, line);
