@@ -102,3 +102,46 @@ load helpers
 		"$TOP/dracut/90gpuvm/gpuvm-resume.sh"
 	assert_failure
 }
+
+# check() of a host (dracutsysrootdir standing for its /) with the gpuvm binary: what
+# dracut decides alone, 0 (include) or 255 (only when asked for).
+modcheck() {
+	run bash -c ". '$TOP/dracut/90gpuvm/module-setup.sh'
+		dracutsysrootdir='$1' kernel_cmdline='${2-}' GPUVM_BINARY='$TOP/build/gpuvm' check"
+}
+
+# Issue 18: an image built while the host was in container mode must still hold gpuvm when
+# config= names a disk whose config may say otherwise at the next boot.
+@test "dracut module: check() includes gpuvm for a VM mode, or when config= is named where the build can see it" {
+	r=$BATS_TEST_TMPDIR/host
+	mkdir -p "$r/etc/gpuvm" "$r/etc/default/grub.d" "$r/etc/kernel"
+	modcheck "$r"
+	assert_failure 255
+	printf 'mode=container\n' >"$r/etc/gpuvm/gpuvm.conf"
+	modcheck "$r"
+	assert_failure 255
+	modcheck "$r" " rd.gpuvm.config=LABEL=gpuvm-conf "
+	assert_success
+	printf 'mode=container\nconfig=LABEL=gpuvm-conf\n' >"$r/etc/gpuvm/gpuvm.conf"
+	modcheck "$r"
+	assert_success
+	printf 'mode=container\n# config=LABEL=gpuvm-conf\n' >"$r/etc/gpuvm/gpuvm.conf"
+	modcheck "$r"
+	assert_failure 255
+	# shellcheck disable=SC2016 # GRUB's own variable, written as is
+	printf 'GRUB_CMDLINE_LINUX="${GRUB_CMDLINE_LINUX} gpuvm.config=LABEL=gpuvm-conf"\n' \
+		>"$r/etc/default/grub.d/90-gpuvm.cfg"
+	modcheck "$r"
+	assert_success
+	rm "$r/etc/default/grub.d/90-gpuvm.cfg"
+	printf 'root=/dev/sda1 rd.gpuvm.config=UUID=1234\n' >"$r/etc/kernel/cmdline"
+	modcheck "$r"
+	assert_success
+	rm "$r/etc/kernel/cmdline"
+	printf 'GRUB_CMDLINE_LINUX_DEFAULT="quiet gpuvm.configx=1 notgpuvm.config=2"\n' >"$r/etc/default/grub"
+	modcheck "$r"
+	assert_failure 255
+	printf 'mode=vm-passthrough\n' >"$r/etc/gpuvm/gpuvm.conf"
+	modcheck "$r"
+	assert_success
+}
