@@ -15,12 +15,13 @@
 #include "util.h"
 
 enum {
-	EXIT_OK = 0,	   /* every device in its requested state, or nothing to do */
-	EXIT_FAILED = 1,   /* no selected device reached its state; or gpuvm could not run */
-	EXIT_USAGE = 2,	   /* bad command line */
-	EXIT_NO_IOMMU = 3, /* a VM mode, GPUs selected, and no active IOMMU */
-	EXIT_PARTIAL = 4,  /* some selected devices reached their state, others did not */
-	EXIT_PENDING = 5,  /* apply --defer/--resume: GPUs held, config='s disk awaited */
+	EXIT_OK = 0,	      /* every device in its requested state, or nothing to do */
+	EXIT_FAILED = 1,      /* no selected device reached its state; or gpuvm could not run */
+	EXIT_USAGE = 2,	      /* bad command line */
+	EXIT_NO_IOMMU = 3,    /* a VM mode, GPUs selected, and no active IOMMU */
+	EXIT_PARTIAL = 4,     /* some selected devices reached their state, others did not */
+	EXIT_PENDING = 5,     /* apply --defer/--resume: GPUs held, config='s disk awaited */
+	EXIT_NOT_APPLIED = 6, /* config set: written, but the next boot will not apply it */
 };
 
 static void usage(FILE *f)
@@ -84,7 +85,8 @@ static void usage(FILE *f)
 		"  2  usage error\n"
 		"  3  a VM mode was asked for and the IOMMU is not active\n"
 		"  4  partial: some selected devices reached their state, others did not\n"
-		"  5  apply --defer/--resume: GPUs held while config='s disk is awaited\n",
+		"  5  apply --defer/--resume: GPUs held while config='s disk is awaited\n"
+		"  6  config set: written, but the next boot will not apply it\n",
 		CONFIG_PATH);
 }
 
@@ -154,6 +156,8 @@ static int exit_status(const struct outcome *out)
 		return EXIT_PENDING;
 	if (out->iommu_unusable)
 		return EXIT_NO_IOMMU;
+	if (out->not_applied)
+		return EXIT_NOT_APPLIED;
 	if (out->failed == 0)
 		return EXIT_OK;
 	return out->ok ? EXIT_PARTIAL : EXIT_FAILED;

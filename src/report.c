@@ -114,6 +114,50 @@ static void json_log(struct json *j, const char *key, enum log_level level)
 	json_int(j, dropped, (long long)log_dropped(level));
 }
 
+/* A string that "" leaves out: null. */
+static void json_opt(struct json *j, const char *key, const char *s)
+{
+	json_string(j, key, s[0] ? s : NULL);
+}
+
+/* gpuvm: true, false, or null when unknown. */
+static void json_tri(struct json *j, const char *key, int v)
+{
+	if (v < 0)
+		json_null(j, key);
+	else
+		json_bool(j, key, v);
+}
+
+static void json_next_boot(struct json *j, const struct nextboot *nb)
+{
+	size_t i;
+
+	json_object_begin(j, "next_boot");
+	json_tri(j, "gpuvm", nb->gpuvm);
+	json_opt(j, "mode", nb->mode);
+	json_opt(j, "mode_source", nb->mode_source);
+	json_opt(j, "why", nb->why);
+	json_array_begin(j, "images");
+	for (i = 0; i < nb->n; i++) {
+		const struct nb_image *im = &nb->img[i];
+
+		json_object_begin(j, NULL);
+		json_string(j, "path", im->path);
+		json_string(j, "kernel", im->kernel);
+		json_tri(j, "gpuvm", im->gpuvm);
+		json_opt(j, "mode", im->mode);
+		json_opt(j, "config_mode", im->config_mode);
+		json_bool(j, "stale", im->stale);
+		json_opt(j, "why", im->why);
+		json_object_end(j);
+	}
+	json_array_end(j);
+	json_opt(j, "cmdline_mode", nb->cmdline_mode);
+	json_opt(j, "cmdline_source", nb->cmdline_source);
+	json_object_end(j);
+}
+
 void report_json(FILE *f, const struct report *r)
 {
 	const struct settings *s = r->settings;
@@ -207,6 +251,8 @@ void report_json(FILE *f, const struct report *r)
 		else
 			json_null(&j, "last_apply");
 	}
+	if (r->next_boot)
+		json_next_boot(&j, r->next_boot);
 	json_object_end(&j);
 	json_finish(&j);
 }
@@ -235,6 +281,24 @@ static void text_device(FILE *f, const struct report *r, size_t i)
 		term_safe(pd->target, to + 3, sizeof(to) - 3);
 	}
 	fprintf(f, " %-7s %-22s %s\n", action_name(pd->action), to, safe(pd->reason, why, sizeof(why)));
+}
+
+/* The next boot in a line, and its boot line's gpuvm.mode= in another. */
+static void text_next_boot(FILE *f, const struct nextboot *nb)
+{
+	char a[NB_TEXT], b[NB_TEXT];
+
+	if (nb->gpuvm == 1 && nb->mode[0])
+		fprintf(f, "next boot: gpuvm runs in %s (from %s)\n", nb->mode,
+			safe(nb->mode_source, a, sizeof(a)));
+	else
+		fprintf(f, "next boot: %s: %s\n", nb->gpuvm == 0 ? "no gpuvm" : "unknown",
+			safe(nb->why, a, sizeof(a)));
+	if (nb->cmdline_mode[0])
+		fprintf(f, "next boot line: gpuvm.mode=%s (%s)\n",
+			safe(nb->cmdline_mode, a, sizeof(a)), safe(nb->cmdline_source, b, sizeof(b)));
+	else if (nb->cmdline_unknown)
+		fprintf(f, "next boot line: unknown: %s\n", safe(nb->cmdline_source, a, sizeof(a)));
 }
 
 void report_text(FILE *f, const struct report *r)
@@ -326,6 +390,8 @@ void report_text(FILE *f, const struct report *r)
 	if (r->state_path)
 		fprintf(f, "last apply: %s\n",
 			r->last_state ? safe(r->state_path, a, sizeof(a)) : "(no state file)");
+	if (r->next_boot)
+		text_next_boot(f, r->next_boot);
 }
 
 /*

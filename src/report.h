@@ -9,14 +9,16 @@
 #include "plan.h"
 #include "settings.h"
 #include "confsource.h"
+#include "nextboot.h"
 
 struct report {
 	const char *command; /* "plan", "apply", "status" */
 	const struct settings *settings;
 	const struct source *source; /* where the settings came from; may be NULL */
 	const struct inventory *inv;
-	const struct plan *plan; /* NULL for status */
-	const char *last_state;	 /* status: the last state file's text, or NULL */
+	const struct plan *plan;	  /* NULL for status */
+	const char *last_state;		  /* status: the last state file's text, or NULL */
+	const struct nextboot *next_boot; /* status: what the next boot will run, or NULL */
 	const char *state_path;
 	/* apply: */
 	const struct exec_result *exec;

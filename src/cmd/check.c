@@ -5,10 +5,12 @@
 
 #include "check.h"
 #include "cmd.h"
+#include "config.h"
 #include "iomem.h"
 #include "json.h"
 #include "kmod.h"
 #include "log.h"
+#include "nextboot.h"
 #include "prepare.h"
 #include "rootio.h"
 
@@ -33,6 +35,38 @@ static const char *read_resource(size_t i, void *data)
 
 	snprintf(path, sizeof(path), "sys/bus/pci/devices/%s/resource", c->inv->dev[i].name);
 	return root_read(path, c->buf, sizeof(c->buf)) > 0 ? c->buf : NULL;
+}
+
+/* What the next boot will run, against the checked mode (nextboot.h): ERROR findings. */
+static size_t next_boot(const struct settings *s, struct finding *f, size_t n, size_t max)
+{
+	struct nextboot *nb = malloc(sizeof(*nb));
+	const char *mode = mode_name(s->mode);
+
+	if (!nb || nextboot_judge(nb, root_fd(), CONFIG_PATH + 1) < 0) {
+		free(nb);
+		return n;
+	}
+	if (n < max && s->mode != MODE_CONTAINER && nb->gpuvm == 0) {
+		f[n] = (struct finding){ .sev = SEV_ERROR };
+		snprintf(f[n].what, sizeof(f[n].what), "the next boot will not run gpuvm: %s", nb->why);
+		snprintf(f[n].fix, sizeof(f[n].fix),
+			 "dracut -f (gpuvm's dracut module joins by itself for a VM mode in %s; else add_dracutmodules+=\" gpuvm \"), or update-initramfs -u",
+			 CONFIG_PATH);
+		n++;
+	}
+	if (n < max && nb->cmdline_mode[0] && !streq(nb->cmdline_mode, mode)) {
+		f[n] = (struct finding){ .sev = SEV_ERROR };
+		snprintf(f[n].what, sizeof(f[n].what),
+			 "the boot line's gpuvm.mode=%s (%s) overrides %s at the next boot",
+			 nb->cmdline_mode, nb->cmdline_source, mode);
+		snprintf(f[n].fix, sizeof(f[n].fix),
+			 "remove gpuvm.mode= from %s (gpuvm cmdline prints the IOMMU parameters alone)",
+			 nb->cmdline_source);
+		n++;
+	}
+	free(nb);
+	return n;
 }
 
 void cmd_check(const struct options *o, struct outcome *out)
@@ -69,6 +103,7 @@ void cmd_check(const struct options *o, struct outcome *out)
 	if (iomem && root_read("proc/iomem", iomem, IOMEM_MAX) > 0)
 		in.n_fb = iomem_framebuffers(iomem, fb, ARRAY_SIZE(fb));
 	n = check_findings(&in, f, ARRAY_SIZE(f));
+	n = next_boot(&pp.s, f, n, ARRAY_SIZE(f));
 	for (i = 0; i < n; i++) {
 		errors += f[i].sev == SEV_ERROR;
 		warnings += f[i].sev == SEV_WARNING;

@@ -36,6 +36,7 @@ struct outcome {
 	bool not_ready;	     /* check: the host is not ready for the mode */
 	bool iommu_unusable; /* a VM mode, devices selected, no active IOMMU */
 	bool pending;	     /* apply --defer/--resume: GPUs held, config='s disk awaited */
+	bool not_applied;    /* config set: written, but the next boot will not apply it */
 	size_t selected, ok, failed;
 };
 

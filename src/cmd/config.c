@@ -12,84 +12,13 @@
 #include "cmd.h"
 #include "config.h"
 #include "log.h"
+#include "nextboot.h"
 #include "prepare.h"
 #include "settings.h"
 #include "state.h"
 #include "rootio.h"
 #include "tagspec.h"
 #include "util.h"
-
-/* A string field of the last state file's config_disk object. */
-static bool state_disk(const char *state, const char *key, char *buf, size_t size)
-{
-	return state_string(state, "config_disk", key, buf, size);
-}
-
-/*
- * The path of abs (absolute; under dirfd, or AT_FDCWD) inside its own file system: the
- * directories above it are walked up while they are on the same device.
- */
-static const char *in_fs_path(int dirfd, const char *abs, dev_t dev)
-{
-	char dir[PATH_MAX];
-	const char *mount = abs + strlen(abs);
-	struct stat st;
-
-	if (strlen(abs) >= sizeof(dir))
-		return abs;
-	for (;;) {
-		const char *slash = mount - 1;
-		size_t n;
-
-		while (slash > abs && *slash != '/')
-			slash--;
-		if (slash <= abs)
-			break; /* the parent is the root: same device as far as we look */
-		n = (size_t)(slash - abs);
-		memcpy(dir, abs, n);
-		dir[n] = '\0';
-		if (fstatat(dirfd, dirfd == AT_FDCWD ? dir : dir + 1, &st, 0) < 0 || st.st_dev != dev)
-			return mount;
-		mount = slash;
-	}
-	if (fstatat(dirfd, dirfd == AT_FDCWD ? "/" : ".", &st, 0) < 0 || st.st_dev != dev)
-		return mount;
-	return abs;
-}
-
-/*
- * Did the last boot read its config from this very file, on a disk (config=)? The device
- * it read is the one the file lives on, and the path it read is the file's path inside
- * that file system. Then the initramfs holds no copy that matters.
- */
-static bool read_from_disk(const char *file, char *spec, size_t size)
-{
-	char *state = state_read(), status[16], dev[BLKDEV_NAME_MAX], abs[PATH_MAX];
-	int dirfd = root_fd();
-	struct tag_spec t;
-	struct stat d, f;
-	const char *why;
-	bool ok = false;
-
-	if (!state)
-		return false;
-	if (file[0] != '/') { /* --file: relative to the working directory */
-		if (!realpath(file, abs)) {
-			free(state);
-			return false;
-		}
-		dirfd = AT_FDCWD;
-		file = abs;
-	}
-	if (state_disk(state, "status", status, sizeof(status)) && streq(status, "disk") &&
-	    state_disk(state, "device", dev, sizeof(dev)) && dev[0] == '/' &&
-	    state_disk(state, "spec", spec, size) && tag_parse(spec, &t, &why) == 0 &&
-	    fstatat(root_fd(), dev + 1, &d, 0) == 0 && S_ISBLK(d.st_mode) &&
-	    fstatat(dirfd, dirfd == AT_FDCWD ? file : file + 1, &f, 0) == 0 && d.st_rdev == f.st_dev)
-		ok = streq(in_fs_path(dirfd, file, f.st_dev), t.file);
-	free(state);
-	return ok;
-}
 
 /*
  * What config set stores for KEY=VALUE: exactly what config get will print, so the two
@@ -192,11 +121,81 @@ static void config_get(const struct options *o, const char *arg, struct outcome 
 	free(buf);
 }
 
+/* term_safe for a reason made of file names. */
+static const char *shown(const char *s, char *buf, size_t size)
+{
+	term_safe(s, buf, size);
+	return buf;
+}
+
+/*
+ * What the next boot will make of the file, judged by the images it can boot and the boot
+ * line (nextboot.h). mode=VALUE that the next boot cannot apply is outcome not_applied:
+ * the boot line sets another mode, or a VM mode and an image without gpuvm.
+ */
+static void next_boot(const struct options *o, int k, const char *stored, struct outcome *out)
+{
+	struct nextboot *nb = malloc(sizeof(*nb));
+	const struct nb_image *im;
+	char a[NB_TEXT], b[NB_TEXT];
+	bool stale = false, disk = false, vm = false;
+	enum mode want;
+	size_t i;
+
+	if (!nb ||
+	    nextboot_judge(nb, o->config ? AT_FDCWD : root_fd(),
+			   o->config ? o->config : CONFIG_PATH + 1) < 0) {
+		log_err("config set: out of memory judging the next boot");
+		out->error = true;
+		free(nb);
+		return;
+	}
+	if (nb->gpuvm == 1 && nb->mode[0])
+		printf("next boot: gpuvm runs in %s\n", nb->mode);
+	else if (nb->gpuvm == 0)
+		printf("next boot: no gpuvm: %s\n", shown(nb->why, a, sizeof(a)));
+	else
+		printf("next boot: unknown: %s\n", shown(nb->why, a, sizeof(a)));
+	if (k == KEY_MODE && mode_parse(stored, &want) == 0)
+		vm = want != MODE_CONTAINER;
+	if (k == KEY_MODE && nb->cmdline_mode[0] && !streq(nb->cmdline_mode, stored)) {
+		printf("the label cannot take effect on this node until gpuvm.mode= is removed from %s (it sets %s)\n",
+		       shown(nb->cmdline_source, a, sizeof(a)), shown(nb->cmdline_mode, b, sizeof(b)));
+		out->not_applied = true;
+	}
+	if (nb->gpuvm == 0 && vm) {
+		printf("%s: gpuvm will not bind at the next boot: run dracut -f before rebooting (gpuvm's dracut module joins by itself for a VM mode; else add_dracutmodules+=\" gpuvm \"), or update-initramfs -u\n",
+		       shown(nb->why, a, sizeof(a)));
+		out->not_applied = true;
+	} else if (nb->gpuvm == 0 && k == KEY_MODE) {
+		printf("note: %s: no gpuvm there means no vfio binds, as container mode wants\n",
+		       shown(nb->why, a, sizeof(a)));
+	}
+	for (i = 0; i < nb->n; i++) {
+		im = &nb->img[i];
+		if (im->gpuvm == 1 && im->from_disk)
+			disk = true;
+		if (im->gpuvm == 1 && im->stale && !stale) {
+			stale = true;
+			printf("the initramfs %s carries another copy of %s (mode %s): run dracut -f before rebooting\n",
+			       shown(im->path, a, sizeof(a)), CONFIG_PATH,
+			       im->config_mode[0] ? im->config_mode : "not set");
+		}
+	}
+	if (disk && !stale)
+		printf("the next boot reads the host config from a disk (%s): no dracut -f needed\n",
+		       shown(nb->img[0].mode_source, a, sizeof(a)));
+	if (nb->n == 0 && !o->config && root_exists("usr/lib/dracut/modules.d/90gpuvm"))
+		printf("the initramfs carries a copy of %s: run dracut -f before rebooting\n",
+		       CONFIG_PATH);
+	free(nb);
+}
+
 /* When does a new value take effect? The command line may override it; a reboot applies it. */
-static void takes_effect(const struct options *o, int k, struct outcome *out)
+static void takes_effect(const struct options *o, int k, const char *stored, struct outcome *out)
 {
 	struct prep pp = { 0 };
-	char running[32], spec[256];
+	char running[32];
 
 	if (prep_settings(&pp, o->root, o->cmdline, o->config, SRC_NO_DISK) < 0) {
 		out->error = true;
@@ -214,13 +213,8 @@ static void takes_effect(const struct options *o, int k, struct outcome *out)
 	} else {
 		printf("takes effect at the next boot\n");
 	}
-	if (read_from_disk(o->config ? o->config : CONFIG_PATH, spec, sizeof(spec)))
-		printf("this boot read its config from this file on a disk (config=%s): no dracut -f needed\n",
-		       spec);
-	else if (!o->config && root_exists("usr/lib/dracut/modules.d/90gpuvm"))
-		printf("the initramfs carries a copy of %s: run dracut -f before rebooting\n",
-		       CONFIG_PATH);
 	prep_fini(&pp);
+	next_boot(o, k, stored, out);
 }
 
 /* config set KEY=VALUE: validated, written atomically, and when it takes effect. */
@@ -270,7 +264,7 @@ static void config_set(const struct options *o, const char *arg, struct outcome 
 	printf("%s: %s=%s%s\n", o->config ? o->config : CONFIG_PATH, key, stored,
 	       changed ? "" : " (unchanged)");
 
-	takes_effect(o, k, out);
+	takes_effect(o, k, stored, out);
 }
 
 /* gpuvm config get KEY | set KEY=VALUE: the host config, edited atomically. */

@@ -8,9 +8,11 @@
 #include <time.h>
 
 #include "cmd.h"
+#include "config.h"
 #include "log.h"
 #include "prepare.h"
 #include "report.h"
+#include "rootio.h"
 #include "state.h"
 #include "util.h"
 
@@ -64,6 +66,7 @@ void cmd_status(const struct options *o, struct outcome *out)
 			      .inv = &pp.inv,
 			      .source = &pp.src,
 			      .state_path = "/" STATE_PATH };
+	struct nextboot *nb;
 	char *state;
 
 	if (prep_settings(&pp, o->root, o->cmdline, o->config, SRC_LOOK) < 0 || prep_scan(&pp) < 0) {
@@ -74,6 +77,14 @@ void cmd_status(const struct options *o, struct outcome *out)
 		nfd(&pp, out);
 		goto out;
 	}
+	nb = malloc(sizeof(*nb));
+	if (!nb || nextboot_judge(nb, root_fd(), CONFIG_PATH + 1) < 0) {
+		log_err("status: out of memory judging the next boot");
+		out->error = true;
+		free(nb);
+		goto out;
+	}
+	rep.next_boot = nb;
 	state = state_read();
 	rep.last_state = state;
 	if (o->json)
@@ -81,6 +92,7 @@ void cmd_status(const struct options *o, struct outcome *out)
 	else
 		report_text(stdout, &rep);
 	free(state);
+	free(nb);
 out:
 	prep_fini(&pp);
 }

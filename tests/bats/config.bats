@@ -240,25 +240,20 @@ EOF
 	[ "$output" = 0 ]
 }
 
-@test "set reads the last state file as JSON: a quoted label names another file, dracut -f needed" {
-	[ "$(id -u)" -eq 0 ] || skip "mknod of a block device node needs root"
-	mkdir -p "$ROOT/usr/lib/dracut/modules.d/90gpuvm" "$ROOT/run/gpuvm" "$ROOT/dev"
+@test "set judges by the image the next boot uses, not by the running boot's state file" {
+	mkdir -p "$ROOT/run/gpuvm"
 	printf 'mode=container\n' >"$CONF"
-	# A node (never opened) with the numbers of the file system the config file is on.
-	read -r maj min <<<"$(stat -c '%Hd %Ld' "$CONF")"
-	mknod "$ROOT/dev/vdb" b "$maj" "$min"
-	# As report_json writes it: the spec's quotes escaped.
-	state() {
-		printf '{\n  "mode": "container",\n  "config_disk": {\n    "spec": "%s",\n    "status": "disk",\n    "device": "/dev/vdb"\n  }\n}\n' \
-			"$1" >"$ROOT/run/gpuvm/state.json"
-	}
-	state 'LABEL=\"my disk\":/etc/other.conf'
+	# The running boot read this file from a disk; the image now holds a copy and no config=.
+	printf '{\n  "mode": "container",\n  "config_disk": {\n    "spec": "UUID=0b1e",\n    "status": "disk",\n    "device": "/dev/vdb"\n  }\n}\n' \
+		>"$ROOT/run/gpuvm/state.json"
+	mkinitrd "$ROOT/boot/initrd.img-6.1.0-99-amd64" --conf mode=container
 	gv config set mode=vm-passthrough
 	assert_success
 	refute_output --partial "no dracut -f needed"
-	assert_output --partial "run dracut -f before rebooting"
-	state 'LABEL=\"my disk\"'
+	assert_line "the initramfs /boot/initrd.img-6.1.0-99-amd64 carries another copy of /etc/gpuvm/gpuvm.conf (mode container): run dracut -f before rebooting"
+	# The image names the disk (config=): its copy does not matter.
+	mkinitrd "$ROOT/boot/initrd.img-6.1.0-99-amd64" --conf 'config=LABEL="my disk"'
 	gv config set mode=container
 	assert_success
-	assert_line 'this boot read its config from this file on a disk (config=LABEL="my disk"): no dracut -f needed'
+	assert_line 'the next boot reads the host config from a disk (the host config, read from config=LABEL="my disk"): no dracut -f needed'
 }

@@ -301,33 +301,20 @@ override() {
 	assert_regex "$stderr" "exclude each other"
 }
 
-@test "config set knows when the boot reads this very file from a disk: no dracut -f then" {
-	need "root (for mknod of a block device node)" [ "$(id -u)" -eq 0 ]
-	mkdir -p "$ROOT/usr/lib/dracut/modules.d/90gpuvm" "$ROOT/run/gpuvm"
+@test "config set knows when the next boot reads the file from a disk: no dracut -f then" {
+	mkdir -p "$ROOT/usr/lib/dracut/modules.d/90gpuvm"
 	printf 'mode=container\n' >"$ROOT/etc/gpuvm/gpuvm.conf"
-	# A node (never opened) with the numbers of the file system the config file is on.
-	read -r maj min <<<"$(stat -c '%Hd %Ld' "$ROOT/etc/gpuvm/gpuvm.conf")"
-	mknod "$ROOT/dev/vdb" b "$maj" "$min"
-	state() {
-		printf '{\n  "mode": "container",\n  "config_disk": {\n    "spec": "%s",\n    "status": "%s",\n    "device": "%s"\n  },\n  "devices": []\n}\n' \
-			"$1" "$2" "$3" >"$ROOT/run/gpuvm/state.json"
-	}
-	state "UUID=0b1e" disk /dev/vdb
+	mkinitrd "$ROOT/boot/initrd.img-6.1.0-99-amd64" --conf 'config=UUID=0b1e'
 	gv config set mode=vm-passthrough
 	assert_success
-	assert_line "this boot read its config from this file on a disk (config=UUID=0b1e): no dracut -f needed"
+	assert_line "next boot: gpuvm runs in vm-passthrough"
+	assert_line "the next boot reads the host config from a disk (the host config, read from config=UUID=0b1e): no dracut -f needed"
 	refute_output --partial "run dracut -f"
-	# Another path on that disk, another device, or a boot that fell back: the copy matters.
-	state "UUID=0b1e:/gpuvm.conf" disk /dev/vdb
-	gv config set mode=container
-	assert_output --partial "run dracut -f"
-	mknod "$ROOT/dev/vdc" b "$maj" "$((min + 1))"
-	state "UUID=0b1e" disk /dev/vdc
+	# An image without config=: its copy is what the next boot reads.
+	mkinitrd "$ROOT/boot/initrd.img-6.1.0-99-amd64" --conf 'mode=container'
 	gv config set mode=vm-passthrough
 	assert_output --partial "run dracut -f"
-	state "UUID=0b1e" fallback /dev/vdb
-	gv config set mode=container
-	assert_output --partial "run dracut -f"
+	assert_line "next boot: gpuvm runs in container"
 }
 
 @test "apply --resume that decides removes the record even when config= is gone from its settings" {

@@ -53,3 +53,50 @@ secret_intact() {
 	[ "$(cat "$SECRET")" = 's3cret, root only' ]
 	[ "$(stat -c %a "$SECRET")" = 600 ]
 }
+
+# mkinitrd PATH [--comp gzip|xz|zstd|none] [--early] [--no-gpuvm] [--no-hook] [--conf TEXT]
+#   [--cmdline TEXT]: an initramfs image as dracut lays one out (its library, gpuvm's binary
+# and pre-udev hook), made with cpio -H newc and compressed; --early puts an uncompressed
+# microcode archive before it; --conf and --cmdline bake /etc/gpuvm/gpuvm.conf and
+# /etc/cmdline.d/01-default.conf in it.
+mkinitrd() {
+	local out=$1 comp=gzip early='' gpuvm=1 hook=1 conf='' cmdl='' d
+	shift
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--comp) comp=$2 && shift ;;
+		--early) early=1 ;;
+		--no-gpuvm) gpuvm='' ;;
+		--no-hook) hook='' ;;
+		--conf) conf=$2 && shift ;;
+		--cmdline) cmdl=$2 && shift ;;
+		*) fail "mkinitrd: unknown option $1" ;;
+		esac
+		shift
+	done
+	d=$(mktemp -d "$BATS_TEST_TMPDIR/img.XXXXXX")
+	mkdir -p "$d/usr/lib/dracut" "$d/usr/sbin" "$d/var/lib/dracut/hooks/pre-udev"
+	echo 'getarg() { :; }' >"$d/usr/lib/dracut/dracut-lib.sh"
+	[ -z "$gpuvm" ] || printf '\177ELF' >"$d/usr/sbin/gpuvm"
+	[ -z "$gpuvm" ] || [ -z "$hook" ] || echo gpuvm >"$d/var/lib/dracut/hooks/pre-udev/00-gpuvm-pre-udev.sh"
+	if [ -n "$conf" ]; then
+		mkdir -p "$d/etc/gpuvm"
+		printf '%s\n' "$conf" >"$d/etc/gpuvm/gpuvm.conf"
+	fi
+	if [ -n "$cmdl" ]; then
+		mkdir -p "$d/etc/cmdline.d"
+		printf '%s\n' "$cmdl" >"$d/etc/cmdline.d/01-default.conf"
+	fi
+	mkdir -p "$(dirname "$out")"
+	: >"$out"
+	if [ -n "$early" ]; then
+		mkdir -p "$d.early/kernel/x86/microcode"
+		echo ucode >"$d.early/kernel/x86/microcode/GenuineIntel.bin"
+		(cd "$d.early" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) >"$out"
+	fi
+	if [ "$comp" = none ]; then
+		(cd "$d" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) >>"$out"
+	else
+		(cd "$d" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) | "$comp" -c >>"$out"
+	fi
+}
