@@ -10,42 +10,19 @@
 #include "cmd.h"
 #include "config.h"
 #include "log.h"
+#include "pciids.h"
 #include "prepare.h"
 #include "rootio.h"
 #include "util.h"
 
-#define PCIIDS_MAX ((size_t)4 * 1024 * 1024)
-
-/* A whole file under the root, NUL-terminated, up to max bytes; NULL when absent. */
-static char *read_file(const char *path, size_t max, size_t *len)
-{
-	char *buf;
-
-	if (config_read_max(root_fd(), path, max, &buf, len) < 0)
-		return NULL;
-	return buf;
-}
-
-/* --pci-ids FILE: the database the user names, a host path (as --config); -errno. */
-static int read_given(const char *file, char **ids, size_t *len)
-{
-	return config_read_max(AT_FDCWD, file, PCIIDS_MAX, ids, len);
-}
-
 void cmd_kubevirt(const struct options *o, struct outcome *out)
 {
-	/*
-	 * The plugin names from the pci.ids in its image: gpuvm's copy of its NVIDIA block
-	 * first (scripts/pciids-nvidia.sh), then the host's, older or newer than the plugin's.
-	 */
-	static const char *const pciids[] = { "usr/share/gpuvm/pci.ids", "usr/share/misc/pci.ids",
-					      "usr/share/hwdata/pci.ids", "usr/share/pci.ids" };
 	struct prep pp = { 0 };
 	const struct inventory *inv = &pp.inv;
 	const struct plan *p = &pp.p;
 	struct kv_device dev[32];
 	char *ids = NULL, name[160];
-	size_t i, j, n = 0, len = 0;
+	size_t i, j, n = 0, len = 0, which = 0;
 
 	if (prep_settings(&pp, o->root, o->cmdline, o->config, SRC_LOOK) < 0) {
 		out->error = true;
@@ -57,7 +34,7 @@ void cmd_kubevirt(const struct options *o, struct outcome *out)
 		goto out;
 	}
 	if (o->pci_ids) {
-		int r = read_given(o->pci_ids, &ids, &len);
+		int r = pciids_read_given(o->pci_ids, &ids, &len);
 
 		if (r < 0) {
 			log_err("--pci-ids %s: cannot read: %s", o->pci_ids,
@@ -66,16 +43,20 @@ void cmd_kubevirt(const struct options *o, struct outcome *out)
 			goto out;
 		}
 	}
-	for (i = 0; i < ARRAY_SIZE(pciids) && !ids; i++)
-		ids = read_file(pciids[i], PCIIDS_MAX, &len);
+	/*
+	 * The plugin names from the pci.ids in its image: gpuvm's copy of its NVIDIA block
+	 * first, then the host's, older or newer than the plugin's.
+	 */
+	if (!o->pci_ids)
+		ids = pciids_read(&len, &which);
 	if (!o->pci_ids && !ids)
 		log_warn("no pci.ids: resource names are device IDs, as the sandbox device plugin's "
 			 "only for IDs its pci.ids lacks (gpuvm(8), kubevirt)");
-	else if (!o->pci_ids && i > 1)
+	else if (!o->pci_ids && which > 0)
 		log_warn("names from /%s, not the sandbox device plugin's pci.ids: an ID one lacks "
 			 "or names otherwise gets another resourceName (install /usr/share/gpuvm/pci.ids, "
 			 "gpuvm(8), kubevirt)",
-			 pciids[i - 1]);
+			 pciids_paths[which]);
 	for (i = 0; i < inv->n; i++) {
 		const struct pci_dev *d = &inv->dev[i];
 		bool known;
