@@ -35,8 +35,28 @@ int pciids_name(const char *pciids, size_t len, uint16_t vendor, uint16_t device
  */
 void kv_resource_name(const char *name, uint16_t vendor, uint16_t device, char *out, size_t size);
 
+/* A mediated device type the vGPU Manager shows (mdev_supported_types/TYPE/name). */
+struct kv_mdev {
+	char name[96];	    /* the name file's text, blanks around it trimmed: the selector */
+	char resource[128]; /* nvidia.com/GRID_T4-1Q */
+};
+
+/*
+ * The sandbox device plugin's resourceName for a vGPU type (readVgpuIDFromFile): the name
+ * file's text with newlines trimmed at both ends, each run of blanks one '_', after
+ * "nvidia.com/". Pure.
+ */
+void kv_mdev_resource(const char *raw, char *out, size_t size);
+
 /* The permittedHostDevices snippet, YAML to merge into the KubeVirt CR's spec.configuration. */
 void kv_yaml(FILE *f, const struct kv_device *d, size_t n, bool external);
 void kv_json(FILE *f, const struct kv_device *d, size_t n, bool external);
+/*
+ * vm-vgpu: the mediatedDevices entries, YAML after kv_yaml()'s, or JSON with the
+ * pciHostDevices; none: an empty list and a comment (YAML) that says none is visible yet.
+ */
+void kv_yaml_mdev(FILE *f, const struct kv_mdev *m, size_t n, bool external);
+void kv_json_vgpu(FILE *f, const struct kv_device *d, size_t n, const struct kv_mdev *m, size_t n_m,
+		  bool external);
 
 #endif

@@ -15,19 +15,73 @@
 #include "rootio.h"
 #include "util.h"
 
+struct mdev_ctx {
+	struct kv_mdev *m;
+	size_t n, max;
+	const char *dev; /* the function's address */
+};
+
+/* One type of mdev_supported_types: its name, once. */
+static int one_type(const char *type, void *data)
+{
+	struct mdev_ctx *c = data;
+	char path[256], raw[sizeof(c->m->name)], name[sizeof(c->m->name)];
+	size_t i;
+
+	snprintf(path, sizeof(path), "sys/bus/pci/devices/%s/mdev_supported_types/%s/name", c->dev,
+		 type);
+	if (root_read(path, raw, sizeof(raw)) <= 0)
+		return 0;
+	strscpy(name, raw, sizeof(name));
+	rstrip(name);
+	for (i = 0; i < c->n && !streq(c->m[i].name, name); i++)
+		;
+	if (i < c->n || c->n == c->max || !name[0])
+		return 0;
+	strscpy(c->m[c->n].name, name, sizeof(c->m[c->n].name));
+	kv_mdev_resource(raw, c->m[c->n].resource, sizeof(c->m[c->n].resource));
+	c->n++;
+	return 0;
+}
+
+/*
+ * vm-vgpu: the mediated device types the vGPU Manager shows on NVIDIA's GPUs and their
+ * SR-IOV VFs (Ampere and later: on each VF), deduplicated by name.
+ */
+static size_t mdev_types(const struct inventory *inv, struct kv_mdev *m, size_t max)
+{
+	struct mdev_ctx c = { m, 0, max, NULL };
+	char dir[160];
+	size_t i;
+
+	for (i = 0; i < inv->n; i++) {
+		const struct pci_dev *d = &inv->dev[i];
+
+		if (d->vendor != 0x10de || (d->class >> 8 != 0x0300 && d->class >> 8 != 0x0302))
+			continue;
+		c.dev = d->name;
+		snprintf(dir, sizeof(dir), "sys/bus/pci/devices/%s/mdev_supported_types", d->name);
+		root_list(dir, one_type, &c);
+	}
+	return c.n;
+}
+
 void cmd_kubevirt(const struct options *o, struct outcome *out)
 {
 	struct prep pp = { 0 };
 	const struct inventory *inv = &pp.inv;
 	const struct plan *p = &pp.p;
 	struct kv_device dev[32];
+	struct kv_mdev mdev[64];
+	bool vgpu;
 	char *ids = NULL, name[160];
-	size_t i, j, n = 0, len = 0, which = 0;
+	size_t i, j, n = 0, n_mdev = 0, len = 0, which = 0;
 
 	if (prep_settings(&pp, o->root, o->cmdline, o->config, SRC_LOOK) < 0) {
 		out->error = true;
 		goto out;
 	}
+	vgpu = pp.s.mode == MODE_VM_VGPU;
 	pp.s.mode = MODE_VM_PASSTHROUGH;
 	if (prep_scan(&pp) < 0 || prep_plan(&pp) < 0) {
 		out->error = true;
@@ -80,12 +134,21 @@ void cmd_kubevirt(const struct options *o, struct outcome *out)
 				 sizeof(dev[n].resource));
 		n++;
 	}
-	if (!n)
+	if (vgpu) {
+		n_mdev = mdev_types(inv, mdev, ARRAY_SIZE(mdev));
+		if (!n_mdev)
+			log_warn("mode vm-vgpu: no mediated device type is visible yet (mdev_supported_types of the GPUs and their VFs): mediatedDevices is empty until the vGPU Manager (nvidia_vgpu_vfio) runs; run gpuvm kubevirt again then");
+	}
+	if (!n && !vgpu)
 		log_warn("no device would be in passthrough: the snippet is empty");
-	if (o->json)
+	if (o->json && vgpu)
+		kv_json_vgpu(stdout, dev, n, mdev, n_mdev, o->external);
+	else if (o->json)
 		kv_json(stdout, dev, n, o->external);
 	else
 		kv_yaml(stdout, dev, n, o->external);
+	if (!o->json && vgpu)
+		kv_yaml_mdev(stdout, mdev, n_mdev, o->external);
 out:
 	prep_fini(&pp);
 	free(ids);
