@@ -15,6 +15,8 @@
 #include "rootio.h"
 #include "util.h"
 
+#define KV_IDS_MAX 32 /* distinct device IDs in pciHostDevices */
+
 struct mdev_ctx {
 	struct kv_mdev *m;
 	size_t n, max;
@@ -66,14 +68,64 @@ static size_t mdev_types(const struct inventory *inv, struct kv_mdev *m, size_t 
 	return c.n;
 }
 
+/*
+ * vm-vgpu on Ada, Hopper and newer with vGPU 17 and later: no mdev; each VF shows the vGPU
+ * profiles it can take in nvidia/creatable_vgpu_types ("1428 : NVIDIA H200X-141C"). One
+ * entry a profile, its VF's ID the selector, named as the plugin's vendor-specific VFIO
+ * discovery names it (blanks to '_'). Appended to dev (n of max); returns the new n.
+ */
+static size_t vfio_vgpu_types(const struct inventory *inv, struct kv_device *dev, size_t n, size_t max)
+{
+	char path[160], buf[8192], name[96], res[sizeof(dev->resource)];
+	size_t i, j;
+
+	for (i = 0; i < inv->n; i++) {
+		const struct pci_dev *d = &inv->dev[i];
+		const char *p, *e, *end;
+		ssize_t len;
+
+		if (d->vendor != 0x10de || !d->is_vf)
+			continue;
+		snprintf(path, sizeof(path), "sys/bus/pci/devices/%s/nvidia/creatable_vgpu_types",
+			 d->name);
+		len = root_read(path, buf, sizeof(buf));
+		if (len <= 0)
+			continue;
+		end = buf + len;
+		for (p = buf; p < end; p = e + 1) {
+			e = memchr(p, '\n', (size_t)(end - p));
+			if (!e)
+				e = end;
+			if (kv_vgpu_type_line(p, (size_t)(e - p), name, sizeof(name)) < 0)
+				continue;
+			kv_mdev_resource(name, res, sizeof(res));
+			for (j = 0; j < n && !(dev[j].vgpu && streq(dev[j].resource, res)); j++)
+				;
+			if (j < n) {
+				dev[j].count++;
+				continue;
+			}
+			if (n == max)
+				return n;
+			dev[n].vendor = d->vendor;
+			dev[n].device = d->device;
+			dev[n].count = 1;
+			dev[n].vgpu = true;
+			strscpy(dev[n].resource, res, sizeof(dev[n].resource));
+			n++;
+		}
+	}
+	return n;
+}
+
 void cmd_kubevirt(const struct options *o, struct outcome *out)
 {
 	struct prep pp = { 0 };
 	const struct inventory *inv = &pp.inv;
 	const struct plan *p = &pp.p;
-	struct kv_device dev[32];
+	struct kv_device dev[KV_IDS_MAX + 32]; /* the IDs, then vm-vgpu's VF profiles */
 	struct kv_mdev mdev[64];
-	bool vgpu;
+	bool vgpu, none_visible = false;
 	char *ids = NULL, name[160];
 	size_t i, j, n = 0, n_mdev = 0, len = 0, which = 0;
 
@@ -124,20 +176,25 @@ void cmd_kubevirt(const struct options *o, struct outcome *out)
 			dev[j].count++;
 			continue;
 		}
-		if (n == ARRAY_SIZE(dev))
+		if (n == KV_IDS_MAX)
 			break;
 		dev[n].vendor = d->vendor;
 		dev[n].device = d->device;
 		dev[n].count = 1;
+		dev[n].vgpu = false;
 		known = ids && pciids_name(ids, len, d->vendor, d->device, name, sizeof(name)) == 0;
 		kv_resource_name(known ? name : NULL, d->vendor, d->device, dev[n].resource,
 				 sizeof(dev[n].resource));
 		n++;
 	}
 	if (vgpu) {
+		size_t n_pci = n;
+
 		n_mdev = mdev_types(inv, mdev, ARRAY_SIZE(mdev));
-		if (!n_mdev)
-			log_warn("mode vm-vgpu: no mediated device type is visible yet (mdev_supported_types of the GPUs and their VFs): mediatedDevices is empty until the vGPU Manager (nvidia_vgpu_vfio) runs; run gpuvm kubevirt again then");
+		n = vfio_vgpu_types(inv, dev, n, ARRAY_SIZE(dev));
+		none_visible = !n_mdev && n == n_pci;
+		if (none_visible)
+			log_warn("mode vm-vgpu: no vGPU type is visible yet (mdev_supported_types, nvidia/creatable_vgpu_types of the GPUs and their VFs): none is in the snippet until the vGPU Manager (nvidia_vgpu_vfio) runs; run gpuvm kubevirt again then");
 	}
 	if (!n && !vgpu)
 		log_warn("no device would be in passthrough: the snippet is empty");
@@ -148,7 +205,7 @@ void cmd_kubevirt(const struct options *o, struct outcome *out)
 	else
 		kv_yaml(stdout, dev, n, o->external);
 	if (!o->json && vgpu)
-		kv_yaml_mdev(stdout, mdev, n_mdev, o->external);
+		kv_yaml_mdev(stdout, mdev, n_mdev, o->external, none_visible);
 out:
 	prep_fini(&pp);
 	free(ids);

@@ -165,9 +165,24 @@ permittedHostDevices:
 	pciids
 	gv --cmdline "gpuvm.mode=vm-vgpu" kubevirt
 	assert_success
-	assert_output --partial "  # no mediated device type is visible yet"
+	assert_output --partial "  # no vGPU type is visible yet"
 	assert_output --partial "  mediatedDevices: []"
-	assert_regex "$stderr" "no mediated device type is visible yet.*until the vGPU Manager \(nvidia_vgpu_vfio\) runs"
+	assert_regex "$stderr" "no vGPU type is visible yet.*until the vGPU Manager \(nvidia_vgpu_vfio\) runs"
 	gv --cmdline "gpuvm.mode=vm-vgpu" kubevirt --json
 	[ "$(jqr '.permittedHostDevices.mediatedDevices | length')" = 0 ]
+}
+
+# vGPU 17 and later on Ada, Hopper and newer: no mdev; the VFs show their profiles under
+# nvidia/, and the plugin's vendor-specific VFIO discovery advertises them as PCI devices.
+@test "kubevirt under vm-vgpu: VF profiles of the vendor-specific VFIO as external PCI entries" {
+	mkfx sriov
+	pciids
+	fx_vgpu_types "$ROOT" 0000:41:00.4 "1155 : NVIDIA L40S-1Q" " 1157 :  NVIDIA L40S-4C "
+	fx_vgpu_types "$ROOT" 0000:41:00.5 "1155 : NVIDIA L40S-1Q"
+	gv --cmdline "gpuvm.mode=vm-vgpu" kubevirt --json
+	assert_success
+	[ "$(jqr '[.permittedHostDevices.pciHostDevices[] | select(.externalResourceProvider) | .resourceName] | join(",")')" = "nvidia.com/NVIDIA_L40S-1Q,nvidia.com/NVIDIA_L40S-4C" ]
+	[ "$(jqr '.permittedHostDevices.pciHostDevices[1].pciVendorSelector')" = "10DE:26B9" ]
+	[ "$(jqr '.permittedHostDevices.mediatedDevices | length')" = 0 ]
+	[[ "$stderr" != *"no vGPU type is visible"* ]]
 }
