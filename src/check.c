@@ -183,18 +183,17 @@ static void device_findings(const struct check_input *in, struct out *o)
 		    "no device is selected (NVIDIA display or 3D controllers, or ids=)");
 }
 
-/* Why a GPU's vGPU support is unknown. */
-static const char *unknown_why(const struct gpu_models *ms, const struct gpu_model *m)
+/* Why a GPU's vGPU support is unknown, into why. */
+static const char *unknown_why(const struct gpu_models *ms, const struct gpu_model *m, char *why,
+			       size_t size)
 {
-	static char why[160];
-
 	if (!ms || !ms->source)
-		snprintf(why, sizeof(why), "no pci.ids to name it");
+		snprintf(why, size, "no pci.ids to name it");
 	else if (m && m->name[0])
-		snprintf(why, sizeof(why), "its name in /%s, '%.60s', has no chip code gpuvm knows",
+		snprintf(why, size, "its name in /%s, '%.60s', has no chip code gpuvm knows",
 			 ms->source, m->name);
 	else
-		snprintf(why, sizeof(why), "/%s does not name it", ms->source);
+		snprintf(why, size, "/%s does not name it", ms->source);
 	return why;
 }
 
@@ -210,14 +209,16 @@ static void vgpu_findings(const struct check_input *in, struct out *o)
 		const struct pci_dev *d = &in->inv->dev[i];
 		const struct plan_dev *pd = &in->plan->dev[i];
 		const struct gpu_model *m = gpu_model_find(ms, d->vendor, d->device);
+		char why[160];
 
-		if (!pd->selected || pd->role != ROLE_GPU)
+		/* NVIDIA's vGPU is for NVIDIA's GPUs: one ids= selects of another vendor has none. */
+		if (!pd->selected || pd->role != ROLE_GPU || d->vendor != 0x10de)
 			continue;
 		if (!m || m->support == VGPU_SUP_UNKNOWN)
 			add(o, SEV_WARNING,
 			    "install a current pci.ids (/usr/share/gpuvm/pci.ids, or the distribution's), or check NVIDIA's list of GPUs its vGPU release supports",
 			    "cannot tell whether a vGPU release supports %s (%04x:%04x): %s",
-			    d->name, d->vendor, d->device, unknown_why(ms, m));
+			    d->name, d->vendor, d->device, unknown_why(ms, m, why, sizeof(why)));
 		else if (m->support == VGPU_SUP_NO)
 			add(o, SEV_ERROR,
 			    "use a data-center or professional GPU that NVIDIA's vGPU release lists, or give this one to a VM whole (mode vm-passthrough)",
