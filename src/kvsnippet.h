@@ -10,15 +10,15 @@
 /* What the cluster is told: KubeVirt's permittedHostDevices, Node Feature Discovery. */
 
 struct kv_device {
+	size_t count; /* functions of this ID */
 	uint16_t vendor, device;
-	char resource[160]; /* nvidia.com/GA100_A100_SXM4_40GB */
-	size_t count;	    /* functions of this ID */
 	/*
 	 * A vGPU profile of SR-IOV VFs, NVIDIA's vendor-specific VFIO (vGPU 17 and later on
 	 * Ada, Hopper and newer): a PCI device to KubeVirt that only the sandbox device plugin
 	 * advertises, so always externalResourceProvider.
 	 */
 	bool vgpu;
+	char resource[160]; /* nvidia.com/GA100_A100_SXM4_40GB */
 };
 
 /*
