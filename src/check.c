@@ -197,7 +197,36 @@ static const char *unknown_why(const struct gpu_models *ms, const struct gpu_mod
 	return why;
 }
 
-/* vm-vgpu: the GPUs no vGPU release supports, those gpuvm cannot tell, SR-IOV without it. */
+/*
+ * The selected GPUs of dev i's ID: into more, " and N more" when others share it. False
+ * when one before i does (its finding says them all).
+ */
+static bool first_of_id(const struct check_input *in, size_t i, char *more, size_t size)
+{
+	const struct pci_dev *d = &in->inv->dev[i];
+	size_t j, n = 0;
+
+	for (j = 0; j < in->inv->n; j++) {
+		const struct pci_dev *e = &in->inv->dev[j];
+
+		if (j == i || !in->plan->dev[j].selected || in->plan->dev[j].role != ROLE_GPU ||
+		    e->vendor != d->vendor || e->device != d->device)
+			continue;
+		if (j < i)
+			return false;
+		n++;
+	}
+	if (n)
+		snprintf(more, size, " and %zu more", n);
+	else
+		more[0] = '\0';
+	return true;
+}
+
+/*
+ * vm-vgpu: the GPUs no vGPU release supports and those gpuvm cannot tell (once an ID), each
+ * GPU of Ampere or later without SR-IOV.
+ */
 static void vgpu_findings(const struct check_input *in, struct out *o)
 {
 	const struct gpu_models *ms = in->inv->models;
@@ -209,20 +238,22 @@ static void vgpu_findings(const struct check_input *in, struct out *o)
 		const struct pci_dev *d = &in->inv->dev[i];
 		const struct plan_dev *pd = &in->plan->dev[i];
 		const struct gpu_model *m = gpu_model_find(ms, d->vendor, d->device);
-		char why[160];
+		char why[160], more[32];
 
 		/* NVIDIA's vGPU is for NVIDIA's GPUs: one ids= selects of another vendor has none. */
 		if (!pd->selected || pd->role != ROLE_GPU || d->vendor != 0x10de)
 			continue;
+		if ((!m || m->support != VGPU_SUP_YES) && !first_of_id(in, i, more, sizeof(more)))
+			continue;
 		if (!m || m->support == VGPU_SUP_UNKNOWN)
 			add(o, SEV_WARNING,
 			    "install a current pci.ids (/usr/share/gpuvm/pci.ids, or the distribution's), or check NVIDIA's list of GPUs its vGPU release supports",
-			    "cannot tell whether a vGPU release supports %s (%04x:%04x): %s",
-			    d->name, d->vendor, d->device, unknown_why(ms, m, why, sizeof(why)));
+			    "cannot tell whether a vGPU release supports %s%s (%04x:%04x): %s",
+			    d->name, more, d->vendor, d->device, unknown_why(ms, m, why, sizeof(why)));
 		else if (m->support == VGPU_SUP_NO)
 			add(o, SEV_ERROR,
 			    "use a data-center or professional GPU that NVIDIA's vGPU release lists, or give this one to a VM whole (mode vm-passthrough)",
-			    "no vGPU release supports %s (%04x:%04x, %s, %s): %s", d->name,
+			    "no vGPU release supports %s%s (%04x:%04x, %s, %s): %s", d->name, more,
 			    d->vendor, d->device, m->name, gpu_arch_name(m->arch), m->why);
 		else if (m->method == VGPU_SRIOV && d->sriov_totalvfs <= 0)
 			add(o, SEV_ERROR,

@@ -93,6 +93,16 @@ with_vgpu_mgr() {
 	[ "$(dev_field 0000:01:00.0 vgpu)" = null ]
 }
 
+@test "vm-vgpu: one finding an ID, however many GPUs have it" {
+	mkfx two-gpus
+	mkdir -p "$ROOT/usr/share/misc"
+	printf '10de  NVIDIA Corporation\n\t2684  AD102 [GeForce RTX 4090]\n' >"$ROOT/usr/share/misc/pci.ids"
+	gv --cmdline "intel_iommu=on iommu=pt" check --mode vm-vgpu --json
+	assert_failure 1
+	[ "$(jqr '.errors')" = 1 ]
+	assert_regex "$(jqr '.findings[] | select(.severity == "error") | .what')" "^no vGPU release supports 0000:03:00.0 and 1 more \(10de:2684, AD102 \[GeForce RTX 4090\], Ada\)"
+}
+
 @test "vm-vgpu: a GPU pci.ids does not name is a warning, never a silent ready" {
 	mkfx gpu-nic
 	with_vgpu_mgr
