@@ -167,7 +167,9 @@ image: all
 e2e: all
 	tests/e2e/run.sh
 
-# Install: make install [DESTDIR=…] [PREFIX=/usr]. The example config never replaces one.
+# Install: make install [DESTDIR=…] [PREFIX=/usr] [PCI_IDS=FILE]. The example config never
+# replaces one. PCI_IDS: a pci.ids (the sandbox device plugin's, gpuvm(8) kubevirt) whose
+# header and NVIDIA block become /usr/share/gpuvm/pci.ids; none is shipped.
 PREFIX ?= /usr
 SBINDIR := $(PREFIX)/sbin
 DRACUTDIR := $(PREFIX)/lib/dracut/modules.d/90gpuvm
@@ -183,6 +185,9 @@ install: all
 	install -D -m 0755 dracut/90gpuvm/gpuvm-resume.sh $(DESTDIR)$(DRACUTDIR)/gpuvm-resume.sh
 	install -D -m 0644 doc/gpuvm.8 $(DESTDIR)$(MANDIR)/gpuvm.8
 	install -D -m 0644 systemd/gpuvm-nfd.service $(DESTDIR)$(UNITDIR)/gpuvm-nfd.service
+	install -D -m 0644 systemd/gpuvm-nfd.timer $(DESTDIR)$(UNITDIR)/gpuvm-nfd.timer
+	[ -z "$(PCI_IDS)" ] || { sh scripts/pciids-nvidia.sh "$(PCI_IDS)" >$(B)/pci.ids && \
+		install -D -m 0644 $(B)/pci.ids $(DESTDIR)$(SHAREDIR)/pci.ids; }
 	install -D -m 0755 mirror/gpuvm-label-mirror $(DESTDIR)$(SHAREDIR)/mirror/gpuvm-label-mirror
 	for f in mirror/deploy/*.yaml mirror/deploy/*/*.yaml; do \
 		install -D -m 0644 $$f $(DESTDIR)$(SHAREDIR)/$$f || exit 1; done
@@ -201,7 +206,8 @@ install: all
 
 # Leaves /etc/gpuvm/gpuvm.conf: it is the operator's.
 uninstall:
-	rm -f $(DESTDIR)$(SBINDIR)/gpuvm $(DESTDIR)$(MANDIR)/gpuvm.8 $(DESTDIR)$(UNITDIR)/gpuvm-nfd.service
+	rm -f $(DESTDIR)$(SBINDIR)/gpuvm $(DESTDIR)$(MANDIR)/gpuvm.8 $(DESTDIR)$(UNITDIR)/gpuvm-nfd.service \
+		$(DESTDIR)$(UNITDIR)/gpuvm-nfd.timer
 	rm -rf $(DESTDIR)$(DRACUTDIR) $(DESTDIR)$(SHAREDIR)
 
 

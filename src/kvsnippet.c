@@ -147,6 +147,9 @@ void kv_yaml(FILE *f, const struct kv_device *d, size_t n, bool external)
 	size_t i;
 
 	fprintf(f, "# gpuvm kubevirt: merge under the KubeVirt CR's spec.configuration\n");
+	fprintf(f, "# %s\n",
+		external ? "for NVIDIA's sandbox device plugin, which the GPU Operator deploys" :
+			   "for KubeVirt's own device plugin, which takes devices on vfio-pci only");
 	fprintf(f, "permittedHostDevices:\n  pciHostDevices:%s\n", n ? "" : " []");
 	for (i = 0; i < n; i++) {
 		char res[sizeof(d[i].resource)];

@@ -49,17 +49,20 @@ static void usage(FILE *f)
 		"  config get KEY      the host config's value of KEY\n"
 		"  config set KEY=VALUE\n"
 		"                      validate and write it atomically; say when it takes effect\n"
-		"  kubevirt [--external-provider] [--pci-ids FILE]\n"
+		"  kubevirt [--kubevirt-plugin] [--pci-ids FILE]\n"
 		"                      KubeVirt's permittedHostDevices for the passthrough GPUs,\n"
 		"                      named from FILE (default: /usr/share/gpuvm/pci.ids, then\n"
-		"                      the host's) as NVIDIA's sandbox device plugin names them\n"
+		"                      the host's) as NVIDIA's sandbox device plugin names them,\n"
+		"                      for that plugin (externalResourceProvider: true), or with\n"
+		"                      --kubevirt-plugin for KubeVirt's own (vfio-pci only)\n"
 		"\n"
 		"Options:\n"
 		"  --root DIR          read and write /sys, /proc, /etc and /run under DIR and load\n"
 		"                      no module (tests, fixtures); /dev/kmsg is not written\n"
 		"  --cmdline STRING    use STRING as the kernel command line\n"
 		"  --config FILE       the host config (default %s); --file is the same\n"
-		"  --json              print data as JSON\n"
+		"  --json              print data as JSON (apply, plan, status, check, cmdline,\n"
+		"                      kubevirt)\n"
 		"  -q, --quiet         print only errors on stderr\n"
 		"  -v, --verbose       print debug messages on stderr\n"
 		"  -h, --help          show this help\n"
@@ -91,6 +94,8 @@ enum {
 	ALLOW_EXTERNAL = 16,
 	ALLOW_DEFER = 32,
 	ALLOW_PCI_IDS = 64,
+	ALLOW_JSON = 128,
+	ALLOW_PLUGIN = 256,
 };
 
 static const struct command_def {
@@ -100,14 +105,42 @@ static const struct command_def {
 	cmd_fn *fn;
 	unsigned opts;
 } commands[] = {
-	{ "apply", "", 0, 0, cmd_apply, ALLOW_DRY_RUN | ALLOW_DEFER },
-	{ "plan", "", 0, 0, cmd_plan, 0 },
-	{ "status", "", 0, 0, cmd_status, ALLOW_NFD },
-	{ "cmdline", "", 0, 0, cmd_cmdline, ALLOW_MODE | ALLOW_CPU },
-	{ "check", "", 0, 0, cmd_check, ALLOW_MODE },
+	{ "apply", "", 0, 0, cmd_apply, ALLOW_DRY_RUN | ALLOW_DEFER | ALLOW_JSON },
+	{ "plan", "", 0, 0, cmd_plan, ALLOW_JSON },
+	{ "status", "", 0, 0, cmd_status, ALLOW_NFD | ALLOW_JSON },
+	{ "cmdline", "", 0, 0, cmd_cmdline, ALLOW_MODE | ALLOW_CPU | ALLOW_JSON },
+	{ "check", "", 0, 0, cmd_check, ALLOW_MODE | ALLOW_JSON },
 	{ "config", "get KEY | set KEY=VALUE", 2, 2, cmd_config, 0 },
-	{ "kubevirt", "", 0, 0, cmd_kubevirt, ALLOW_EXTERNAL | ALLOW_PCI_IDS },
+	{ "kubevirt", "", 0, 0, cmd_kubevirt,
+	  ALLOW_EXTERNAL | ALLOW_PLUGIN | ALLOW_PCI_IDS | ALLOW_JSON },
 };
+
+/* The first option given that the command does not take, or NULL. */
+static const char *misplaced(const struct options *o, unsigned allowed)
+{
+	const struct {
+		bool given;
+		unsigned allow;
+		const char *name;
+	} opt[] = {
+		{ o->json, ALLOW_JSON, "--json" },
+		{ o->dry_run, ALLOW_DRY_RUN, "--dry-run" },
+		{ o->defer, ALLOW_DEFER, "--defer" },
+		{ o->resume, ALLOW_DEFER, "--resume" },
+		{ o->mode != NULL, ALLOW_MODE, "--mode" },
+		{ o->cpu != NULL, ALLOW_CPU, "--cpu" },
+		{ o->nfd, ALLOW_NFD, "--nfd" },
+		{ o->external, ALLOW_EXTERNAL, "--external-provider" },
+		{ o->kubevirt_plugin, ALLOW_PLUGIN, "--kubevirt-plugin" },
+		{ o->pci_ids != NULL, ALLOW_PCI_IDS, "--pci-ids" },
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(opt); i++)
+		if (opt[i].given && !(allowed & opt[i].allow))
+			return opt[i].name;
+	return NULL;
+}
 
 static int exit_status(const struct outcome *out)
 {
@@ -136,6 +169,7 @@ int main(int argc, char **argv)
 		OPT_CPU,
 		OPT_NFD,
 		OPT_EXTERNAL,
+		OPT_PLUGIN,
 		OPT_DEFER,
 		OPT_RESUME,
 		OPT_PCI_IDS
@@ -151,6 +185,7 @@ int main(int argc, char **argv)
 		{ "cpu", required_argument, NULL, OPT_CPU },
 		{ "nfd", no_argument, NULL, OPT_NFD },
 		{ "external-provider", no_argument, NULL, OPT_EXTERNAL },
+		{ "kubevirt-plugin", no_argument, NULL, OPT_PLUGIN },
 		{ "pci-ids", required_argument, NULL, OPT_PCI_IDS },
 		{ "defer", no_argument, NULL, OPT_DEFER },
 		{ "resume", no_argument, NULL, OPT_RESUME },
@@ -163,7 +198,7 @@ int main(int argc, char **argv)
 	struct options o = { 0 };
 	const struct command_def *def;
 	struct outcome out = { 0 };
-	const char *cmd;
+	const char *cmd, *bad;
 	enum log_level level;
 	int c, r, ret;
 
@@ -195,6 +230,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_EXTERNAL:
 			o.external = true;
+			break;
+		case OPT_PLUGIN:
+			o.kubevirt_plugin = true;
 			break;
 		case OPT_PCI_IDS:
 			o.pci_ids = optarg;
@@ -251,13 +289,22 @@ int main(int argc, char **argv)
 		fprintf(stderr, "Try 'gpuvm --help'.\n");
 		return EXIT_USAGE;
 	}
-	if ((o.dry_run && !(def->opts & ALLOW_DRY_RUN)) || (o.mode && !(def->opts & ALLOW_MODE)) ||
-	    (o.cpu && !(def->opts & ALLOW_CPU)) || (o.nfd && !(def->opts & ALLOW_NFD)) ||
-	    (o.external && !(def->opts & ALLOW_EXTERNAL)) ||
-	    (o.pci_ids && !(def->opts & ALLOW_PCI_IDS)) ||
-	    ((o.defer || o.resume) && !(def->opts & ALLOW_DEFER))) {
+	bad = misplaced(&o, def->opts);
+	if (bad) {
+		fprintf(stderr, "gpuvm: %s: %s is not an option of this command\nTry 'gpuvm --help'.\n",
+			cmd, bad);
+		return EXIT_USAGE;
+	}
+	if (o.nfd && o.json) {
 		fprintf(stderr,
-			"gpuvm: %s: option not valid for this command\nTry 'gpuvm --help'.\n", cmd);
+			"gpuvm: status: --nfd writes NFD's own format, not JSON: give one of "
+			"--nfd and --json\nTry 'gpuvm --help'.\n");
+		return EXIT_USAGE;
+	}
+	if (o.external && o.kubevirt_plugin) {
+		fprintf(stderr,
+			"gpuvm: kubevirt: --external-provider and --kubevirt-plugin exclude "
+			"each other\nTry 'gpuvm --help'.\n");
 		return EXIT_USAGE;
 	}
 	if ((o.defer && o.resume) || ((o.defer || o.resume) && o.dry_run)) {

@@ -17,11 +17,12 @@ struct options {
 	const char *cmdline;
 	const char *config;
 	bool json, quiet, verbose, dry_run;
-	bool defer;	     /* apply: hold and wait when config='s disk is not there */
-	bool resume;	     /* apply: go on with what a deferred apply left pending */
-	bool nfd;	     /* status: a Node Feature Discovery feature file */
-	bool external;	     /* kubevirt: externalResourceProvider: true */
-	const char *pci_ids; /* kubevirt: the pci.ids to name devices from (a host path) */
+	bool defer;	      /* apply: hold and wait when config='s disk is not there */
+	bool resume;	      /* apply: go on with what a deferred apply left pending */
+	bool nfd;	      /* status: a Node Feature Discovery feature file */
+	bool external;	      /* kubevirt: the default, said (older scripts) */
+	bool kubevirt_plugin; /* kubevirt: for KubeVirt's own device plugin */
+	const char *pci_ids;  /* kubevirt: the pci.ids to name devices from (a host path) */
 	const char *mode;
 	const char *cpu;
 	const char *const *args; /* the command's own arguments */

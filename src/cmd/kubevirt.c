@@ -155,10 +155,11 @@ void cmd_kubevirt(const struct options *o, struct outcome *out)
 	 */
 	if (!o->pci_ids)
 		ids = pciids_read(&len, &which);
-	if (!o->pci_ids && !ids)
+	/* Only the sandbox plugin's names matter: KubeVirt's own takes what the CR says. */
+	if (!o->pci_ids && !o->kubevirt_plugin && !ids)
 		log_warn("no pci.ids: resource names are device IDs, as the sandbox device plugin's "
 			 "only for IDs its pci.ids lacks (gpuvm(8), kubevirt)");
-	else if (!o->pci_ids && which > 0)
+	else if (!o->pci_ids && !o->kubevirt_plugin && which > 0)
 		log_warn("names from /%s, not the sandbox device plugin's pci.ids: an ID one lacks "
 			 "or names otherwise gets another resourceName (install /usr/share/gpuvm/pci.ids, "
 			 "gpuvm(8), kubevirt)",
@@ -172,6 +173,11 @@ void cmd_kubevirt(const struct options *o, struct outcome *out)
 			continue;
 		for (j = 0; j < n && (dev[j].vendor != d->vendor || dev[j].device != d->device); j++)
 			;
+		if (o->kubevirt_plugin && !streq(p->dev[i].target, "vfio-pci"))
+			log_warn("%s: on %s, which KubeVirt's own device plugin does not take (it "
+				 "takes devices on vfio-pci only): leave out --kubevirt-plugin and run "
+				 "NVIDIA's sandbox device plugin",
+				 d->name, p->dev[i].target);
 		if (j < n) {
 			dev[j].count++;
 			continue;
@@ -199,13 +205,13 @@ void cmd_kubevirt(const struct options *o, struct outcome *out)
 	if (!n && !vgpu)
 		log_warn("no device would be in passthrough: the snippet is empty");
 	if (o->json && vgpu)
-		kv_json_vgpu(stdout, dev, n, mdev, n_mdev, o->external);
+		kv_json_vgpu(stdout, dev, n, mdev, n_mdev, !o->kubevirt_plugin);
 	else if (o->json)
-		kv_json(stdout, dev, n, o->external);
+		kv_json(stdout, dev, n, !o->kubevirt_plugin);
 	else
-		kv_yaml(stdout, dev, n, o->external);
+		kv_yaml(stdout, dev, n, !o->kubevirt_plugin);
 	if (!o->json && vgpu)
-		kv_yaml_mdev(stdout, mdev, n_mdev, o->external, none_visible);
+		kv_yaml_mdev(stdout, mdev, n_mdev, !o->kubevirt_plugin, none_visible);
 out:
 	prep_fini(&pp);
 	free(ids);

@@ -5,17 +5,34 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "cmd.h"
+#include "log.h"
 #include "prepare.h"
 #include "report.h"
 #include "state.h"
 #include "util.h"
 
+/*
+ * NFD's local source takes feature names with a namespace; feature.node.kubernetes.io/ is
+ * the one it allows by default (an unprefixed name gets it added today, a behaviour NFD is
+ * retiring: its DisableAutoPrefix feature gate drops such names).
+ */
+#define NFD_NS "feature.node.kubernetes.io/"
+/*
+ * NFD (v0.14 and later) ignores what follows "# +expiry-time=" once that time has passed:
+ * the file in /etc outlives the boot it describes, so a file that gpuvm-nfd.timer (hourly)
+ * stopped rewriting, gpuvm removed or its unit failing, drops its labels within 3 hours.
+ */
+#define NFD_EXPIRY_S (3L * 3600)
+
 /* The mode and result of the last state file, and the GPUs on a vfio driver now. */
 static void nfd(struct prep *pp, struct outcome *out)
 {
-	char mode[32], result[32];
+	char mode[32], result[32], expiry[32];
+	time_t until = time(NULL) + NFD_EXPIRY_S;
+	struct tm tm;
 	size_t i, vfio = 0;
 
 	if (prep_plan(pp) < 0) {
@@ -29,7 +46,14 @@ static void nfd(struct prep *pp, struct outcome *out)
 		strscpy(mode, "none", sizeof(mode));
 	if (!state_top("result", result, sizeof(result)))
 		strscpy(result, "not-run", sizeof(result));
-	printf("gpuvm-mode=%s\ngpuvm-result=%s\ngpuvm-vfio-gpus=%zu\n", mode, result, vfio);
+	if (!gmtime_r(&until, &tm) || !strftime(expiry, sizeof(expiry), "%Y-%m-%dT%H:%M:%SZ", &tm)) {
+		log_err("status --nfd: the clock is past any date NFD reads (%lld)", (long long)until);
+		out->error = true;
+		return;
+	}
+	printf("# +expiry-time=%s\n" NFD_NS "gpuvm-mode=%s\n" NFD_NS "gpuvm-result=%s\n" NFD_NS
+	       "gpuvm-vfio-gpus=%zu\n",
+	       expiry, mode, result, vfio);
 }
 
 void cmd_status(const struct options *o, struct outcome *out)

@@ -17,13 +17,48 @@ pciids() {
 	gv --cmdline "" kubevirt
 	assert_success
 	[ "$output" = '# gpuvm kubevirt: merge under the KubeVirt CR'"'"'s spec.configuration
+# for NVIDIA'"'"'s sandbox device plugin, which the GPU Operator deploys
 permittedHostDevices:
   pciHostDevices:
   - pciVendorSelector: "10DE:2330"
-    resourceName: "nvidia.com/GH100_H100_SXM5_80GB"' ]
-	gv --cmdline "" kubevirt --external-provider --json
+    resourceName: "nvidia.com/GH100_H100_SXM5_80GB"
+    externalResourceProvider: true' ]
+	gv --cmdline "" kubevirt --json
 	[ "$(jqr '.permittedHostDevices.pciHostDevices | length')" = 1 ]
 	[ "$(jqr '.permittedHostDevices.pciHostDevices[0].externalResourceProvider')" = true ]
+	# --external-provider, once needed for this, says the default (scripts that give it).
+	gv --cmdline "" kubevirt --external-provider --json
+	[ "$(jqr '.permittedHostDevices.pciHostDevices[0].externalResourceProvider')" = true ]
+}
+
+# The operator's plugin advertises the devices (externalResourceProvider: true), so that is
+# the default; KubeVirt's own plugin is asked for, and takes devices on vfio-pci only.
+@test "kubevirt --kubevirt-plugin: KubeVirt's own plugin, no external provider" {
+	mkfx hgx8
+	pciids
+	gv --cmdline "" kubevirt --kubevirt-plugin
+	assert_success
+	assert_line "# for KubeVirt's own device plugin, which takes devices on vfio-pci only"
+	refute_output --partial externalResourceProvider
+	gv --cmdline "" kubevirt --kubevirt-plugin --json
+	[ "$(jqr '.permittedHostDevices.pciHostDevices[0] | has("externalResourceProvider")')" = false ]
+	[ -z "$stderr" ] # the names need not be the sandbox plugin's: no word on pci.ids
+	gv --cmdline "" kubevirt --kubevirt-plugin --external-provider
+	assert_failure 2
+	assert_regex "$stderr" "exclude each other"
+}
+
+@test "kubevirt --kubevirt-plugin: a GPU on a vfio variant driver is named, KubeVirt's plugin would miss it" {
+	mkfx arm64-smmu
+	fx_kmod "$ROOT" vfio_pci "alias=vfio_pci:v*d*sv*sd*bc*sc*i*"
+	fx_kmod "$ROOT" nvgrace_gpu_vfio_pci "alias=vfio_pci:v000010DEd00002342sv*sd*bc*sc*i*"
+	fx_depmod "$ROOT"
+	gv --cmdline "gpuvm.mode=vm-passthrough" kubevirt --kubevirt-plugin
+	assert_success
+	assert_regex "$stderr" "0009:01:00.0: on nvgrace_gpu_vfio_pci, which KubeVirt's own device plugin does not take"
+	gv --cmdline "gpuvm.mode=vm-passthrough" kubevirt
+	assert_success
+	refute_regex "$stderr" "nvgrace_gpu_vfio_pci"
 }
 
 @test "kubevirt: NVSwitches too with nvswitch=vm; an ID without a pci.ids name" {
@@ -112,26 +147,57 @@ permittedHostDevices:
 	assert_regex "$stderr" "no device would be in passthrough"
 }
 
+# Names in the namespace NFD allows by default (an unprefixed one is NFD's to prefix, or, with
+# its DisableAutoPrefix gate, to drop); an expiry 3 hours ahead that gpuvm-nfd.timer renews.
 @test "status --nfd: before any apply, then after" {
 	mkfx workstation
 	gv status --nfd
 	assert_success
-	[ "$output" = "$(printf 'gpuvm-mode=none\ngpuvm-result=not-run\ngpuvm-vfio-gpus=0')" ]
+	[ "$(printf '%s\n' "$output" | sed 1d)" = "$(printf 'feature.node.kubernetes.io/gpuvm-mode=none\nfeature.node.kubernetes.io/gpuvm-result=not-run\nfeature.node.kubernetes.io/gpuvm-vfio-gpus=0')" ]
 	gv --cmdline "gpuvm.mode=vm-passthrough" apply
 	gv --cmdline "gpuvm.mode=vm-passthrough" status --nfd
-	assert_line gpuvm-mode=vm-passthrough
-	assert_line gpuvm-result=ok
+	assert_line feature.node.kubernetes.io/gpuvm-mode=vm-passthrough
+	assert_line feature.node.kubernetes.io/gpuvm-result=ok
 	mkfx vfio-stale
 	gv --cmdline "" status --nfd
-	assert_line gpuvm-vfio-gpus=1
+	assert_line feature.node.kubernetes.io/gpuvm-vfio-gpus=1
 }
 
-@test "--nfd and --external-provider belong to their commands" {
+@test "status --nfd: the first line is NFD's expiry-time, RFC 3339 in UTC, 3 hours ahead" {
+	mkfx workstation
+	before=$(date +%s)
+	gv status --nfd
+	after=$(date +%s)
+	assert_success
+	first=$(printf '%s\n' "$output" | head -n 1)
+	[[ $first =~ ^#\ \+expiry-time=([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z)$ ]]
+	at=$(date -u -d "${BASH_REMATCH[1]}" +%s)
+	[ "$at" -ge $((before + 3 * 3600)) ] && [ "$at" -le $((after + 3 * 3600)) ]
+	# Every other line is a feature with a namespace, as NFD's local source reads them.
+	[ "$(printf '%s\n' "$output" | sed 1d | grep -cv '^feature\.node\.kubernetes\.io/gpuvm-[a-z-]*=[a-z0-9-]*$')" = 0 ]
+}
+
+@test "an option a command does not take is named, exit 2; --json where no JSON is written" {
 	mkfx workstation
 	gv plan --nfd
 	assert_failure 2
+	assert_regex "$stderr" "gpuvm: plan: --nfd is not an option of this command"
 	gv status --external-provider
 	assert_failure 2
+	assert_regex "$stderr" "gpuvm: status: --external-provider is not an option of this command"
+	gv status --nfd --json
+	assert_failure 2
+	assert_regex "$stderr" "gpuvm: status: --nfd writes NFD's own format, not JSON"
+	[ -z "$output" ]
+	gv config get mode --json
+	assert_failure 2
+	assert_regex "$stderr" "gpuvm: config: --json is not an option of this command"
+	gv config set mode=container --json
+	assert_failure 2
+	[ ! -e "$ROOT/etc/gpuvm/gpuvm.conf" ] # nothing written
+	gv config get mode --kubevirt-plugin
+	assert_failure 2
+	assert_regex "$stderr" "gpuvm: config: --kubevirt-plugin is not an option of this command"
 }
 
 @test "kubevirt under vm-vgpu: mediatedDevices from the types on the GPUs and VFs, once each" {

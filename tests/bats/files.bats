@@ -55,10 +55,10 @@ setup() {
 		>"$ROOT/run/gpuvm/state.json"
 	gv --cmdline "" status --nfd
 	assert_success
-	assert_line gpuvm-mode=vm-passthrough
-	assert_line gpuvm-result=partial
+	assert_line feature.node.kubernetes.io/gpuvm-mode=vm-passthrough
+	assert_line feature.node.kubernetes.io/gpuvm-result=partial
 	# A key twice is ambiguous: not believed.
 	printf '{"mode":"container","mode":"vm-passthrough"}' >"$ROOT/run/gpuvm/state.json"
 	gv --cmdline "" status --nfd
-	assert_line gpuvm-mode=none
+	assert_line feature.node.kubernetes.io/gpuvm-mode=none
 }

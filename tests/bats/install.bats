@@ -15,6 +15,8 @@ load helpers
 	assert_line ./usr/lib/dracut/modules.d/90gpuvm/gpuvm-pre-udev.sh
 	assert_line ./usr/share/man/man8/gpuvm.8
 	assert_line ./usr/lib/systemd/system/gpuvm-nfd.service
+	assert_line ./usr/lib/systemd/system/gpuvm-nfd.timer
+	refute_line ./usr/share/gpuvm/pci.ids
 	assert_line ./usr/share/gpuvm/kernel-cmdline/vm-passthrough-intel/grub.cfg
 	assert_line ./usr/share/gpuvm/gpuvm.conf.example
 	assert_line ./usr/share/gpuvm/mirror/gpuvm-label-mirror
@@ -25,6 +27,25 @@ load helpers
 	[ -x "$d/usr/lib/dracut/modules.d/90gpuvm/module-setup.sh" ]
 	[ -x "$d/usr/share/gpuvm/kernel-cmdline/vm-vgpu-amd/grubby.sh" ]
 	"$d/usr/sbin/gpuvm" --version
+}
+
+# No pci.ids is shipped; PCI_IDS=FILE (the sandbox device plugin's) installs its NVIDIA block.
+@test "make install PCI_IDS=FILE: /usr/share/gpuvm/pci.ids, the header and NVIDIA block of FILE" {
+	d="$BATS_TEST_TMPDIR/dest"
+	printf '%s\n' '# Version: 2025.07.11' '10de  NVIDIA Corporation' '	2330  GH100 [H100 SXM5 80GB]' \
+		'10df  Emulex Corporation' '	2330  not this one' >"$BATS_TEST_TMPDIR/plugin.ids"
+	run make -s -C "$TOP" install DESTDIR="$d" PCI_IDS="$BATS_TEST_TMPDIR/plugin.ids"
+	assert_success
+	grep -qx '# Version: 2025.07.11' "$d/usr/share/gpuvm/pci.ids"
+	grep -qx '	2330  GH100 \[H100 SXM5 80GB\]' "$d/usr/share/gpuvm/pci.ids"
+	run grep -c Emulex "$d/usr/share/gpuvm/pci.ids"
+	assert_output 0
+	printf '8086  Intel Corporation\n' >"$BATS_TEST_TMPDIR/none.ids"
+	run make -s -C "$TOP" install DESTDIR="$BATS_TEST_TMPDIR/d2" PCI_IDS="$BATS_TEST_TMPDIR/none.ids"
+	assert_failure
+	assert_output --partial "no 10de in"
+	run make -s -C "$TOP" uninstall DESTDIR="$d"
+	[ ! -e "$d/usr/share/gpuvm/pci.ids" ] && [ ! -e "$d/usr/lib/systemd/system/gpuvm-nfd.timer" ]
 }
 
 @test "make install never replaces an existing host config; uninstall leaves it" {

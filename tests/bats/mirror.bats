@@ -32,13 +32,25 @@ setup() {
 	echo 0 >"$K/chroot-rc"
 
 	# kubectl: `get node NAME -o json` serves $K/node.json; `annotate node NAME K=V --overwrite`
-	# and `annotate node NAME K-` edit it. Every call is logged in $K/calls. $K/fail makes every
-	# call fail with its text; $K/fail-annotate only the annotate calls.
+	# and `annotate node NAME K-` edit it. `get --raw /apis/nvidia.com/v1/clusterpolicies` serves
+	# $K/cps.json (the GPU Operator's ClusterPolicy list); without it the API server has no such
+	# resource (NotFound, as without the operator's CRD); $K/fail-cp makes it fail with its text.
+	# Every call is logged in $K/calls. $K/fail makes every call fail with its text;
+	# $K/fail-annotate only the annotate calls.
 	cat >"$BIN/kubectl" <<'EOF'
 #!/bin/sh
 printf '%s\n' "$*" >>"$K/calls"
 if [ -e "$K/fail" ]; then cat "$K/fail" >&2; exit 1; fi
 case "$1 $2" in
+"get --raw")
+	[ "$3" = /apis/nvidia.com/v1/clusterpolicies ] || { echo "stand-in kubectl: unexpected: $*" >&2; exit 3; }
+	if [ -e "$K/fail-cp" ]; then cat "$K/fail-cp" >&2; exit 1; fi
+	if [ ! -e "$K/cps.json" ]; then
+		echo "Error from server (NotFound): the server could not find the requested resource" >&2
+		exit 1
+	fi
+	cat "$K/cps.json"
+	;;
 "get node")
 	[ "$4 $5" = "-o json" ] || { echo "stand-in kubectl: unexpected: $*" >&2; exit 3; }
 	if [ "$3" != "$(jq -r '.metadata.name?' "$K/node.json" 2>/dev/null)" ]; then
@@ -92,6 +104,32 @@ node() {
 	for a in "$@"; do
 		jq --arg k "${a%%=*}" --arg v "${a#*=}" '.metadata.annotations[$k] = $v' "$K/node.json" >"$K/n" &&
 			mv "$K/n" "$K/node.json"
+	done
+}
+
+# label KEY=VALUE...: set node labels on the served node; KEY- removes one.
+label() {
+	local a
+	for a in "$@"; do
+		case $a in
+		*=*) jq --arg k "${a%%=*}" --arg v "${a#*=}" '.metadata.labels[$k] = $v' "$K/node.json" ;;
+		*-) jq --arg k "${a%-}" 'del(.metadata.labels[$k])' "$K/node.json" ;;
+		esac >"$K/n" && mv "$K/n" "$K/node.json"
+	done
+}
+
+# cpol [KEY=VALUE...]: the ClusterPolicy list the stand-in kubectl serves: one policy,
+# cluster-policy, as the Helm chart makes it with its defaults (sandboxWorkloads off,
+# defaultWorkload container, vfioManager on), each KEY=VALUE a JSON value set at .spec.KEY.
+cpol() {
+	local a
+	jq -n '{apiVersion: "nvidia.com/v1", kind: "ClusterPolicyList", items: [{apiVersion: "nvidia.com/v1",
+		kind: "ClusterPolicy", metadata: {name: "cluster-policy", creationTimestamp: "2026-05-04T10:00:00Z"},
+		spec: {sandboxWorkloads: {enabled: false, defaultWorkload: "container", mode: "kubevirt"},
+		vfioManager: {enabled: true}, sandboxDevicePlugin: {enabled: true}}}]}' >"$K/cps.json"
+	for a in "$@"; do
+		jq --arg k "${a%%=*}" --argjson v "${a#*=}" '.items[0].spec |= setpath($k | split("."); $v)' \
+			"$K/cps.json" >"$K/c" && mv "$K/c" "$K/cps.json"
 	done
 }
 
@@ -197,7 +235,9 @@ ident() {
 	assert_success
 	assert_output --partial "host config already has mode container; the running boot is already in container"
 	[ "$(ident)" = "$before" ]
-	[ "$(cat "$K/calls")" = "get node $NODE -o json --request-timeout=30s" ]
+	# the node and the GPU Operator's ClusterPolicies are read, nothing else
+	[ "$(cat "$K/calls")" = "$(printf '%s\n' "get node $NODE -o json --request-timeout=30s" \
+		"get --raw /apis/nvidia.com/v1/clusterpolicies --request-timeout=30s")" ]
 	[ ! -s "$K/rebuilds" ]
 }
 
@@ -313,6 +353,177 @@ ident() {
 	[ "$(annotation gpuvm.nvidia.com/reboot-required)" = absent ]
 }
 
+# The GPU Operator (gpu-operator v26.7.0, k8s-driver-manager v0.12.0): its vfio-manager runs
+# where the node has nvidia.com/gpu.deploy.vfio-manager=true and the ClusterPolicy enables
+# sandboxWorkloads and vfioManager; its init container and preStop hook unbind every GPU.
+W=gpuvm.nvidia.com/warning
+
+@test "operator: vfio-manager on this node while gpuvm binds: warned with the fix and annotated; cleared once the node label is false" {
+	node vm-passthrough
+	label nvidia.com/gpu.deploy.vfio-manager=true
+	cpol sandboxWorkloads.enabled=true
+	mirror --once
+	assert_success
+	assert_output --partial "warning: the GPU Operator's vfio-manager runs on this node (ClusterPolicy cluster-policy enables it; label nvidia.com/gpu.deploy.vfio-manager=true)"
+	assert_output --partial "set vfioManager.enabled=false in the ClusterPolicy, or label the node nvidia.com/gpu.deploy.vfio-manager=false"
+	assert_output --partial "annotated $W=vfio-manager"
+	[ "$(annotation "$W")" = vfio-manager ]
+	grep -qx "mode=vm-passthrough" "$CONF"
+	grep -qx "get --raw /apis/nvidia.com/v1/clusterpolicies --request-timeout=30s" "$K/calls"
+	# a second pass finds the mark in place: no annotate call
+	: >"$K/calls"
+	mirror --once
+	assert_success
+	[ "$(annotate_calls)" = 0 ]
+	# the operator honours a node label it did not set: no vfio-manager, no warning
+	label nvidia.com/gpu.deploy.vfio-manager=false
+	mirror --once
+	assert_success
+	assert_output --partial "removed annotation $W"
+	refute_output --partial "vfio-manager runs"
+	[ "$(annotation "$W")" = absent ]
+}
+
+@test "operator: vfio-manager label not set yet, but the operator will set it: warned; vfioManager.enabled=false or mode container clears it" {
+	node vm-passthrough
+	cpol sandboxWorkloads.enabled=true
+	mirror --once
+	assert_success
+	assert_output --partial "warning: the GPU Operator's vfio-manager runs on this node (ClusterPolicy cluster-policy enables it; the operator labels this vm-passthrough node nvidia.com/gpu.deploy.vfio-manager=true)"
+	[ "$(annotation "$W")" = vfio-manager ]
+	cpol sandboxWorkloads.enabled=true vfioManager.enabled=false
+	mirror --once
+	assert_success
+	assert_output --partial "removed annotation $W"
+	[ "$(annotation "$W")" = absent ]
+	# again, then the node goes to container: gpuvm binds nothing, nothing to undo
+	cpol sandboxWorkloads.enabled=true
+	mirror --once
+	[ "$(annotation "$W")" = vfio-manager ]
+	node container "$W=vfio-manager"
+	mirror --once
+	assert_success
+	[ "$(annotation "$W")" = absent ]
+	# nvidia.com/gpu.deploy.operands=false: the operator deploys nothing on the node
+	node vm-passthrough
+	label nvidia.com/gpu.deploy.operands=false
+	mirror --once
+	assert_success
+	[ "$(annotation "$W")" = absent ]
+}
+
+@test "operator: ClusterPolicy forbidden (403): not an error; the vfio-manager judged by the node label alone" {
+	node vm-passthrough
+	label nvidia.com/gpu.deploy.vfio-manager=true
+	cpol sandboxWorkloads.enabled=true
+	echo 'Error from server (Forbidden): clusterpolicies.nvidia.com is forbidden: User "system:serviceaccount:gpuvm-system:gpuvm-label-mirror" cannot list resource "clusterpolicies" in API group "nvidia.com" at the cluster scope' >"$K/fail-cp"
+	mirror --once
+	assert_success
+	assert_output --partial "note: the ClusterPolicy cannot be read (Forbidden): sandboxWorkloads unknown; the vfio-manager judged by the node label alone"
+	assert_output --partial "warning: the GPU Operator's vfio-manager runs on this node (label nvidia.com/gpu.deploy.vfio-manager=true)"
+	refute_output --partial error:
+	[ "$(annotation "$W")" = vfio-manager ]
+	label nvidia.com/gpu.deploy.vfio-manager-
+	mirror --once
+	assert_success
+	assert_output --partial "removed annotation $W"
+	[ "$(annotation "$W")" = absent ]
+}
+
+@test "operator: a VM mode while sandboxWorkloads is off: warned and annotated; cleared when it is on, or the label is container" {
+	for m in vm-passthrough vm-vgpu; do
+		node "$m"
+		cpol
+		mirror --once
+		assert_success
+		assert_output --partial "warning: host config mode $m, but ClusterPolicy cluster-policy has sandboxWorkloads.enabled=false: the operator treats every node as container"
+		assert_output --partial "set sandboxWorkloads.enabled=true in the ClusterPolicy"
+		[ "$(annotation "$W")" = sandbox-workloads-disabled ]
+		refute_output --partial "vfio-manager runs"
+	done
+	cpol sandboxWorkloads.enabled=true
+	mirror --once
+	assert_success
+	assert_output --partial "removed annotation $W"
+	[ "$(annotation "$W")" = absent ]
+	cpol
+	mirror --once
+	[ "$(annotation "$W")" = sandbox-workloads-disabled ]
+	node container "$W=sandbox-workloads-disabled"
+	mirror --once
+	assert_success
+	[ "$(annotation "$W")" = absent ]
+	# no ClusterPolicy (no operator): nothing to warn about, a stale mark goes
+	rm "$K/cps.json"
+	node vm-passthrough "$W=sandbox-workloads-disabled"
+	mirror --once
+	assert_success
+	[ "$(annotation "$W")" = absent ]
+}
+
+@test "operator: a ClusterPolicy read that fails otherwise is a warning; the warning mark is left as it is" {
+	node vm-passthrough "$W=vfio-manager"
+	echo 'Unable to connect to the server: net/http: request canceled (Client.Timeout exceeded while awaiting headers)' >"$K/fail-cp"
+	mirror --once
+	assert_success
+	assert_output --partial "warning: cannot read the ClusterPolicy: Unable to connect to the server"
+	run ! grep -q "^annotate .*$W" "$K/calls"
+	[ "$(annotation "$W")" = vfio-manager ]
+	grep -qx "mode=vm-passthrough" "$CONF"
+}
+
+@test "operator: an absent label follows the ClusterPolicy's sandboxWorkloads.defaultWorkload, and says so" {
+	node --absent
+	cpol sandboxWorkloads.enabled=true 'sandboxWorkloads.defaultWorkload="vm-passthrough"'
+	mirror --once
+	assert_success
+	assert_output --partial "label nvidia.com/gpu.workload.config absent, ClusterPolicy cluster-policy sandboxWorkloads.defaultWorkload=vm-passthrough: host config mode container -> vm-passthrough"
+	grep -qx "mode=vm-passthrough" "$CONF"
+	# ... and the vfio-manager the operator then runs there is warned about
+	[ "$(annotation "$W")" = vfio-manager ]
+	# sandboxWorkloads off: the operator treats every node as container, whatever defaultWorkload says
+	cpol 'sandboxWorkloads.defaultWorkload="vm-passthrough"'
+	mirror --once
+	assert_success
+	assert_output --partial "label nvidia.com/gpu.workload.config absent, ClusterPolicy cluster-policy sandboxWorkloads.enabled=false (every node container): host config mode vm-passthrough -> container"
+	grep -qx "mode=container" "$CONF"
+	[ "$(annotation "$W")" = absent ]
+}
+
+@test "operator: an absent label keeps the host config when the ClusterPolicy cannot be read, is not there, or GPUVM_LABEL_ABSENT=keep" {
+	"$GPUVM" --root "$ROOT" config set mode=vm-passthrough >/dev/null
+	node --absent
+	echo 'Error from server (Forbidden): clusterpolicies.nvidia.com is forbidden' >"$K/fail-cp"
+	before=$(ident)
+	mirror --once
+	assert_success
+	assert_output --partial "label nvidia.com/gpu.workload.config absent: host config left alone (mode vm-passthrough); the ClusterPolicy cannot be read, so GPUVM_LABEL_ABSENT=auto keeps the config"
+	rm "$K/fail-cp"
+	mirror --once
+	assert_success
+	assert_output --partial "label nvidia.com/gpu.workload.config absent: host config left alone (mode vm-passthrough); no ClusterPolicy to follow, so GPUVM_LABEL_ABSENT=auto keeps the config"
+	cpol sandboxWorkloads.enabled=true
+	GPUVM_LABEL_ABSENT=keep mirror --once
+	assert_success
+	assert_output --partial "label nvidia.com/gpu.workload.config absent: host config left alone (mode vm-passthrough); GPUVM_LABEL_ABSENT=keep"
+	[ "$(ident)" = "$before" ]
+}
+
+@test "operator: of several ClusterPolicies the oldest is the operator's, as it chooses" {
+	node --absent
+	jq -n '{kind: "ClusterPolicyList", items: [
+		{metadata: {name: "b-newer", creationTimestamp: "2026-06-01T00:00:00Z"},
+		 spec: {sandboxWorkloads: {enabled: true, defaultWorkload: "vm-vgpu"}}},
+		{metadata: {name: "z-oldest", creationTimestamp: "2026-01-01T00:00:00Z"},
+		 spec: {sandboxWorkloads: {enabled: true, defaultWorkload: "vm-passthrough"}}},
+		{metadata: {name: "a-newest", creationTimestamp: "2026-07-01T00:00:00Z"},
+		 spec: {sandboxWorkloads: {enabled: true, defaultWorkload: "container"}}}]}' >"$K/cps.json"
+	mirror --once
+	assert_success
+	assert_output --partial "ClusterPolicy z-oldest sandboxWorkloads.defaultWorkload=vm-passthrough"
+	grep -qx "mode=vm-passthrough" "$CONF"
+}
+
 @test "the loop survives an invalid label, follows it once fixed, is quiet when nothing changes" {
 	node bogus
 	env PATH="$BIN:$PATH" NODE_NAME="$NODE" GPUVM_HOST="$ROOT" GPUVM="$GPUVM" \
@@ -333,12 +544,12 @@ ident() {
 	done
 	grep -qx "mode=vm-vgpu" "$CONF"
 	# three more passes that find nothing new log nothing new
-	n=$(grep -c '^get ' "$K/calls")
+	n=$(grep -c '^get node ' "$K/calls")
 	for _ in $(seq 1 100); do
-		[ "$(grep -c '^get ' "$K/calls")" -ge $((n + 3)) ] && break
+		[ "$(grep -c '^get node ' "$K/calls")" -ge $((n + 3)) ] && break
 		sleep 0.1
 	done
-	[ "$(grep -c '^get ' "$K/calls")" -ge $((n + 3)) ]
+	[ "$(grep -c '^get node ' "$K/calls")" -ge $((n + 3)) ]
 	# the change once, then at most one "already" line
 	[ "$(grep -c 'host config mode container -> vm-vgpu' "$BATS_TEST_TMPDIR/log")" = 1 ]
 	[ "$(grep -c 'workload.config=vm-vgpu' "$BATS_TEST_TMPDIR/log")" = 2 ]
@@ -368,7 +579,7 @@ ident() {
 	wait "$pid" || rc=$?
 	pid=
 	[ "$rc" = 0 ]
-	[ "$(grep -c '^get ' "$K/calls")" = 1 ]
+	[ "$(grep -c '^get node ' "$K/calls")" = 1 ]
 }
 
 @test "usage errors exit 2 before touching anything" {
@@ -412,8 +623,17 @@ for d in docs:
     assert d.get("apiVersion") and d.get("kind") and d["metadata"].get("name"), d
     kinds.setdefault(d["kind"], []).append(d)
 sa = kinds["ServiceAccount"][0]["metadata"]
-rules = kinds["ClusterRole"][0]["rules"]
-assert rules == [{"apiGroups": [""], "resources": ["nodes"], "verbs": ["get", "patch"]}], rules
+# Least privilege: get and patch on nodes; list on the GPU Operator's ClusterPolicies, in a role
+# of its own that can be left out (the mirror then judges by node labels alone).
+roles = {r["metadata"]["name"]: r["rules"] for r in kinds["ClusterRole"]}
+assert roles == {
+    "gpuvm-label-mirror": [{"apiGroups": [""], "resources": ["nodes"], "verbs": ["get", "patch"]}],
+    "gpuvm-label-mirror-clusterpolicy": [{"apiGroups": ["nvidia.com"], "resources": ["clusterpolicies"],
+                                          "verbs": ["list"]}]}, roles
+bound = {b["roleRef"]["name"]: b["subjects"] for b in kinds["ClusterRoleBinding"]}
+assert set(bound) == set(roles), bound
+for subjects in bound.values():
+    assert subjects == [{"kind": "ServiceAccount", "name": sa["name"], "namespace": sa["namespace"]}]
 for ds in kinds["DaemonSet"]:
     spec = ds["spec"]["template"]["spec"]
     assert ds["metadata"]["namespace"] == sa["namespace"]
@@ -427,6 +647,7 @@ for ds in kinds["DaemonSet"]:
     assert env["NODE_NAME"]["valueFrom"]["fieldRef"]["fieldPath"] == "spec.nodeName"
     for name in env:
         assert re.search(r"\b%s\b" % name, script), name
+    assert env["GPUVM_LABEL_ABSENT"]["value"] == "auto"
     print(ds["metadata"]["name"], sorted(env))
 print(len(docs), "documents")
 EOF
