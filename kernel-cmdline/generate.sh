@@ -8,11 +8,20 @@ out=$2
 empty=$(mktemp)
 trap 'rm -f "$empty"' EXIT
 
-for mode in container vm-passthrough vm-vgpu; do
+# label: the IOMMU parameters alone (gpuvm cmdline without --mode), for hosts whose host config
+# decides the mode (the label mirror): a gpuvm.mode= on the boot line would override it.
+# MODE: that mode pinned on the boot line (gpuvm cmdline --mode MODE).
+for mode in label container vm-passthrough vm-vgpu; do
 	for cpu in intel amd; do
 		dir="$out/$mode-$cpu"
 		mkdir -p "$dir"
-		params=$("$gpuvm" --cmdline "" --config "$empty" cmdline --mode "$mode" --cpu "$cpu" 2>/dev/null)
+		if [ "$mode" = label ]; then
+			params=$("$gpuvm" --cmdline "" --config "$empty" cmdline --cpu "$cpu" 2>/dev/null)
+			what="the IOMMU on $cpu, the mode left to gpuvm.conf (the label)"
+		else
+			params=$("$gpuvm" --cmdline "" --config "$empty" cmdline --mode "$mode" --cpu "$cpu" 2>/dev/null)
+			what="gpuvm $mode on $cpu"
+		fi
 		# gpuvm's own keys are all the initramfs can still use; the IOMMU ones need the kernel.
 		gpuvm_only=$(printf '%s\n' "$params" | tr ' ' '\n' | sed -n 's/^gpuvm\./rd.gpuvm./p' | tr '\n' ' ')
 		gpuvm_only=${gpuvm_only% }
@@ -20,14 +29,15 @@ for mode in container vm-passthrough vm-vgpu; do
 		printf '%s\n' "$params" >"$dir/cmdline"
 
 		cat >"$dir/grub.cfg" <<CFG
-# /etc/default/grub.d/90-gpuvm.cfg: gpuvm $mode on $cpu. Then: update-grub (Debian,
-# Ubuntu) or grub2-mkconfig -o /boot/grub2/grub.cfg (RHEL, Fedora).
+# /etc/default/grub.d/90-gpuvm.cfg: $what.
+# Then update-grub (Debian, Ubuntu). Not for RHEL or Fedora: their grub2-mkconfig reads only
+# /etc/default/grub, not this folder; use grubby.sh there.
 GRUB_CMDLINE_LINUX="\${GRUB_CMDLINE_LINUX} $params"
 CFG
 
 		cat >"$dir/grubby.sh" <<SH
 #!/bin/sh
-# BLS entries (RHEL, Fedora): gpuvm $mode on $cpu, for every installed kernel.
+# BLS entries (RHEL, Fedora): $what, for every installed kernel.
 exec grubby --update-kernel=ALL --args="$params"
 SH
 		chmod +x "$dir/grubby.sh"
@@ -35,7 +45,7 @@ SH
 		cat >"$dir/kernel-install.sh" <<SH
 #!/bin/sh
 # kernel-install and UKIs read the whole command line from /etc/kernel/cmdline: add
-# gpuvm $mode on $cpu to it (once), then run kernel-install add or rebuild the UKI.
+# $what to it (once), then run kernel-install add or rebuild the UKI.
 set -eu
 f=\${1:-/etc/kernel/cmdline}
 params='$params'
@@ -47,6 +57,8 @@ done
 SH
 		chmod +x "$dir/kernel-install.sh"
 
+		# Nothing of gpuvm's to bake into the initramfs when the host config decides.
+		[ "$mode" != label ] || continue
 		cat >"$dir/dracut.conf" <<CONF
 # /etc/dracut.conf.d/90-gpuvm.conf: bakes $gpuvm_only into the initramfs
 # (/etc/cmdline.d/01-default.conf, which gpuvm reads); then dracut -f. The IOMMU parameters

@@ -163,17 +163,24 @@ void iommu_read(struct iommu_state *st, const char *cmdline)
 	iommu_params_parse(cmdline, &st->params);
 }
 
+/* What a VM mode needs of the IOMMU on vendor v ("" where the kernel's defaults do). */
+static const char *vm_iommu(enum cpu_vendor v)
+{
+	if (v == CPU_INTEL)
+		return "intel_iommu=on iommu=pt";
+	return v == CPU_AMD ? "iommu=pt" : "";
+}
+
 void iommu_mode_params(enum mode m, enum cpu_vendor v, char *buf, size_t size)
 {
-	const char *iommu = "";
+	const char *iommu = m != MODE_CONTAINER ? vm_iommu(v) : "";
 
-	if (m != MODE_CONTAINER) {
-		if (v == CPU_INTEL)
-			iommu = "intel_iommu=on iommu=pt ";
-		else if (v == CPU_AMD)
-			iommu = "iommu=pt ";
-	}
-	snprintf(buf, size, "%sgpuvm.mode=%s", iommu, mode_name(m));
+	snprintf(buf, size, "%s%sgpuvm.mode=%s", iommu, iommu[0] ? " " : "", mode_name(m));
+}
+
+void iommu_label_params(enum cpu_vendor v, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s", vm_iommu(v));
 }
 
 size_t iommu_params_explain(const struct iommu_params *p, enum cpu_vendor v, const char **out,

@@ -66,5 +66,11 @@ void iommu_read(struct iommu_state *st, const char *cmdline);
  * gpuvm.mode=MODE. Writes into buf.
  */
 void iommu_mode_params(enum mode m, enum cpu_vendor v, char *buf, size_t size);
+/*
+ * The parameters for a host whose mode the host config decides (the label mirror): the IOMMU
+ * the VM modes need, which container mode runs with too, and no gpuvm.mode=, which would
+ * override the config. "" where the kernel's defaults do.
+ */
+void iommu_label_params(enum cpu_vendor v, char *buf, size_t size);
 
 #endif

@@ -18,12 +18,17 @@ if [ -x /usr/sbin/gpuvm ]; then
     0) ;;
     3) warn "gpuvm: the IOMMU is not active; see /run/gpuvm/state.json and 'gpuvm check'" ;;
     5)
-        info "gpuvm: GPUs held until the config's disk is read; see /run/gpuvm/pending"
-        /sbin/initqueue --unique --name gpuvm-resume /usr/lib/gpuvm/gpuvm-resume.sh
-        # shellcheck disable=SC2154 # hookdir comes from dracut-lib.sh
-        echo '[ ! -e /run/gpuvm/pending ]' >"$hookdir/initqueue/finished/gpuvm-resume.sh"
-        # A systemd initramfs starts dracut-initqueue.service only when this file exists.
-        : >/lib/dracut/need-initqueue
+        # dracut's own initqueue script, the same in every dracut (it knows where this one
+        # keeps its hooks): the job, and a finished check that keeps the main loop going
+        # while gpuvm waits. The module asked for the initqueue when the image was built
+        # (depends, dracut_need_initqueue): nothing is written here but the queue.
+        if [ -x /sbin/initqueue ]; then
+            info "gpuvm: GPUs held until the config's disk is read; see /run/gpuvm/pending"
+            /sbin/initqueue --unique --name gpuvm-resume /usr/lib/gpuvm/gpuvm-resume.sh
+            /sbin/initqueue --finished --unique --name gpuvm-resume test ! -e /run/gpuvm/pending
+        else
+            warn "gpuvm: no /sbin/initqueue in this image: nothing reads the config's disk; the GPUs stay held (see /run/gpuvm/pending)"
+        fi
         ;;
     *) warn "gpuvm: apply exited with $gpuvm_rc; see /run/gpuvm/state.json" ;;
     esac

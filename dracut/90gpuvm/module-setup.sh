@@ -1,13 +1,17 @@
 #!/bin/bash
-# shellcheck disable=SC2154 # moddir, srcmods, initdir, dracutsysrootdir, kernel_cmdline,
-#                            drivers, add_drivers and force_drivers come from dracut
+# shellcheck disable=SC2154 # moddir, srcmods, initdir, dracutsysrootdir, dracutbasedir,
+#                            kernel_cmdline, drivers, add_drivers and force_drivers come from dracut
 # dracut module for gpuvm: bind GPUs in the initramfs before udev can load a GPU driver.
 # Installed as /usr/lib/dracut/modules.d/90gpuvm (`make install`); see gpuvm(8).
 #
 # dracut includes it by itself when the host asks for a VM mode: /etc/gpuvm/gpuvm.conf says
 # mode=vm-passthrough|vm-vgpu (or the label line), or dracut's kernel_cmdline= (as in
-# kernel-cmdline/*/dracut.conf) says [rd.]gpuvm.mode=vm-…; otherwise only when asked for
-# (add_dracutmodules+=" gpuvm ", or dracut -a gpuvm).
+# kernel-cmdline/*/dracut.conf) says [rd.]gpuvm.mode=vm-…; and whenever config= names where
+# the host config lives (a disk the mode may change on while the image stays): in the host
+# config, in dracut's kernel_cmdline=, or on the boot line as far as the build can see it
+# (the running one, /proc/cmdline, when building for this host; GRUB's defaults;
+# /etc/kernel/cmdline). Otherwise only when asked for (add_dracutmodules+=" gpuvm ", or
+# dracut -a gpuvm).
 #
 # GPUVM_BINARY=PATH takes the binary from PATH instead of dracut's search (/usr/sbin, /sbin,
 # /usr/bin, /bin, then /usr/local/sbin and /usr/local/bin); GPUVM_CONFIG=FILE judges by and
@@ -72,15 +76,37 @@ gpuvm_binary() {
     return 1
 }
 
-# 0: always (the host asks for a VM mode); 255: only when asked for (-a gpuvm);
-# 1: cannot be included (no gpuvm binary).
+# config= names a disk or file for the host config, where the build can see it (see the top).
+gpuvm_config_named() {
+    local conf f root=${dracutsysrootdir-}
+    conf=$(gpuvm_conf)
+    [[ -f $conf ]] && grep -qE '^[[:space:]]*config[[:space:]]*=[[:space:]]*[^[:space:]#]' "$conf" && return 0
+    [[ " ${kernel_cmdline-} " =~ [[:space:]](rd\.)?gpuvm\.config= ]] && return 0
+    # The running boot's line is the next one's on a host that builds its own image.
+    [[ -z $root && -r /proc/cmdline ]] && grep -qE '(^|[[:space:]])(rd\.)?gpuvm\.config=' /proc/cmdline && return 0
+    for f in "$root"/etc/default/grub "$root"/etc/default/grub.d/*.cfg "$root"/etc/kernel/cmdline; do
+        [[ -f $f ]] && grep -qE '(^|[[:space:]"'\''])(rd\.)?gpuvm\.config=' "$f" && return 0
+    done
+    return 1
+}
+
+# 0: always (the host asks for a VM mode, or config= names where the host config lives);
+# 255: only when asked for (-a gpuvm); 1: cannot be included (no gpuvm binary).
 check() {
     gpuvm_binary >/dev/null || return 1
     gpuvm_vm_mode && return 0
+    gpuvm_config_named && return 0
     return 255
 }
 
+# dracut 108 and later (dracut-ng) ship the initqueue (/sbin/initqueue, the main loop's jobs,
+# dracut-initqueue.service) as a module of its own, included only when a module names it;
+# before, it is part of base and there is no such module to name.
 depends() {
+    local d
+    for d in "${dracutbasedir:?}"/modules.d/[0-9][0-9]initqueue; do
+        [[ -d $d ]] && echo initqueue
+    done
     return 0
 }
 
@@ -138,8 +164,11 @@ install() {
     done
     # libkmod in gpuvm reads the indexes; dracut's depmod writes them for the image's modules.
     inst_hook pre-udev 00 "$moddir/gpuvm-pre-udev.sh"
-    # config= on a disk: the initqueue job that waits for it (dracut's initqueue is in 99base).
+    # config= on a disk: the initqueue job that waits for it. A systemd initramfs starts
+    # dracut-initqueue.service only when the image asks for it, and only the build can ask:
+    # systemd 257 and later make /usr (and /lib, a link into it) read-only at boot.
     inst_script "$moddir/gpuvm-resume.sh" /usr/lib/gpuvm/gpuvm-resume.sh
+    dracut_need_initqueue
 
     gpuvm_vm_mode && gpuvm_warn_drivers
     return 0

@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: MIT
-/* gpuvm cmdline: the kernel parameters a mode needs on this CPU, and what the running line lacks. */
+/*
+ * gpuvm cmdline: the kernel parameters this CPU needs for gpuvm, and what the running line lacks.
+ * Without --mode, for a host whose config (the label mirror) decides the mode: the IOMMU
+ * parameters alone. --mode M pins M on the command line: its parameters and gpuvm.mode=M.
+ */
 #include <stdio.h>
 
 #include "cmd.h"
@@ -50,10 +54,13 @@ static int check_param(const char *key, const char *value, void *data)
 	return 0;
 }
 
-static void conflicts(const struct iommu_params *ip, enum mode m, enum cpu_vendor cpu,
+static void conflicts(const struct iommu_params *ip, enum mode m, enum cpu_vendor cpu, bool label,
 		      const char *out[], size_t *n)
 {
 	*n = 0;
+	if (label)
+		out[(*n)++] = "gpuvm.mode= overrides the host config: the label cannot take effect "
+			      "until it is removed";
 	if (m != MODE_CONTAINER) {
 		if (ip->intel_iommu == 0 && cpu == CPU_INTEL)
 			out[(*n)++] = "intel_iommu=off turns the IOMMU off";
@@ -80,6 +87,7 @@ void cmd_cmdline(const struct options *o, struct outcome *out)
 	const char *conf[8];
 	char line[256], cpuinfo[4096];
 	const char *running;
+	bool pinned = o->mode != NULL;
 	size_t n, i;
 
 	if (prep_settings(&pp, o->root, o->cmdline, o->config, SRC_NO_DISK) < 0) {
@@ -105,18 +113,26 @@ void cmd_cmdline(const struct options *o, struct outcome *out)
 		out->usage = true;
 		return;
 	}
-	iommu_mode_params(m, cpu, line, sizeof(line));
+	if (pinned) {
+		iommu_mode_params(m, cpu, line, sizeof(line));
+	} else {
+		iommu_label_params(cpu, line, sizeof(line));
+		m = MODE_VM_PASSTHROUGH; /* what the label may ask for: judge the line by it */
+	}
 	w.running = running;
 	cmdline_parse(line, check_param, &w);
 	iommu_params_parse(running, &ip);
-	conflicts(&ip, m, cpu, conf, &n);
+	conflicts(&ip, m, cpu, !pinned && streq(pp.s.source[KEY_MODE], "cmdline"), conf, &n);
 
 	if (o->json) {
 		struct json j;
 
 		json_init(&j, stdout);
 		json_object_begin(&j, NULL);
-		json_string(&j, "mode", mode_name(m));
+		if (pinned)
+			json_string(&j, "mode", mode_name(m));
+		else
+			json_null(&j, "mode"); /* the host config's to decide */
 		json_string(&j, "cpu_vendor", cpu_vendor_name(cpu));
 		json_string(&j, "params", line);
 		json_string(&j, "missing", w.missing);

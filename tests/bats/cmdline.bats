@@ -45,11 +45,29 @@ load helpers
 	[ "$(jqr .cpu_vendor)" = intel ]
 }
 
-@test "the mode defaults to the configured one" {
+# Without --mode the host config (the label mirror) decides the mode: the IOMMU parameters
+# alone, whatever the config says, since the label may change it; gpuvm.mode= on the running
+# line is named as what keeps the label from taking effect.
+@test "without --mode: the IOMMU parameters alone, for a host the label drives" {
 	mkfx workstation
 	fx_config "$ROOT" "mode=vm-vgpu"
 	gv --cmdline "" cmdline
-	[ "$output" = "intel_iommu=on iommu=pt gpuvm.mode=vm-vgpu" ]
+	assert_success
+	[ "$output" = "intel_iommu=on iommu=pt" ]
+	fx_config "$ROOT" "mode=container"
+	gv --cmdline "" cmdline --cpu amd --json
+	[ "$(jqr .params)" = "iommu=pt" ]
+	[ "$(jqr .mode)" = null ]
+	[ "$(jqr '.conflicts | length')" = 0 ]
+	gv --cmdline "ro intel_iommu=on iommu=pt gpuvm.mode=vm-passthrough" cmdline
+	assert_success
+	[ "$output" = "intel_iommu=on iommu=pt" ]
+	assert_regex "$stderr" "conflicts: gpuvm.mode= overrides the host config: the label cannot take effect until it is removed"
+	refute_regex "$stderr" "lacks"
+	# pinned: the mode's parameters and gpuvm.mode=, and no word about the label
+	gv --cmdline "ro intel_iommu=on iommu=pt gpuvm.mode=vm-passthrough" cmdline --mode vm-passthrough
+	[ "$output" = "intel_iommu=on iommu=pt gpuvm.mode=vm-passthrough" ]
+	[ -z "$stderr" ]
 }
 
 @test "the shipped kernel-cmdline fragments are what gpuvm cmdline prints" {
@@ -58,6 +76,11 @@ load helpers
 	assert_success
 	[ "$(cat "$TOP/kernel-cmdline/vm-passthrough-intel/cmdline")" = "intel_iommu=on iommu=pt gpuvm.mode=vm-passthrough" ]
 	[ "$(cat "$TOP/kernel-cmdline/vm-passthrough-amd/cmdline")" = "iommu=pt gpuvm.mode=vm-passthrough" ]
+	[ "$(cat "$TOP/kernel-cmdline/label-intel/cmdline")" = "intel_iommu=on iommu=pt" ]
+	[ "$(cat "$TOP/kernel-cmdline/label-amd/cmdline")" = "iommu=pt" ]
+	[ ! -e "$TOP/kernel-cmdline/label-intel/dracut.conf" ]
+	# grub.d is Debian's: the fragment sends RHEL and Fedora to grubby
+	grep -q "Not for RHEL or Fedora: their grub2-mkconfig reads only" "$TOP/kernel-cmdline/label-amd/grub.cfg"
 }
 
 @test "kernel-install.sh adds the parameters once" {

@@ -72,3 +72,76 @@ load helpers
 	[ "$(jqr '.warnings | length')" = 0 ]
 	[ "$(jqr .mode_source)" = default ]
 }
+
+# The dracut module against the layouts of dracut 059/106 (the initqueue in base) and 108 and
+# later (its own module, 77initqueue in 112): depends() names it only where it exists.
+@test "dracut module: depends() names the initqueue module where this dracut has one" {
+	b=$BATS_TEST_TMPDIR/dracut
+	mkdir -p "$b/modules.d/77initqueue" "$b/modules.d/80base"
+	run bash -c ". '$TOP/dracut/90gpuvm/module-setup.sh' && dracutbasedir='$b' depends"
+	assert_success
+	assert_output initqueue
+	rm -r "$b/modules.d/77initqueue" "$b/modules.d/80base"
+	mkdir -p "$b/modules.d/99base"
+	run bash -c ". '$TOP/dracut/90gpuvm/module-setup.sh' && dracutbasedir='$b' depends"
+	assert_success
+	assert_output ''
+}
+
+# systemd 257 and later make /usr (and /lib, a link into it) read-only in the initramfs: the
+# image asks for dracut-initqueue.service when it is built, the hooks write nothing there.
+@test "dracut module: install() asks for the initqueue; the boot-time hooks write nothing under /lib or /usr" {
+	run bash -c "
+		inst_simple() { :; }; inst_script() { :; }; inst_hook() { :; }
+		dracut_need_initqueue() { echo need-initqueue; }
+		. '$TOP/dracut/90gpuvm/module-setup.sh'
+		GPUVM_BINARY='$TOP/build/gpuvm' GPUVM_CONFIG=/dev/null moddir=/m install"
+	assert_success
+	assert_line need-initqueue
+	run grep -nE '>>?[[:space:]]*"?/(lib|usr)/' "$TOP/dracut/90gpuvm/gpuvm-pre-udev.sh" \
+		"$TOP/dracut/90gpuvm/gpuvm-resume.sh"
+	assert_failure
+}
+
+# check() of a host (dracutsysrootdir standing for its /) with the gpuvm binary: what
+# dracut decides alone, 0 (include) or 255 (only when asked for).
+modcheck() {
+	run bash -c ". '$TOP/dracut/90gpuvm/module-setup.sh'
+		dracutsysrootdir='$1' kernel_cmdline='${2-}' GPUVM_BINARY='$TOP/build/gpuvm' check"
+}
+
+# Issue 18: an image built while the host was in container mode must still hold gpuvm when
+# config= names a disk whose config may say otherwise at the next boot.
+@test "dracut module: check() includes gpuvm for a VM mode, or when config= is named where the build can see it" {
+	r=$BATS_TEST_TMPDIR/host
+	mkdir -p "$r/etc/gpuvm" "$r/etc/default/grub.d" "$r/etc/kernel"
+	modcheck "$r"
+	assert_failure 255
+	printf 'mode=container\n' >"$r/etc/gpuvm/gpuvm.conf"
+	modcheck "$r"
+	assert_failure 255
+	modcheck "$r" " rd.gpuvm.config=LABEL=gpuvm-conf "
+	assert_success
+	printf 'mode=container\nconfig=LABEL=gpuvm-conf\n' >"$r/etc/gpuvm/gpuvm.conf"
+	modcheck "$r"
+	assert_success
+	printf 'mode=container\n# config=LABEL=gpuvm-conf\n' >"$r/etc/gpuvm/gpuvm.conf"
+	modcheck "$r"
+	assert_failure 255
+	# shellcheck disable=SC2016 # GRUB's own variable, written as is
+	printf 'GRUB_CMDLINE_LINUX="${GRUB_CMDLINE_LINUX} gpuvm.config=LABEL=gpuvm-conf"\n' \
+		>"$r/etc/default/grub.d/90-gpuvm.cfg"
+	modcheck "$r"
+	assert_success
+	rm "$r/etc/default/grub.d/90-gpuvm.cfg"
+	printf 'root=/dev/sda1 rd.gpuvm.config=UUID=1234\n' >"$r/etc/kernel/cmdline"
+	modcheck "$r"
+	assert_success
+	rm "$r/etc/kernel/cmdline"
+	printf 'GRUB_CMDLINE_LINUX_DEFAULT="quiet gpuvm.configx=1 notgpuvm.config=2"\n' >"$r/etc/default/grub"
+	modcheck "$r"
+	assert_failure 255
+	printf 'mode=vm-passthrough\n' >"$r/etc/gpuvm/gpuvm.conf"
+	modcheck "$r"
+	assert_success
+}

@@ -353,6 +353,103 @@ ident() {
 	[ "$(annotation gpuvm.nvidia.com/reboot-required)" = absent ]
 }
 
+# kured (kubereboot/kured 1.23): reboots a node while its --reboot-sentinel file exists (its
+# DaemonSet mounts the host's /var/run at /sentinel) or its --reboot-sentinel-command exits 0.
+# The mirror's sentinel lives on the host's /run: a boot removes it; the mirror removes it when
+# the reboot is no longer needed, and only the file it wrote.
+SENT=run/gpuvm-reboot/reboot-required
+
+@test "kured: the sentinel is written with the reboot mark, kept while it is due, removed with it" {
+	mkdir -p "$ROOT/run/gpuvm-reboot"
+	node vm-passthrough
+	mirror --once
+	assert_success
+	assert_output --partial "wrote the reboot sentinel $ROOT/$SENT (kured)"
+	[ "$(annotation gpuvm.nvidia.com/reboot-required)" = true ]
+	grep -qx "gpuvm-label-mirror: node $NODE: the next boot puts the GPUs in vm-passthrough (label nvidia.com/gpu.workload.config=vm-passthrough)" "$ROOT/$SENT"
+	# removed by hand (or by a boot that did not change the mode): written again
+	rm "$ROOT/$SENT"
+	mirror --once
+	assert_success
+	[ -e "$ROOT/$SENT" ]
+	# the label back to the mode the boot runs: the mark and the sentinel go
+	node container gpuvm.nvidia.com/reboot-required=true
+	mirror --once
+	assert_success
+	assert_output --partial "removed the reboot sentinel $ROOT/$SENT"
+	[ ! -e "$ROOT/$SENT" ]
+	[ "$(annotation gpuvm.nvidia.com/reboot-required)" = absent ]
+}
+
+@test "kured: a sentinel the mirror did not write is left alone; none disables it; no directory is a note" {
+	mkdir -p "$ROOT/run/gpuvm-reboot"
+	echo "*** System restart required ***" >"$ROOT/$SENT"
+	node container
+	mirror --once
+	assert_success
+	assert_output --partial "is not the mirror's: left as it is"
+	[ -e "$ROOT/$SENT" ]
+	rm "$ROOT/$SENT"
+	node vm-passthrough
+	GPUVM_REBOOT_SENTINEL=none mirror --once
+	assert_success
+	[ ! -e "$ROOT/$SENT" ]
+	[ "$(annotation gpuvm.nvidia.com/reboot-required)" = true ]
+	rmdir "$ROOT/run/gpuvm-reboot"
+	mirror --once
+	assert_success
+	assert_output --partial "note: no directory $ROOT/run/gpuvm-reboot"
+}
+
+# gpuvm config set exit 6: written, but the next boot will not apply it. A stand-in gpuvm runs
+# the real one and, while $K/why6 exists, answers config set as gpuvm does then: those lines,
+# exit 6.
+stand_in_gpuvm() {
+	# shellcheck disable=SC2016 # the stand-in's own $* and $rc
+	{
+		echo '#!/bin/sh'
+		echo "\"$GPUVM\" \"\$@\""
+		echo 'rc=$?'
+		echo 'case " $* " in *" config set "*) ;; *) exit $rc ;; esac'
+		echo "[ -e \"$K/why6\" ] || exit \$rc"
+		echo "cat \"$K/why6\""
+		echo 'exit 6'
+	} >"$BIN/gpuvm6"
+	chmod +x "$BIN/gpuvm6"
+}
+
+mirror6() {
+	run env PATH="$BIN:$PATH" NODE_NAME="$NODE" GPUVM_HOST="$ROOT" GPUVM="$BIN/gpuvm6" "$MIRROR" --once
+}
+
+@test "exit 6: no reboot is asked for, the error is annotated each pass with gpuvm's reason, and cleared once gone" {
+	mkdir -p "$ROOT/run/gpuvm-reboot"
+	stand_in_gpuvm
+	echo "next boot: no gpuvm: its initramfs /boot/initrd.img-6.1.0-28-amd64 has no gpuvm" >"$K/why6"
+	node vm-passthrough gpuvm.nvidia.com/reboot-required=true
+	mirror6
+	assert_failure 1 # an error, logged every pass (a loop logs a failed pass even unchanged)
+	assert_output --partial "error: next boot: no gpuvm: its initramfs /boot/initrd.img-6.1.0-28-amd64 has no gpuvm: rebuild the initramfs with gpuvm"
+	[ "$(annotation gpuvm.nvidia.com/error)" = next-boot-without-gpuvm ]
+	[ "$(annotation gpuvm.nvidia.com/reboot-required)" = absent ]
+	[ ! -e "$ROOT/$SENT" ]
+	grep -qx "mode=vm-passthrough" "$CONF" # written all the same
+	# the boot line overrides the label too
+	printf '%s\n' "note: the kernel command line sets mode, which overrides the file" \
+		"next boot: gpuvm runs in container" >"$K/why6"
+	mirror6
+	assert_failure 1
+	assert_output --partial "error: the kernel command line sets gpuvm.mode, which overrides the host config: the label cannot take effect"
+	[ "$(annotation gpuvm.nvidia.com/error)" = cmdline-overrides-label ]
+	# fixed on the host: exit 0 again, the error goes and the reboot is asked for
+	rm "$K/why6"
+	mirror6
+	assert_success
+	[ "$(annotation gpuvm.nvidia.com/error)" = absent ]
+	[ "$(annotation gpuvm.nvidia.com/reboot-required)" = true ]
+	[ -e "$ROOT/$SENT" ]
+}
+
 # The GPU Operator (gpu-operator v26.7.0, k8s-driver-manager v0.12.0): its vfio-manager runs
 # where the node has nvidia.com/gpu.deploy.vfio-manager=true and the ClusterPolicy enables
 # sandboxWorkloads and vfioManager; its init container and preStop hook unbind every GPU.

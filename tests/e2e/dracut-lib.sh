@@ -9,6 +9,11 @@
 # test-only module written here: the guest/dracut-*.sh hooks); the kernel and its modules are
 # Debian's from build/kernel (--kmoddir), the host config none (--conf /dev/null, an empty
 # --confdir). The binary is $E2E_GPUVM (build/gpuvm), handed to the module as GPUVM_BINARY.
+# distro-lib.sh's distro_need builds inside another release's root instead: it sets
+# E2E_DRACUT (the work folder, in the root), E2E_DRACUT_IN (the same as the root sees it),
+# E2E_DRACUT_SYSROOT (the root: 90gpuvm and the binary are copied in, the links point at the
+# root's own /usr/lib/dracut, the root's own kernel modules are used) and E2E_DRACUT_RUN (the
+# command that runs dracut inside the root).
 #
 # The test module 99e2e (guest side, all facts as "@e2e KEY=VALUE" on the console at the end):
 #   pre-udev 99     guest/dracut-pre-udev.sh: right after gpuvm's hook (pre-udev 00) and
@@ -38,7 +43,8 @@
 #                                before the first line matching ERE THEN (both must be there)
 
 E2E_GPUVM=${E2E_GPUVM:-$E2E_ROOT/build/gpuvm}
-E2E_DRACUT=$E2E_OUT/$E2E_NAME.dracut
+E2E_DRACUT=${E2E_DRACUT:-$E2E_OUT/$E2E_NAME.dracut}
+E2E_DRACUT_IN=${E2E_DRACUT_IN:-$E2E_DRACUT}
 E2E_DRACUT_HOST=${E2E_DRACUT_HOST:-/usr/lib/dracut}
 rm -f "$E2E_OUT/$E2E_NAME.build-times" "$E2E_OUT/$E2E_NAME".img.dracut.log \
 	"$E2E_OUT/$E2E_NAME"-*.img.dracut.log
@@ -60,16 +66,24 @@ dracut_base() {
 	base=$E2E_DRACUT_BASE
 	rm -rf "$base" "$E2E_DRACUT/99e2e"
 	mkdir -p "$base/modules.d" "$E2E_DRACUT/99e2e" "$E2E_DRACUT/confdir" "$E2E_DRACUT/tmp"
-	for f in "$E2E_DRACUT_HOST"/*; do
+	# The links point where the dracut that builds sees the files: inside the root of
+	# distro-lib.sh (E2E_DRACUT_SYSROOT) that is the root's own /usr/lib/dracut.
+	sysroot=${E2E_DRACUT_SYSROOT-}
+	for f in "$sysroot$E2E_DRACUT_HOST"/*; do
 		case ${f##*/} in modules.d | dracut.conf.d) continue ;; esac
-		ln -s "$f" "$base/${f##*/}"
+		ln -s "$E2E_DRACUT_HOST/${f##*/}" "$base/${f##*/}"
 	done
-	for m in "$E2E_DRACUT_HOST"/modules.d/[0-9][0-9]*; do
+	for m in "$sysroot$E2E_DRACUT_HOST"/modules.d/[0-9][0-9]*; do
 		case ${m##*/} in ??gpuvm | ??e2e) continue ;; esac
-		ln -s "$m" "$base/modules.d/${m##*/}"
+		ln -s "$E2E_DRACUT_HOST/modules.d/${m##*/}" "$base/modules.d/${m##*/}"
 	done
-	ln -s "$E2E_ROOT/dracut/90gpuvm" "$base/modules.d/90gpuvm"
-	ln -s "$E2E_DRACUT/99e2e" "$base/modules.d/99e2e"
+	if [ -n "$sysroot" ]; then
+		cp -R "$E2E_ROOT/dracut/90gpuvm" "$base/modules.d/90gpuvm"
+		cp "$E2E_GPUVM" "$E2E_DRACUT/gpuvm"
+	else
+		ln -s "$E2E_ROOT/dracut/90gpuvm" "$base/modules.d/90gpuvm"
+	fi
+	ln -s "$E2E_DRACUT_IN/99e2e" "$base/modules.d/99e2e"
 	for f in "$E2E_GUEST"/dracut-*.sh; do
 		cp "$f" "$E2E_DRACUT/99e2e/${f##*/}"
 	done
@@ -130,12 +144,24 @@ dracut_image() {
 	fi
 	[ -n "${E2E_DRACUT_BASE-}" ] || dracut_base
 	t0=$(date +%s.%N)
-	env dracutbasedir="$E2E_DRACUT/base" GPUVM_BINARY="$E2E_GPUVM" \
+	if [ -n "${E2E_DRACUT_SYSROOT-}" ]; then
+		# The root's own kernel and modules; the image comes out inside the root.
+		img_in=$E2E_DRACUT_IN/image.img gpuvm_in=$E2E_DRACUT_IN/gpuvm
+		set -- "$@" "$img_in"
+	else
+		img_in=$E2E_IMG gpuvm_in=$E2E_GPUVM
+		set -- --kmoddir "$E2E_KDIR/lib/modules/$E2E_KVER" "$@" "$E2E_IMG"
+	fi
+	# shellcheck disable=SC2086 # E2E_DRACUT_RUN is a command prefix
+	${E2E_DRACUT_RUN-} env dracutbasedir="$E2E_DRACUT_IN/base" GPUVM_BINARY="$gpuvm_in" \
 		dracut --force --no-hostonly --no-hostonly-cmdline --no-early-microcode \
-		--conf /dev/null --confdir "$E2E_DRACUT/confdir" --tmpdir "$E2E_DRACUT/tmp" \
-		--kver "$E2E_KVER" --kmoddir "$E2E_KDIR/lib/modules/$E2E_KVER" \
-		--compress "zstd -3 -q -T0" "$@" "$E2E_IMG" >"$E2E_IMG.dracut.log" 2>&1
+		--conf /dev/null --confdir "$E2E_DRACUT_IN/confdir" --tmpdir "$E2E_DRACUT_IN/tmp" \
+		--kver "$E2E_KVER" --compress "zstd -3 -q -T0" "$@" >"$E2E_IMG.dracut.log" 2>&1
 	rc=$?
+	if [ "$img_in" != "$E2E_IMG" ]; then
+		rm -f "$E2E_IMG"
+		[ "$rc" -ne 0 ] || mv "$E2E_DRACUT/image.img" "$E2E_IMG" || rc=1
+	fi
 	t1=$(date +%s.%N)
 	E2E_BUILD_SECS=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
 	echo "${E2E_IMG##*/} $E2E_BUILD_SECS" >>"$E2E_OUT/$E2E_NAME.build-times"
@@ -145,6 +171,10 @@ dracut_image() {
 		tail -n 20 "$E2E_IMG.dracut.log"
 		e2e_fail "dracut failed (status $rc): $(grep -m1 -E 'FATAL|ERROR' "$E2E_IMG.dracut.log")"
 		exit 1
+	fi
+	# dracut 112 goes on after a fatal message (a program it could not install) and exits 0.
+	if grep -q -E '^dracut\[F\]|FATAL' "$E2E_IMG.dracut.log"; then
+		e2e_fail "dracut: $(grep -m1 -E '^dracut\[F\]|FATAL' "$E2E_IMG.dracut.log")"
 	fi
 }
 

@@ -103,7 +103,7 @@ e2e_disk() {
 # "console=ttyS0 panic=-1 no_timer_check ARGS" (no_timer_check: under TCG on a busy host the
 # kernel's IO-APIC timer check can miss its ticks and, with interrupt remapping on, panic:
 # "timer doesn't work through Interrupt-remapped IO-APIC", seen about once in 8 AMD boots).
-# The console goes to $E2E_OUT/$E2E_NAME[-SUFFIX].log (CRs removed).
+# The console goes to $E2E_OUT/$E2E_NAME[-SUFFIX].log (CRs and ESC[K removed).
 e2e_boot() {
 	iommu=intel gpus='' disk='' append='' suffix='' tmo=$E2E_TIMEOUT
 	while [ $# -gt 0 ]; do
@@ -161,7 +161,8 @@ e2e_qemu() {
 		-append "$cmdline" </dev/null >"$E2E_LOG.raw" 2>&1
 	rc=$?
 	t1=$(date +%s.%N)
-	tr -d '\r' <"$E2E_LOG.raw" >"$E2E_LOG"
+	# systemd 257 and later begin some console lines with ESC[K (erase the line): gone too.
+	tr -d '\r' <"$E2E_LOG.raw" | sed 's/\x1b\[K//g' >"$E2E_LOG"
 	rm -f "$E2E_LOG.raw"
 	E2E_BOOT_SECS=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
 	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then

@@ -38,7 +38,11 @@ fi
 fact dev_vfio "$(names /dev/vfio)"
 if [ -d /sys/module/bochs ]; then fact bochs yes; else fact bochs no; fi
 fact modules "$(cut -d' ' -f1 /proc/modules | sort | tr '\n' ' ')"
-fact gpuvm_hook "$(names /lib/dracut/hooks/pre-udev)"
+# dracut 108 and later keep the hooks in /var/lib/dracut/hooks, before in /lib/dracut/hooks.
+for h in /var/lib/dracut/hooks /lib/dracut/hooks; do
+	[ -d "$h/pre-udev" ] && break
+done
+fact gpuvm_hook "$(names "$h/pre-udev")"
 if [ -f /run/gpuvm/state.json ]; then
 	fact state yes
 	echo "@state-begin"

@@ -8,6 +8,8 @@
 #            bochs, virtio_pci, virtio_blk; bochs does not take the held stand-in; the job
 #            finds the disk, reads the config, binds the stand-in to vfio-pci, and the main
 #            loop ends.
+#   auto     (issue 18) built in container mode with config= in the host config, gpuvm
+#            included by check() alone: the disk's vm-passthrough binds the stand-in.
 #   systemd  a systemd initramfs, no disk, rd.gpuvm.config_timeout=3: the same hold, the job
 #            in dracut-initqueue.service, and after 3 s the fallback (container, the default):
 #            released, bochs takes the stand-in; no unit failed.
@@ -44,6 +46,38 @@ e2e_expect '^\[ *[0-9.]+\] gpuvm: config=LABEL=gpuvm-conf: not there yet; 1 GPU 
 dracut_before '^\[ *[0-9.]+\] gpuvm: config=LABEL=gpuvm-conf: not there yet' \
 	'^\[ *[0-9.]+\] gpuvm: config: LABEL=gpuvm-conf:/etc/gpuvm/gpuvm.conf is on /dev/vda \(ext4\)' \
 	'the hold, then the decision'
+e2e_reject 'Warning: gpuvm:' 'the gpuvm hooks warned'
+
+# Issue 18: an image built while the host was in container mode, with config= in its host
+# config. gpuvm is neither asked for (-m, -a) nor left out: every module but those the image
+# above took (gpuvm aside) is omitted, and module-setup.sh's check() includes gpuvm because
+# config= names where the host config lives (the test module e2e, whose check() says 255, is
+# asked for). At boot the baked config= (nothing on the kernel command line) finds the disk,
+# whose config says vm-passthrough: the stand-in is bound.
+incl=" $(sed -n 's/.*\*\*\* Including module: \([^ ]*\) \*\*\*.*/\1/p' "$E2E_IMG.dracut.log" | tr '\n' ' ') "
+case $incl in *" base "*) ;; *) e2e_fail "no 'Including module' lines in $E2E_IMG.dracut.log" ;; esac
+omit=$(for m in "$E2E_DRACUT_BASE"/modules.d/[0-9][0-9]*; do
+	m=${m##*/} && m=${m#[0-9][0-9]}
+	case "$incl" in *" $m "*) [ "$m" != gpuvm ] && continue ;; esac
+	[ "$m" = gpuvm ] || printf '%s ' "$m"
+done)
+# ids= as on the disk: the hold at pre-udev takes what a VM mode would select (an NVIDIA GPU
+# needs no ids=; the stand-in does).
+printf '# built in container mode\nmode=container\nids=1234:1111\nconfig=LABEL=gpuvm-conf\n' \
+	>"$E2E_DRACUT/container.conf"
+GPUVM_CONFIG=$E2E_DRACUT/container.conf dracut_image --as auto -o "$omit" -a e2e \
+	--add-drivers "bochs virtio_pci virtio_blk"
+grep -q 'Including module: gpuvm ' "$E2E_IMG.dracut.log" ||
+	e2e_fail "check() did not include gpuvm in an image whose host config names config="
+# shellcheck disable=SC2086 # QEMU arguments
+e2e_boot --log auto --iommu intel --gpu vga -- $CONFDISK_ARGS
+e2e_guest_done
+e2e_fact_is pre_udev.vga.override gpuvm-hold
+e2e_fact_is vga.driver vfio-pci
+e2e_state_is .result ok
+e2e_state_is .mode vm-passthrough
+e2e_state_is .config_disk.status disk
+e2e_state_is .mode_source LABEL=gpuvm-conf:/etc/gpuvm/gpuvm.conf:1
 e2e_reject 'Warning: gpuvm:' 'the gpuvm hooks warned'
 
 if [ -x /usr/lib/systemd/systemd ] || [ -x /lib/systemd/systemd ]; then

@@ -2,7 +2,8 @@
 # dracut/90gpuvm at image build time, no boot:
 #  - check() says 0 (dracut includes gpuvm by itself) when the host asks for a VM mode, through
 #    the host config (mode=, or the label line) or dracut's kernel_cmdline= (the route of
-#    kernel-cmdline/*/dracut.conf); 255 (only when asked for) otherwise; 1 without a binary.
+#    kernel-cmdline/*/dracut.conf), or when config= names where the host config lives (host
+#    config, kernel_cmdline=); 255 (only when asked for) otherwise; 1 without a binary.
 #    And dracut acts on it: an image built without -m (every other module omitted) holds gpuvm
 #    with a vm-passthrough config or kernel_cmdline, and not with a container config.
 #  - a vm-passthrough host config (GPUVM_CONFIG) with nouveau in the image (--add-drivers, which
@@ -24,6 +25,7 @@ printf '# host config\nmode=vm-passthrough\n' >"$conf/vm.conf"
 printf 'nvidia.com/gpu.workload.config=vm-vgpu\n' >"$conf/label-vgpu.conf"
 printf 'mode=vm-passthrough\nmode=container\n' >"$conf/container.conf"
 printf 'ids=10de:*\n' >"$conf/nomode.conf"
+printf 'mode=container\nconfig=LABEL=gpuvm-conf\n' >"$conf/container-disk.conf"
 
 # check_rc CONFIG [KERNEL_CMDLINE] [BINARY]: what module-setup.sh's check() returns, with
 # dracut's own find_binary (dracut-functions.sh).
@@ -46,6 +48,8 @@ check_is 255 "$conf/container.conf"
 check_is 255 "$conf/nomode.conf"
 check_is 255 "$conf/none.conf"
 check_is 0 "$conf/container.conf" " rd.gpuvm.mode=vm-passthrough "
+check_is 0 "$conf/container-disk.conf"
+check_is 0 "$conf/container.conf" " rd.gpuvm.config=LABEL=gpuvm-conf "
 check_is 255 "$conf/vm.conf" " gpuvm.mode=container "
 check_is 1 "$conf/vm.conf" "" /nonexistent/gpuvm
 
