@@ -37,30 +37,50 @@ const char *severity_name(enum severity s)
 	return s == SEV_ERROR ? "error" : s == SEV_WARNING ? "warning" : "info";
 }
 
+/* A selected GPU whose vGPU method is SR-IOV: its VFs go to VMs through VFIO. */
+static bool vgpu_needs_vfio(const struct check_input *in)
+{
+	size_t i;
+
+	for (i = 0; i < in->inv->n; i++)
+		if (in->plan->dev[i].selected && in->plan->dev[i].vgpu == VGPU_SRIOV)
+			return true;
+	return false;
+}
+
 static void iommu_findings(const struct check_input *in, struct out *o)
 {
 	const struct iommu_state *io = &in->inv->iommu;
 	const struct iommu_params *p = &io->params;
 	bool vm = in->s->mode != MODE_CONTAINER;
 	enum severity need = in->s->mode == MODE_VM_PASSTHROUGH ? SEV_ERROR : SEV_WARNING;
+	const char *why = "";
 
+	if (in->s->mode == MODE_VM_VGPU && vgpu_needs_vfio(in)) {
+		need = SEV_ERROR;
+		why = "; vGPU on Ampere and later hands SR-IOV VFs to VMs through VFIO";
+	} else if (in->s->mode == MODE_VM_VGPU) {
+		why = "; mediated devices (vGPU before Ampere) work without it, VFs and passthrough do not";
+	}
 	if (vm && !io->active) {
 		if (p->intel_iommu == 0 || p->iommu_off || p->amd_iommu_off == 1)
 			add(o, need,
 			    "remove intel_iommu=off, amd_iommu=off or iommu=off from the kernel command line",
-			    "the IOMMU is not active: the kernel command line turns it off");
+			    "the IOMMU is not active: the kernel command line turns it off%s", why);
 		else if (io->cpu == CPU_AMD)
 			add(o, need,
 			    "enable the IOMMU (AMD-Vi; 'IOMMU' or 'SVM' in the firmware setup); do not add amd_iommu=on: it is not a value the kernel knows",
-			    "the IOMMU is not active (no unit in /sys/class/iommu): vfio-pci's probe fails with error -22");
+			    "the IOMMU is not active (no unit in /sys/class/iommu): vfio-pci's probe fails with error -22%s",
+			    why);
 		else if (io->cpu == CPU_INTEL)
 			add(o, need,
 			    "add intel_iommu=on to the kernel command line and enable VT-d in the firmware setup",
-			    "the IOMMU is not active (no unit in /sys/class/iommu): vfio-pci's probe fails with error -22");
+			    "the IOMMU is not active (no unit in /sys/class/iommu): vfio-pci's probe fails with error -22%s",
+			    why);
 		else
 			add(o, need,
 			    "enable the IOMMU in the firmware setup and on the kernel command line",
-			    "the IOMMU is not active (no unit in /sys/class/iommu)");
+			    "the IOMMU is not active (no unit in /sys/class/iommu)%s", why);
 	}
 	if (vm && io->active && p->iommu_pt != 1 && p->passthrough != 1 && io->cpu != CPU_ARM)
 		add(o, SEV_INFO, "add iommu=pt to the kernel command line (host DMA performance)",
@@ -82,6 +102,16 @@ static void iommu_findings(const struct check_input *in, struct out *o)
 
 static void module_findings(const struct check_input *in, struct out *o)
 {
+	/*
+	 * The vGPU Manager's module: a host may have no file of it, as the GPU Operator's
+	 * vGPU Manager DaemonSet builds and loads it from its container (NVIDIA's
+	 * gpu-driver-container, vgpu-manager: modprobe nvidia, then nvidia_vgpu_vfio).
+	 */
+	if (in->s->mode == MODE_VM_VGPU && in->vgpu_mgr == MOD_MISSING)
+		add(o, SEV_WARNING,
+		    "install NVIDIA's vGPU Manager (the -vgpu-kvm.run) for this kernel, or let the GPU Operator's vGPU Manager DaemonSet load it (sandboxWorkloads.enabled, vgpuManager.enabled)",
+		    "the vGPU Manager's module nvidia_vgpu_vfio is neither loaded nor installed for kernel %s",
+		    in->kver);
 	if (in->s->mode != MODE_VM_PASSTHROUGH)
 		return;
 	if (in->vfio == MOD_MISSING)
@@ -153,12 +183,93 @@ static void device_findings(const struct check_input *in, struct out *o)
 		    "no device is selected (NVIDIA display or 3D controllers, or ids=)");
 }
 
+/* Why a GPU's vGPU support is unknown, into why. */
+static const char *unknown_why(const struct gpu_models *ms, const struct gpu_model *m, char *why,
+			       size_t size)
+{
+	if (!ms || !ms->source)
+		snprintf(why, size, "no pci.ids to name it");
+	else if (m && m->name[0])
+		snprintf(why, size, "its name in /%s, '%.60s', has no chip code gpuvm knows",
+			 ms->source, m->name);
+	else
+		snprintf(why, size, "/%s does not name it", ms->source);
+	return why;
+}
+
+/*
+ * The selected GPUs of dev i's ID: into more, " and N more" when others share it. False
+ * when one before i does (its finding says them all).
+ */
+static bool first_of_id(const struct check_input *in, size_t i, char *more, size_t size)
+{
+	const struct pci_dev *d = &in->inv->dev[i];
+	size_t j, n = 0;
+
+	for (j = 0; j < in->inv->n; j++) {
+		const struct pci_dev *e = &in->inv->dev[j];
+
+		if (j == i || !in->plan->dev[j].selected || in->plan->dev[j].role != ROLE_GPU ||
+		    e->vendor != d->vendor || e->device != d->device)
+			continue;
+		if (j < i)
+			return false;
+		n++;
+	}
+	if (n)
+		snprintf(more, size, " and %zu more", n);
+	else
+		more[0] = '\0';
+	return true;
+}
+
+/*
+ * vm-vgpu: the GPUs no vGPU release supports and those gpuvm cannot tell (once an ID), each
+ * GPU of Ampere or later without SR-IOV.
+ */
+static void vgpu_findings(const struct check_input *in, struct out *o)
+{
+	const struct gpu_models *ms = in->inv->models;
+	size_t i;
+
+	if (in->s->mode != MODE_VM_VGPU)
+		return;
+	for (i = 0; i < in->inv->n; i++) {
+		const struct pci_dev *d = &in->inv->dev[i];
+		const struct plan_dev *pd = &in->plan->dev[i];
+		const struct gpu_model *m = gpu_model_find(ms, d->vendor, d->device);
+		char why[160], more[32];
+
+		/* NVIDIA's vGPU is for NVIDIA's GPUs: one ids= selects of another vendor has none. */
+		if (!pd->selected || pd->role != ROLE_GPU || d->vendor != 0x10de)
+			continue;
+		if ((!m || m->support != VGPU_SUP_YES) && !first_of_id(in, i, more, sizeof(more)))
+			continue;
+		if (!m || m->support == VGPU_SUP_UNKNOWN)
+			add(o, SEV_WARNING,
+			    "install a current pci.ids (/usr/share/gpuvm/pci.ids, or the distribution's), or check NVIDIA's list of GPUs its vGPU release supports",
+			    "cannot tell whether a vGPU release supports %s%s (%04x:%04x): %s",
+			    d->name, more, d->vendor, d->device, unknown_why(ms, m, why, sizeof(why)));
+		else if (m->support == VGPU_SUP_NO)
+			add(o, SEV_ERROR,
+			    "use a data-center or professional GPU that NVIDIA's vGPU release lists, or give this one to a VM whole (mode vm-passthrough)",
+			    "no vGPU release supports %s%s (%04x:%04x, %s, %s): %s", d->name, more,
+			    d->vendor, d->device, m->name, gpu_arch_name(m->arch), m->why);
+		else if (m->method == VGPU_SRIOV && d->sriov_totalvfs <= 0)
+			add(o, SEV_ERROR,
+			    "enable SR-IOV in the firmware setup (with Above 4G Decoding); vGPU on Ampere and later runs on the GPU's VFs",
+			    "SR-IOV expected but the device shows no SR-IOV capability: %s (%04x:%04x, %s, %s) has no sriov_totalvfs",
+			    d->name, d->vendor, d->device, m->name, gpu_arch_name(m->arch));
+	}
+}
+
 size_t check_findings(const struct check_input *in, struct finding *f, size_t max)
 {
 	struct out o = { f, 0, max };
 
 	iommu_findings(in, &o);
 	module_findings(in, &o);
+	vgpu_findings(in, &o);
 	device_findings(in, &o);
 	return o.n;
 }

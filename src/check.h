@@ -27,7 +27,8 @@ struct check_input {
 	const struct settings *s;
 	const struct inventory *inv;
 	const struct plan *plan;
-	enum mod_state vfio; /* vfio-pci for the running kernel */
+	enum mod_state vfio;	 /* vfio-pci for the running kernel */
+	enum mod_state vgpu_mgr; /* vm-vgpu: the vGPU Manager's nvidia_vgpu_vfio */
 	const char *kver;
 	const struct mem_range *fb; /* firmware framebuffers from /proc/iomem */
 	size_t n_fb;

@@ -48,6 +48,8 @@ struct pci_dev {
 	bool unidentified : 1;
 };
 
+struct gpu_models;
+
 /* A member of a group read that is not a PCI function of this host's listing. */
 struct foreign_member {
 	int group;
@@ -73,6 +75,11 @@ struct inventory {
 	struct foreign_member *foreign; /* in the groups read; a group that has one is not viable */
 	size_t n_foreign;
 	struct strpool names; /* the devices' driver names */
+	/*
+	 * vm-vgpu: what pci.ids says of the NVIDIA GPUs' IDs (their architecture, vGPU
+	 * method and support), set by the caller; NULL when not read.
+	 */
+	const struct gpu_models *models;
 };
 
 /* The type of an IOMMU group that was read, or NULL. */

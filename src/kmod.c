@@ -190,13 +190,33 @@ int mod_vfio_variant(const char *modalias, char *name, size_t size)
 	return r;
 }
 
+/*
+ * A module the running kernel has that the module directory does not know: loaded from
+ * elsewhere (the GPU Operator's driver containers build and load theirs), or built in.
+ */
+static enum mod_state running_only(const char *name)
+{
+	struct kmod_module *m = NULL;
+	int init;
+
+	if (kmod_module_new_from_name(ctx, name, &m) < 0 || !m)
+		return MOD_MISSING;
+	init = kmod_module_get_initstate(m);
+	kmod_module_unref(m);
+	if (init == KMOD_MODULE_LIVE || init == KMOD_MODULE_COMING)
+		return MOD_LOADED;
+	return init == KMOD_MODULE_BUILTIN ? MOD_BUILTIN : MOD_MISSING;
+}
+
 enum mod_state mod_state(const char *name, bool live)
 {
 	struct kmod_list *list = NULL, *l;
 	enum mod_state st = MOD_MISSING;
 
-	if (!ctx || kmod_module_new_from_lookup(ctx, name, &list) < 0 || !list)
+	if (!ctx)
 		return MOD_MISSING;
+	if (kmod_module_new_from_lookup(ctx, name, &list) < 0 || !list)
+		return live ? running_only(name) : MOD_MISSING;
 	kmod_list_foreach(l, list)
 	{
 		struct kmod_module *m = kmod_module_get_module(l);

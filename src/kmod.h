@@ -30,7 +30,8 @@ enum mod_state {
 
 /*
  * Is a module there for this kernel? live: also ask the running kernel whether it is
- * loaded (never under --root, where /sys/module is not the tree's).
+ * loaded (never under --root, where /sys/module is not the tree's), also one the module
+ * directory has no file of (loaded from a container).
  */
 enum mod_state mod_state(const char *name, bool live);
 const char *mod_dir(void);

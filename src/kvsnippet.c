@@ -156,14 +156,85 @@ void kv_yaml(FILE *f, const struct kv_device *d, size_t n, bool external)
 
 		/* kv_resource_name() keeps [A-Za-z0-9_] of pci.ids' names; masked all the same. */
 		term_safe(d[i].resource, res, sizeof(res));
+		if (d[i].vgpu)
+			fprintf(f, "  # a vGPU profile of SR-IOV VFs (vendor-specific VFIO, vGPU 17 and later)\n");
 		fprintf(f, "  - pciVendorSelector: \"%04X:%04X\"\n", d[i].vendor, d[i].device);
 		fprintf(f, "    resourceName: \"%s\"\n", res);
+		if (external || d[i].vgpu)
+			fprintf(f, "    externalResourceProvider: true\n");
+	}
+}
+
+void kv_mdev_resource(const char *raw, char *out, size_t size)
+{
+	size_t b = 0, e = strlen(raw), n;
+
+	while (b < e && raw[b] == '\n')
+		b++;
+	while (e > b && raw[e - 1] == '\n')
+		e--;
+	n = (size_t)snprintf(out, size, "nvidia.com/");
+	while (b < e && n + 1 < size) {
+		if (re_space((unsigned char)raw[b])) {
+			while (b < e && re_space((unsigned char)raw[b]))
+				b++;
+			out[n++] = '_';
+		} else {
+			out[n++] = raw[b++];
+		}
+	}
+	out[n] = '\0';
+}
+
+int kv_vgpu_type_line(const char *line, size_t len, char *name, size_t size)
+{
+	size_t b = 0, e = len;
+
+	while (b < e && re_space((unsigned char)line[b]))
+		b++;
+	if (b == e || !isdigit((unsigned char)line[b]))
+		return -EINVAL;
+	while (b < e && isdigit((unsigned char)line[b]))
+		b++;
+	while (b < e && re_space((unsigned char)line[b]))
+		b++;
+	if (b == e || line[b] != ':')
+		return -EINVAL;
+	b++;
+	while (b < e && re_space((unsigned char)line[b]))
+		b++;
+	while (e > b && re_space((unsigned char)line[e - 1]))
+		e--;
+	if (b == e)
+		return -EINVAL;
+	if (e - b >= size)
+		return -ENAMETOOLONG;
+	memcpy(name, line + b, e - b);
+	name[e - b] = '\0';
+	return 0;
+}
+
+void kv_yaml_mdev(FILE *f, const struct kv_mdev *m, size_t n, bool external, bool none_visible)
+{
+	size_t i;
+
+	if (none_visible)
+		fprintf(f, "  # no vGPU type is visible yet: the vGPU Manager (nvidia_vgpu_vfio) has shown none\n");
+	fprintf(f, "  mediatedDevices:%s\n", n ? "" : " []");
+	for (i = 0; i < n; i++) {
+		/* The host's sysfs text, escaped as JSON is: a YAML double-quoted string. */
+		fputs("  - mdevNameSelector: \"", f);
+		json_escape(f, m[i].name);
+		fputs("\"\n    resourceName: \"", f);
+		json_escape(f, m[i].resource);
+		fputs("\"\n", f);
 		if (external)
 			fprintf(f, "    externalResourceProvider: true\n");
 	}
 }
 
-void kv_json(FILE *f, const struct kv_device *d, size_t n, bool external)
+static void json_snippet(FILE *f, const struct kv_device *d, size_t n, const struct kv_mdev *m,
+			 size_t n_m, bool vgpu, bool external)
 {
 	struct json j;
 	char sel[10];
@@ -178,12 +249,35 @@ void kv_json(FILE *f, const struct kv_device *d, size_t n, bool external)
 		json_object_begin(&j, NULL);
 		json_string(&j, "pciVendorSelector", sel);
 		json_string(&j, "resourceName", d[i].resource);
-		if (external)
+		if (external || d[i].vgpu)
 			json_bool(&j, "externalResourceProvider", true);
 		json_object_end(&j);
 	}
 	json_array_end(&j);
+	if (vgpu) {
+		json_array_begin(&j, "mediatedDevices");
+		for (i = 0; i < n_m; i++) {
+			json_object_begin(&j, NULL);
+			json_string(&j, "mdevNameSelector", m[i].name);
+			json_string(&j, "resourceName", m[i].resource);
+			if (external)
+				json_bool(&j, "externalResourceProvider", true);
+			json_object_end(&j);
+		}
+		json_array_end(&j);
+	}
 	json_object_end(&j);
 	json_object_end(&j);
 	json_finish(&j);
+}
+
+void kv_json(FILE *f, const struct kv_device *d, size_t n, bool external)
+{
+	json_snippet(f, d, n, NULL, 0, false, external);
+}
+
+void kv_json_vgpu(FILE *f, const struct kv_device *d, size_t n, const struct kv_mdev *m, size_t n_m,
+		  bool external)
+{
+	json_snippet(f, d, n, m, n_m, true, external);
 }

@@ -32,11 +32,6 @@ const char *role_name(enum role r)
 	return n[r];
 }
 
-const char *vgpu_method_name(enum vgpu_method m)
-{
-	return m == VGPU_SRIOV ? "sriov" : m == VGPU_MDEV ? "mdev" : NULL;
-}
-
 bool driver_is_vfio(const char *name)
 {
 	return streq(name, "vfio-pci") || strstr(name, "vfio_pci") || strstr(name, "vfio-pci");
@@ -589,18 +584,48 @@ static void container_one(struct plan *p, const struct inventory *inv, size_t i,
 	host_side(p, inv, i, gpu, s, s->host_driver[0] ? s->host_driver : NULL, "mode container");
 }
 
+/*
+ * The vGPU method of a GPU follows its architecture (pci.ids' name, in inv->models): mediated
+ * devices before Ampere, SR-IOV VFs from Ampere on. Without a name, sriov_totalvfs decides.
+ */
+static void vgpu_why(const struct inventory *inv, const struct pci_dev *d, enum vgpu_method *m,
+		     char *why, size_t size)
+{
+	const struct gpu_model *g = gpu_model_find(inv->models, d->vendor, d->device);
+	const char *arch;
+
+	if (!g || g->arch == ARCH_UNKNOWN) {
+		*m = d->sriov_totalvfs > 0 ? VGPU_SRIOV : VGPU_MDEV;
+		if (*m == VGPU_SRIOV)
+			snprintf(why, size, "mode vm-vgpu: SR-IOV, %d VFs; architecture unknown",
+				 d->sriov_totalvfs);
+		else
+			snprintf(why, size, "mode vm-vgpu: mediated devices; architecture unknown");
+		return;
+	}
+	arch = gpu_arch_name(g->arch);
+	*m = g->support == VGPU_SUP_NO ? VGPU_NONE : g->method;
+	if (g->support == VGPU_SUP_NO)
+		snprintf(why, size, "mode vm-vgpu: no vGPU release supports it (%s, %s)", arch, g->why);
+	else if (*m == VGPU_SRIOV && d->sriov_totalvfs <= 0)
+		snprintf(why, size,
+			 "mode vm-vgpu: %s, SR-IOV expected but the device shows no SR-IOV capability: no sriov_totalvfs",
+			 arch);
+	else if (*m == VGPU_SRIOV)
+		snprintf(why, size, "mode vm-vgpu: %s, SR-IOV, %d VFs", arch, d->sriov_totalvfs);
+	else
+		snprintf(why, size, "mode vm-vgpu: %s, mediated devices", arch);
+}
+
 static void vgpu_one(struct plan *p, const struct inventory *inv, size_t i, size_t gpu,
 		     const struct settings *s)
 {
-	const struct pci_dev *d = &inv->dev[i];
-	char why[96];
+	enum vgpu_method m;
+	char why[160];
 
 	if (i == gpu) {
-		p->dev[i].vgpu = d->sriov_totalvfs > 0 ? VGPU_SRIOV : VGPU_MDEV;
-		if (d->sriov_totalvfs > 0)
-			snprintf(why, sizeof(why), "mode vm-vgpu: SR-IOV, %d VFs", d->sriov_totalvfs);
-		else
-			snprintf(why, sizeof(why), "mode vm-vgpu: mediated devices");
+		vgpu_why(inv, &inv->dev[i], &m, why, sizeof(why));
+		p->dev[i].vgpu = m;
 	} else {
 		snprintf(why, sizeof(why), "mode vm-vgpu");
 	}

@@ -7,6 +7,7 @@
 
 #include "inventory.h"
 #include "settings.h"
+#include "vgpu.h"
 
 enum action {
 	ACT_SKIP,    /* not ours: left exactly as it is */
@@ -32,12 +33,6 @@ enum role {
 
 #define PLAN_REASON_LEN 256
 #define PLAN_MODULES_MAX 8
-
-enum vgpu_method {
-	VGPU_NONE,
-	VGPU_SRIOV, /* vm-vgpu on an SR-IOV GPU: its VFs */
-	VGPU_MDEV,  /* vm-vgpu on a GPU without SR-IOV: mediated devices */
-};
 
 /* One a PCI function (24 bytes): a node may have 10,000. */
 struct plan_dev {
@@ -110,8 +105,6 @@ void plan_free(struct plan *p);
 
 const char *action_name(enum action a);
 const char *role_name(enum role r);
-/* "sriov", "mdev", or NULL for VGPU_NONE. */
-const char *vgpu_method_name(enum vgpu_method m);
 bool driver_is_vfio(const char *name);
 /* A vfio driver_override, or gpuvm's hold: what a host-side plan clears. */
 bool override_is_ours(const char *override);

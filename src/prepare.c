@@ -13,7 +13,9 @@
 #include "iommu.h"
 #include "kcmdline.h"
 #include "kmod.h"
+#include "kvsnippet.h"
 #include "log.h"
+#include "pciids.h"
 #include "prepare.h"
 #include "rootio.h"
 #include "util.h"
@@ -105,6 +107,44 @@ static int find_variants(const struct settings *s, struct inventory *inv)
 	return 0;
 }
 
+/*
+ * vm-vgpu: what pci.ids says of each NVIDIA display or 3D controller's ID, for the plan's
+ * vGPU method and check's support findings. No pci.ids, or an ID it lacks: the model says
+ * unknown. -ENOMEM.
+ */
+static int read_models(struct prep *pp)
+{
+	struct gpu_models *ms = &pp->models;
+	char *ids, name[160];
+	size_t i, j, len = 0, which = 0;
+
+	if (pp->s.mode != MODE_VM_VGPU)
+		return 0;
+	ids = pciids_read(&len, &which);
+	ms->source = ids ? pciids_paths[which] : NULL;
+	for (i = 0; i < pp->inv.n; i++) {
+		const struct pci_dev *d = &pp->inv.dev[i];
+		struct gpu_model *m;
+
+		if (d->vendor != 0x10de || (d->class >> 8 != 0x0300 && d->class >> 8 != 0x0302) ||
+		    gpu_model_find(ms, d->vendor, d->device))
+			continue;
+		m = realloc(ms->m, (ms->n + 1) * sizeof(*m));
+		if (!m) {
+			free(ids);
+			return -ENOMEM;
+		}
+		ms->m = m;
+		m = &ms->m[ms->n++];
+		m->device = d->device;
+		j = ids && pciids_name(ids, len, d->vendor, d->device, name, sizeof(name)) == 0;
+		vgpu_classify(j ? name : NULL, m);
+	}
+	free(ids);
+	pp->inv.models = ms;
+	return 0;
+}
+
 int prep_settings(struct prep *pp, const char *root, const char *cmdline, const char *config,
 		  enum source_policy pol)
 {
@@ -133,6 +173,8 @@ int prep_plan(struct prep *pp)
 	} else {
 		r = find_variants(&pp->s, &pp->inv);
 		if (r == 0)
+			r = read_models(pp);
+		if (r == 0)
 			r = plan_build(&pp->p, &pp->s, &pp->inv);
 	}
 	if (r == -E2BIG)
@@ -149,6 +191,7 @@ void prep_fini(struct prep *pp)
 	if (pp->planned)
 		plan_free(&pp->p);
 	inventory_free(&pp->inv);
+	free(pp->models.m);
 	mod_fini();
 	free(pp->cmdline);
 	memset(pp, 0, sizeof(*pp));

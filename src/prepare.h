@@ -7,6 +7,7 @@
 #include "inventory.h"
 #include "plan.h"
 #include "settings.h"
+#include "vgpu.h"
 #include "confsource.h"
 
 /*
@@ -23,8 +24,9 @@ struct prep {
 	struct source src;
 	struct inventory inv;
 	struct plan p;
-	bool planned;	/* p holds a plan */
-	char kver[128]; /* the running kernel's release (prep_plan) */
+	bool planned;		  /* p holds a plan */
+	char kver[128];		  /* the running kernel's release (prep_plan) */
+	struct gpu_models models; /* vm-vgpu: the GPUs' pci.ids names (prep_plan), inv.models */
 };
 
 /*

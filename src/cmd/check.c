@@ -99,6 +99,8 @@ void cmd_check(const struct options *o, struct outcome *out)
 	}
 	in.kver = pp.kver;
 	in.vfio = mod_state("vfio-pci", !o->root);
+	if (pp.s.mode == MODE_VM_VGPU)
+		in.vgpu_mgr = mod_state("nvidia_vgpu_vfio", !o->root);
 	iomem = malloc(IOMEM_MAX);
 	if (iomem && root_read("proc/iomem", iomem, IOMEM_MAX) > 0)
 		in.n_fb = iomem_framebuffers(iomem, fb, ARRAY_SIZE(fb));

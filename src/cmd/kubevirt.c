@@ -10,54 +10,137 @@
 #include "cmd.h"
 #include "config.h"
 #include "log.h"
+#include "pciids.h"
 #include "prepare.h"
 #include "rootio.h"
 #include "util.h"
 
-#define PCIIDS_MAX ((size_t)4 * 1024 * 1024)
+#define KV_IDS_MAX 32 /* distinct device IDs in pciHostDevices */
 
-/* A whole file under the root, NUL-terminated, up to max bytes; NULL when absent. */
-static char *read_file(const char *path, size_t max, size_t *len)
+struct mdev_ctx {
+	struct kv_mdev *m;
+	size_t n, max;
+	const char *dev; /* the function's address */
+};
+
+/* One type of mdev_supported_types: its name, once. */
+static int one_type(const char *type, void *data)
 {
-	char *buf;
+	struct mdev_ctx *c = data;
+	char path[256], raw[sizeof(c->m->name)], name[sizeof(c->m->name)];
+	size_t i;
 
-	if (config_read_max(root_fd(), path, max, &buf, len) < 0)
-		return NULL;
-	return buf;
+	snprintf(path, sizeof(path), "sys/bus/pci/devices/%s/mdev_supported_types/%s/name", c->dev,
+		 type);
+	if (root_read(path, raw, sizeof(raw)) <= 0)
+		return 0;
+	strscpy(name, raw, sizeof(name));
+	rstrip(name);
+	for (i = 0; i < c->n && !streq(c->m[i].name, name); i++)
+		;
+	if (i < c->n || c->n == c->max || !name[0])
+		return 0;
+	strscpy(c->m[c->n].name, name, sizeof(c->m[c->n].name));
+	kv_mdev_resource(raw, c->m[c->n].resource, sizeof(c->m[c->n].resource));
+	c->n++;
+	return 0;
 }
 
-/* --pci-ids FILE: the database the user names, a host path (as --config); -errno. */
-static int read_given(const char *file, char **ids, size_t *len)
+/*
+ * vm-vgpu: the mediated device types the vGPU Manager shows on NVIDIA's GPUs and their
+ * SR-IOV VFs (Ampere and later: on each VF), deduplicated by name.
+ */
+static size_t mdev_types(const struct inventory *inv, struct kv_mdev *m, size_t max)
 {
-	return config_read_max(AT_FDCWD, file, PCIIDS_MAX, ids, len);
+	struct mdev_ctx c = { m, 0, max, NULL };
+	char dir[160];
+	size_t i;
+
+	for (i = 0; i < inv->n; i++) {
+		const struct pci_dev *d = &inv->dev[i];
+
+		if (d->vendor != 0x10de || (d->class >> 8 != 0x0300 && d->class >> 8 != 0x0302))
+			continue;
+		c.dev = d->name;
+		snprintf(dir, sizeof(dir), "sys/bus/pci/devices/%s/mdev_supported_types", d->name);
+		root_list(dir, one_type, &c);
+	}
+	return c.n;
+}
+
+/*
+ * vm-vgpu on Ada, Hopper and newer with vGPU 17 and later: no mdev; each VF shows the vGPU
+ * profiles it can take in nvidia/creatable_vgpu_types ("1428 : NVIDIA H200X-141C"). One
+ * entry a profile, its VF's ID the selector, named as the plugin's vendor-specific VFIO
+ * discovery names it (blanks to '_'). Appended to dev (n of max); returns the new n.
+ */
+static size_t vfio_vgpu_types(const struct inventory *inv, struct kv_device *dev, size_t n, size_t max)
+{
+	char path[160], buf[8192], name[96], res[sizeof(dev->resource)];
+	size_t i, j;
+
+	for (i = 0; i < inv->n; i++) {
+		const struct pci_dev *d = &inv->dev[i];
+		const char *p, *e, *end;
+		ssize_t len;
+
+		if (d->vendor != 0x10de || !d->is_vf)
+			continue;
+		snprintf(path, sizeof(path), "sys/bus/pci/devices/%s/nvidia/creatable_vgpu_types",
+			 d->name);
+		len = root_read(path, buf, sizeof(buf));
+		if (len <= 0)
+			continue;
+		end = buf + len;
+		for (p = buf; p < end; p = e + 1) {
+			e = memchr(p, '\n', (size_t)(end - p));
+			if (!e)
+				e = end;
+			if (kv_vgpu_type_line(p, (size_t)(e - p), name, sizeof(name)) < 0)
+				continue;
+			kv_mdev_resource(name, res, sizeof(res));
+			for (j = 0; j < n && !(dev[j].vgpu && streq(dev[j].resource, res)); j++)
+				;
+			if (j < n) {
+				dev[j].count++;
+				continue;
+			}
+			if (n == max)
+				return n;
+			dev[n].vendor = d->vendor;
+			dev[n].device = d->device;
+			dev[n].count = 1;
+			dev[n].vgpu = true;
+			strscpy(dev[n].resource, res, sizeof(dev[n].resource));
+			n++;
+		}
+	}
+	return n;
 }
 
 void cmd_kubevirt(const struct options *o, struct outcome *out)
 {
-	/*
-	 * The plugin names from the pci.ids in its image: gpuvm's copy of its NVIDIA block
-	 * first (scripts/pciids-nvidia.sh), then the host's, older or newer than the plugin's.
-	 */
-	static const char *const pciids[] = { "usr/share/gpuvm/pci.ids", "usr/share/misc/pci.ids",
-					      "usr/share/hwdata/pci.ids", "usr/share/pci.ids" };
 	struct prep pp = { 0 };
 	const struct inventory *inv = &pp.inv;
 	const struct plan *p = &pp.p;
-	struct kv_device dev[32];
+	struct kv_device dev[KV_IDS_MAX + 32]; /* the IDs, then vm-vgpu's VF profiles */
+	struct kv_mdev mdev[64];
+	bool vgpu, none_visible = false;
 	char *ids = NULL, name[160];
-	size_t i, j, n = 0, len = 0;
+	size_t i, j, n = 0, n_mdev = 0, len = 0, which = 0;
 
 	if (prep_settings(&pp, o->root, o->cmdline, o->config, SRC_LOOK) < 0) {
 		out->error = true;
 		goto out;
 	}
+	vgpu = pp.s.mode == MODE_VM_VGPU;
 	pp.s.mode = MODE_VM_PASSTHROUGH;
 	if (prep_scan(&pp) < 0 || prep_plan(&pp) < 0) {
 		out->error = true;
 		goto out;
 	}
 	if (o->pci_ids) {
-		int r = read_given(o->pci_ids, &ids, &len);
+		int r = pciids_read_given(o->pci_ids, &ids, &len);
 
 		if (r < 0) {
 			log_err("--pci-ids %s: cannot read: %s", o->pci_ids,
@@ -66,17 +149,21 @@ void cmd_kubevirt(const struct options *o, struct outcome *out)
 			goto out;
 		}
 	}
-	for (i = 0; i < ARRAY_SIZE(pciids) && !ids; i++)
-		ids = read_file(pciids[i], PCIIDS_MAX, &len);
+	/*
+	 * The plugin names from the pci.ids in its image: gpuvm's copy of its NVIDIA block
+	 * first, then the host's, older or newer than the plugin's.
+	 */
+	if (!o->pci_ids)
+		ids = pciids_read(&len, &which);
 	/* Only the sandbox plugin's names matter: KubeVirt's own takes what the CR says. */
 	if (!o->pci_ids && !o->kubevirt_plugin && !ids)
 		log_warn("no pci.ids: resource names are device IDs, as the sandbox device plugin's "
 			 "only for IDs its pci.ids lacks (gpuvm(8), kubevirt)");
-	else if (!o->pci_ids && !o->kubevirt_plugin && i > 1)
+	else if (!o->pci_ids && !o->kubevirt_plugin && which > 0)
 		log_warn("names from /%s, not the sandbox device plugin's pci.ids: an ID one lacks "
 			 "or names otherwise gets another resourceName (install /usr/share/gpuvm/pci.ids, "
 			 "gpuvm(8), kubevirt)",
-			 pciids[i - 1]);
+			 pciids_paths[which]);
 	for (i = 0; i < inv->n; i++) {
 		const struct pci_dev *d = &inv->dev[i];
 		bool known;
@@ -95,22 +182,36 @@ void cmd_kubevirt(const struct options *o, struct outcome *out)
 			dev[j].count++;
 			continue;
 		}
-		if (n == ARRAY_SIZE(dev))
+		if (n == KV_IDS_MAX)
 			break;
 		dev[n].vendor = d->vendor;
 		dev[n].device = d->device;
 		dev[n].count = 1;
+		dev[n].vgpu = false;
 		known = ids && pciids_name(ids, len, d->vendor, d->device, name, sizeof(name)) == 0;
 		kv_resource_name(known ? name : NULL, d->vendor, d->device, dev[n].resource,
 				 sizeof(dev[n].resource));
 		n++;
 	}
-	if (!n)
+	if (vgpu) {
+		size_t n_pci = n;
+
+		n_mdev = mdev_types(inv, mdev, ARRAY_SIZE(mdev));
+		n = vfio_vgpu_types(inv, dev, n, ARRAY_SIZE(dev));
+		none_visible = !n_mdev && n == n_pci;
+		if (none_visible)
+			log_warn("mode vm-vgpu: no vGPU type is visible yet (mdev_supported_types, nvidia/creatable_vgpu_types of the GPUs and their VFs): none is in the snippet until the vGPU Manager (nvidia_vgpu_vfio) runs; run gpuvm kubevirt again then");
+	}
+	if (!n && !vgpu)
 		log_warn("no device would be in passthrough: the snippet is empty");
-	if (o->json)
+	if (o->json && vgpu)
+		kv_json_vgpu(stdout, dev, n, mdev, n_mdev, !o->kubevirt_plugin);
+	else if (o->json)
 		kv_json(stdout, dev, n, !o->kubevirt_plugin);
 	else
 		kv_yaml(stdout, dev, n, !o->kubevirt_plugin);
+	if (!o->json && vgpu)
+		kv_yaml_mdev(stdout, mdev, n_mdev, !o->kubevirt_plugin, none_visible);
 out:
 	prep_fini(&pp);
 	free(ids);

@@ -42,12 +42,107 @@ with_vfio() {
 	[ "$(jqr .mode_source)" = --mode ]
 }
 
-@test "vm-vgpu without IOMMU is a warning, not an error" {
+# pci.ids lines for the fixtures' GPUs, as Debian 12's pci.ids names them (26b9, the L40S, is
+# newer than it: named here as later pci.ids do).
+vgpu_ids() {
+	mkdir -p "$ROOT/usr/share/misc"
+	printf '%s\n' '10de  NVIDIA Corporation' '	1e87  TU104 [GeForce RTX 2080 Rev. A]' \
+		'	1eb8  TU104GL [Tesla T4]' '	2204  GA102 [GeForce RTX 3090]' \
+		'	26b9  AD102GL [L40S]' >"$ROOT/usr/share/misc/pci.ids"
+}
+
+# The vGPU Manager's module as a real module file (it may come from the operator instead).
+with_vgpu_mgr() {
+	fx_kmod "$ROOT" nvidia_vgpu_vfio
+	fx_depmod "$ROOT"
+}
+
+@test "vm-vgpu without IOMMU, mediated devices: a warning that says why" {
 	mkfx noiommu
 	with_vfio
 	gv --cmdline "" check --mode vm-vgpu --json
 	assert_success
 	[ "$(jqr '.findings[0].severity')" = warning ]
+	assert_regex "$(jqr '.findings[0].what')" "IOMMU is not active.*mediated devices \(vGPU before Ampere\) work without it"
+}
+
+@test "vm-vgpu without IOMMU on an SR-IOV GPU (Ada): an error" {
+	mkfx sriov
+	vgpu_ids
+	with_vgpu_mgr
+	gv --cmdline "" check --mode vm-vgpu --json
+	assert_success
+	# The fixture's IOMMU is active; an AMD host with it off in the firmware:
+	rm -rf "$ROOT"/sys/class/iommu/* "$ROOT"/sys/kernel/iommu_groups/*
+	for d in "$ROOT"/sys/bus/pci/devices/*; do rm -f "$d/iommu_group"; done
+	gv --cmdline "" check --mode vm-vgpu --json
+	assert_failure 1
+	[ "$(jqr '.findings[0].severity')" = error ]
+	assert_regex "$(jqr '.findings[0].what')" "IOMMU is not active.*SR-IOV VFs to VMs through VFIO"
+}
+
+@test "vm-vgpu: a GeForce no vGPU release supports is an error" {
+	mkfx gpu-nic
+	vgpu_ids
+	with_vgpu_mgr
+	gv --cmdline "intel_iommu=on iommu=pt" check --mode vm-vgpu
+	assert_failure 1
+	assert_output --partial "ERROR    no vGPU release supports 0000:01:00.0 (10de:2204, GA102 [GeForce RTX 3090], Ampere): a GeForce, TITAN or CMP part"
+	gv --cmdline "gpuvm.mode=vm-vgpu" plan --json
+	assert_regex "$(dev_field 0000:01:00.0 reason)" "no vGPU release supports it \(Ampere"
+	[ "$(dev_field 0000:01:00.0 vgpu)" = null ]
+}
+
+@test "vm-vgpu: one finding an ID, however many GPUs have it" {
+	mkfx two-gpus
+	mkdir -p "$ROOT/usr/share/misc"
+	printf '10de  NVIDIA Corporation\n\t2684  AD102 [GeForce RTX 4090]\n' >"$ROOT/usr/share/misc/pci.ids"
+	gv --cmdline "intel_iommu=on iommu=pt" check --mode vm-vgpu --json
+	assert_failure 1
+	[ "$(jqr '.errors')" = 1 ]
+	assert_regex "$(jqr '.findings[] | select(.severity == "error") | .what')" "^no vGPU release supports 0000:03:00.0 and 1 more \(10de:2684, AD102 \[GeForce RTX 4090\], Ada\)"
+}
+
+@test "vm-vgpu: a GPU pci.ids does not name is a warning, never a silent ready" {
+	mkfx gpu-nic
+	with_vgpu_mgr
+	gv --cmdline "intel_iommu=on iommu=pt" check --mode vm-vgpu --json
+	assert_success
+	assert_regex "$(jqr '[.findings[] | select(.severity == "warning") | .what] | join("|")')" "cannot tell whether a vGPU release supports 0000:01:00.0 \(10de:2204\): no pci.ids"
+	mkdir -p "$ROOT/usr/share/misc"
+	printf '10de  NVIDIA Corporation\n\t2330  GH100 [H100 SXM5 80GB]\n' >"$ROOT/usr/share/misc/pci.ids"
+	gv --cmdline "intel_iommu=on iommu=pt" check --mode vm-vgpu --json
+	assert_regex "$(jqr '[.findings[].what] | join("|")')" "0000:01:00.0 \(10de:2204\): /usr/share/misc/pci.ids does not name it"
+}
+
+@test "vm-vgpu: a supported data-center GPU on a ready host; the vGPU Manager's module missing is a warning" {
+	mkfx sriov
+	vgpu_ids
+	with_vgpu_mgr
+	gv --cmdline "iommu=pt" check --mode vm-vgpu --json
+	assert_success
+	[ "$(jqr '.errors')" = 0 ]
+	[ "$(jqr '.warnings')" = 0 ]
+	mkfx sriov
+	vgpu_ids
+	gv --cmdline "iommu=pt" check --mode vm-vgpu --json
+	assert_success
+	[ "$(jqr '.warnings')" = 1 ]
+	assert_regex "$(jqr '.findings[0].what')" "module nvidia_vgpu_vfio is neither loaded nor installed for kernel 6.1.0-99-amd64"
+	assert_regex "$(jqr '.findings[0].fix')" "vGPU Manager DaemonSet"
+}
+
+@test "vm-vgpu: Ampere and later without SR-IOV capability is said so, not mediated devices" {
+	mkfx sriov
+	vgpu_ids
+	with_vgpu_mgr
+	rm "$ROOT/sys/bus/pci/devices/0000:41:00.0/sriov_totalvfs"
+	gv --cmdline "iommu=pt" check --mode vm-vgpu
+	assert_failure 1
+	assert_output --partial "SR-IOV expected but the device shows no SR-IOV capability: 0000:41:00.0 (10de:26b9, AD102GL [L40S], Ada) has no sriov_totalvfs"
+	gv --cmdline "gpuvm.mode=vm-vgpu" plan --json
+	[ "$(dev_field 0000:41:00.0 vgpu)" = sriov ]
+	assert_regex "$(dev_field 0000:41:00.0 reason)" "Ada, SR-IOV expected but the device shows no SR-IOV capability"
 }
 
 @test "vfio-pci missing for the kernel" {

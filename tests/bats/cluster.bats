@@ -199,3 +199,59 @@ permittedHostDevices:
 	assert_failure 2
 	assert_regex "$stderr" "gpuvm: config: --kubevirt-plugin is not an option of this command"
 }
+
+@test "kubevirt under vm-vgpu: mediatedDevices from the types on the GPUs and VFs, once each" {
+	mkfx sriov
+	pciids
+	fx_mdev_type "$ROOT" 0000:41:00.4 nvidia-1155 "NVIDIA L40S-1Q"
+	fx_mdev_type "$ROOT" 0000:41:00.5 nvidia-1155 "NVIDIA L40S-1Q"
+	fx_mdev_type "$ROOT" 0000:41:00.5 nvidia-1157 "NVIDIA L40S-4C"
+	gv --cmdline "gpuvm.mode=vm-vgpu" kubevirt --external-provider
+	assert_success
+	assert_output --partial '  mediatedDevices:
+  - mdevNameSelector: "NVIDIA L40S-1Q"
+    resourceName: "nvidia.com/NVIDIA_L40S-1Q"
+    externalResourceProvider: true
+  - mdevNameSelector: "NVIDIA L40S-4C"
+    resourceName: "nvidia.com/NVIDIA_L40S-4C"'
+	gv --cmdline "gpuvm.mode=vm-vgpu" kubevirt --json
+	[ "$(jqr '.permittedHostDevices.mediatedDevices | length')" = 2 ]
+	[ "$(jqr '.permittedHostDevices.mediatedDevices[1].resourceName')" = nvidia.com/NVIDIA_L40S-4C ]
+	# The plugin's resourceName: each run of blanks one '_' (its readVgpuIDFromFile).
+	fx_mdev_type "$ROOT" 0000:41:00.0 nvidia-222 "GRID  T4-1Q"
+	gv --cmdline "gpuvm.mode=vm-vgpu" kubevirt --json
+	[ "$(jqr '.permittedHostDevices.mediatedDevices | map(.resourceName) | join(",")')" = "nvidia.com/GRID_T4-1Q,nvidia.com/NVIDIA_L40S-1Q,nvidia.com/NVIDIA_L40S-4C" ]
+	# Another mode: no mediatedDevices at all, as before.
+	gv --cmdline "" kubevirt --json
+	[ "$(jqr '.permittedHostDevices.mediatedDevices')" = null ]
+}
+
+@test "kubevirt under vm-vgpu before the vGPU Manager runs: says nothing is visible yet" {
+	mkfx sriov
+	pciids
+	gv --cmdline "gpuvm.mode=vm-vgpu" kubevirt
+	assert_success
+	assert_output --partial "  # no vGPU type is visible yet"
+	assert_output --partial "  mediatedDevices: []"
+	assert_regex "$stderr" "no vGPU type is visible yet.*until the vGPU Manager \(nvidia_vgpu_vfio\) runs"
+	gv --cmdline "gpuvm.mode=vm-vgpu" kubevirt --json
+	[ "$(jqr '.permittedHostDevices.mediatedDevices | length')" = 0 ]
+}
+
+# vGPU 17 and later on Ada, Hopper and newer: no mdev; the VFs show their profiles under
+# nvidia/, and the plugin's vendor-specific VFIO discovery advertises them as PCI devices.
+@test "kubevirt under vm-vgpu: VF profiles of the vendor-specific VFIO as external PCI entries" {
+	mkfx sriov
+	pciids
+	fx_vgpu_types "$ROOT" 0000:41:00.4 "1155 : NVIDIA L40S-1Q" " 1157 :  NVIDIA L40S-4C "
+	fx_vgpu_types "$ROOT" 0000:41:00.5 "1155 : NVIDIA L40S-1Q"
+	gv --cmdline "gpuvm.mode=vm-vgpu" kubevirt --json
+	assert_success
+	[ "$(jqr '[.permittedHostDevices.pciHostDevices[1:][] | select(.externalResourceProvider) | .resourceName] | join(",")')" = "nvidia.com/NVIDIA_L40S-1Q,nvidia.com/NVIDIA_L40S-4C" ]
+	[ "$(jqr '.permittedHostDevices.pciHostDevices[1].pciVendorSelector')" = "10DE:26B9" ]
+	[ "$(jqr '.permittedHostDevices.mediatedDevices | length')" = 0 ]
+	[[ "$stderr" != *"no vGPU type is visible"* ]]
+	# KubeVirt's own plugin cannot take a VF on nvidia: the profiles stay the sandbox plugin's.
+	gv --cmdline "gpuvm.mode=vm-vgpu" kubevirt --json --kubevirt-plugin
+	[ "$(jqr '[.permittedHostDevices.pciHostDevices[] | select(.externalResourceProvider) | .resourceName] | join(",")')" = "nvidia.com/NVIDIA_L40S-1Q,nvidia.com/NVIDIA_L40S-4C" ]
+}

@@ -159,6 +159,26 @@ on_error=release"
 	[ "$(dev_field 0000:41:00.4 action)" = skip ]
 }
 
+# The method follows the architecture of the pci.ids name, not sriov_totalvfs alone.
+@test "vm-vgpu: the method per architecture (Turing mdev, Ada SR-IOV), unknown without a name" {
+	mkfx sriov
+	mkdir -p "$ROOT/usr/share/misc"
+	printf '%s\n' '10de  NVIDIA Corporation' '	26b9  AD102GL [L40S]' >"$ROOT/usr/share/misc/pci.ids"
+	gv --cmdline "gpuvm.mode=vm-vgpu" plan --json
+	assert_success
+	[ "$(dev_field 0000:41:00.0 vgpu)" = sriov ]
+	assert_regex "$(dev_field 0000:41:00.0 reason)" "mode vm-vgpu: Ada, SR-IOV, 16 VFs"
+	# A Turing T4 in its place: mediated devices, whatever sriov_totalvfs says.
+	printf '%s\n' '10de  NVIDIA Corporation' '	26b9  TU104GL [Tesla T4]' >"$ROOT/usr/share/misc/pci.ids"
+	gv --cmdline "gpuvm.mode=vm-vgpu" plan --json
+	[ "$(dev_field 0000:41:00.0 vgpu)" = mdev ]
+	assert_regex "$(dev_field 0000:41:00.0 reason)" "mode vm-vgpu: Turing, mediated devices"
+	rm "$ROOT/usr/share/misc/pci.ids"
+	gv --cmdline "gpuvm.mode=vm-vgpu" plan --json
+	[ "$(dev_field 0000:41:00.0 vgpu)" = sriov ]
+	assert_regex "$(dev_field 0000:41:00.0 reason)" "SR-IOV, 16 VFs; architecture unknown"
+}
+
 @test "domain2: a 5-digit PCI domain is read and planned" {
 	mkfx domain2
 	gv --cmdline "gpuvm.mode=vm-passthrough gpuvm.exclude=0000:01:00.0" plan --json

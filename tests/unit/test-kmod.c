@@ -131,6 +131,18 @@ int main(void)
 				   sizeof(name)),
 		  0, "a GH200: found");
 	CHECK_STR(name, "vfio_pci", "a GH200 without the variant module: vfio_pci");
+	/*
+	 * A module in the running kernel that the tree has no file of (the GPU Operator's vGPU
+	 * Manager loads nvidia_vgpu_vfio from its container): the running kernel says so.
+	 * printk stands in for it: every kernel has /sys/module/printk, and no tree a file.
+	 */
+	CHECK_INT(mod_state("printk", false), MOD_MISSING, "not in the tree, not asked live");
+	if (access("/sys/module/printk", F_OK) == 0)
+		CHECK(mod_state("printk", true) != MOD_MISSING,
+		      "not in the tree, in the running kernel: not missing");
+	else
+		printf("ok %d # skip no /sys/module/printk here\n", ++unit_n);
+	CHECK_INT(mod_state("gpuvm_no_such_module", true), MOD_MISSING, "in neither");
 	mod_fini();
 
 	sh(path);

@@ -253,8 +253,46 @@ static void whole(void)
 	free(ids);
 }
 
+/* vGPU types: the plugin's names for mdev types and for vendor-specific VFIO profiles. */
+static void vgpu_types(void)
+{
+	char out[128], name[96];
+
+	kv_mdev_resource("GRID T4-1Q\n", out, sizeof(out));
+	CHECK_STR(out, "nvidia.com/GRID_T4-1Q", "mdev: the plugin's example");
+	kv_mdev_resource("\nNVIDIA  A40-2Q \t\n", out, sizeof(out));
+	CHECK_STR(out, "nvidia.com/NVIDIA_A40-2Q_", "mdev: newlines trimmed, other blanks a _");
+	kv_mdev_resource("A\xc2\xa0"
+			 "B",
+			 out, sizeof(out));
+	CHECK_STR(out,
+		  "nvidia.com/A\xc2\xa0"
+		  "B",
+		  "mdev: \\s is ASCII only");
+	kv_mdev_resource("GRID T4-1Q", out, 16);
+	CHECK_STR(out, "nvidia.com/GRID", "mdev: cut to size");
+
+	CHECK_INT(kv_vgpu_type_line("1428 : NVIDIA H200X-141C", strlen("1428 : NVIDIA H200X-141C"),
+				    name, sizeof(name)),
+		  0, "vfio: a profile line");
+	CHECK_STR(name, "NVIDIA H200X-141C", "vfio: its name");
+	CHECK_INT(kv_vgpu_type_line("  7:x  \r", strlen("  7:x  \r"), name, sizeof(name)), 0,
+		  "vfio: blanks");
+	CHECK_STR(name, "x", "vfio: trimmed");
+	CHECK_INT(kv_vgpu_type_line("Creatable vGPU types", strlen("Creatable vGPU types"), name,
+				    sizeof(name)),
+		  -EINVAL, "vfio: a header");
+	CHECK_INT(kv_vgpu_type_line("12 :   ", strlen("12 :   "), name, sizeof(name)), -EINVAL,
+		  "vfio: no name");
+	CHECK_INT(kv_vgpu_type_line("12 NVIDIA", strlen("12 NVIDIA"), name, sizeof(name)), -EINVAL,
+		  "vfio: no colon");
+	CHECK_INT(kv_vgpu_type_line("1 : abcdef", strlen("1 : abcdef"), name, 4), -ENAMETOOLONG,
+		  "vfio: too long");
+}
+
 int main(void)
 {
+	vgpu_types();
 	vectors();
 	lookup();
 	whole();

@@ -331,6 +331,39 @@ static void sriov(void)
 	CHECK_INT(p.n_groups, 1, "VFs' own groups are not planned");
 }
 
+/* vm-vgpu: the method follows the architecture of the pci.ids name, in inv.models. */
+static void vgpu_arch(void)
+{
+	struct gpu_model m[3] = { { .device = 0x1eb8 }, { .device = 0x20b5 }, { .device = 0x2204 } };
+	struct gpu_models ms = { m, 3, "usr/share/misc/pci.ids" };
+
+	vgpu_classify("TU104GL [Tesla T4]", &m[0]);
+	vgpu_classify("GA100 [A100 PCIe 80GB]", &m[1]);
+	vgpu_classify("GA102 [GeForce RTX 3090]", &m[2]);
+	reset(true);
+	inv.models = &ms;
+	add("0000:01:00.0", 0x10de, 0x1eb8, 0x030200, 1, "nvidia")->sriov_totalvfs = 16;
+	add("0000:02:00.0", 0x10de, 0x20b5, 0x030200, 2, "nvidia")->sriov_totalvfs = 16;
+	add("0000:03:00.0", 0x10de, 0x20b5, 0x030200, 3, "nvidia");
+	add("0000:04:00.0", 0x10de, 0x2204, 0x030000, 4, "nouveau");
+	add("0000:05:00.0", 0x10de, 0x2330, 0x030200, 5, "nvidia");
+	s.mode = MODE_VM_VGPU;
+	build();
+	expect("0000:01:00.0", ACT_RESERVE, "nvidia", "mode vm-vgpu: Turing, mediated devices");
+	CHECK_STR(vgpu_method_name(p.dev[0].vgpu), "mdev", "Turing: mdev, whatever SR-IOV says");
+	expect("0000:02:00.0", ACT_RESERVE, "nvidia", "mode vm-vgpu: Ampere, SR-IOV, 16 VFs");
+	CHECK_STR(vgpu_method_name(p.dev[1].vgpu), "sriov", "Ampere: SR-IOV");
+	expect("0000:03:00.0", ACT_RESERVE, "nvidia",
+	       "Ampere, SR-IOV expected but the device shows no SR-IOV capability");
+	CHECK_STR(vgpu_method_name(p.dev[2].vgpu), "sriov", "Ampere without VFs: still SR-IOV");
+	expect("0000:04:00.0", ACT_RESERVE, "nvidia", "no vGPU release supports it (Ampere");
+	CHECK(p.dev[3].vgpu == VGPU_NONE, "a GeForce has no vGPU method");
+	expect("0000:05:00.0", ACT_RESERVE, "nvidia", "mediated devices; architecture unknown");
+	CHECK_STR(vgpu_method_name(p.dev[4].vgpu), "mdev", "unknown: sriov_totalvfs decides");
+	CHECK_INT(p.n_failed, 0, "no vm-vgpu finding fails the plan: check says them");
+	inv.models = NULL;
+}
+
 static void domains(void)
 {
 	reset(true);
@@ -868,6 +901,7 @@ int main(void)
 	two_gpus_one_group();
 	hgx();
 	sriov();
+	vgpu_arch();
 	domains();
 	variants_and_groupless();
 	smmu_pending();

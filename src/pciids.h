@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef GPUVM_PCIIDS_H
+#define GPUVM_PCIIDS_H
+
+#include <stddef.h>
+
+#define PCIIDS_MAX ((size_t)4 * 1024 * 1024)
+#define PCIIDS_PATHS 4
+
+/*
+ * Where pci.ids is looked for under the root, in order: gpuvm's copy of the sandbox device
+ * plugin's NVIDIA block first (scripts/pciids-nvidia.sh), then the host's.
+ */
+extern const char *const pciids_paths[PCIIDS_PATHS];
+
+/*
+ * The first of pciids_paths that can be read (up to PCIIDS_MAX bytes, NUL-terminated, to
+ * free()), its length in *len and its index in *which; NULL when none can.
+ */
+char *pciids_read(size_t *len, size_t *which);
+/* FILE, a path on the host (as --config): 0 or -errno (-EFBIG past PCIIDS_MAX). */
+int pciids_read_given(const char *file, char **ids, size_t *len);
+
+#endif
