@@ -187,13 +187,21 @@ ident() {
 	grep -qx "mode=vm-vgpu" "$CONF"
 	[ ! -s "$K/rebuilds" ]
 	[ "$(annotation gpuvm.nvidia.com/initramfs-rebuild-required)" = true ]
-	[ "$(annotation gpuvm.nvidia.com/reboot-required)" = true ]
-	# a second pass finds both marks in place: no call but the read
+	# no reboot while the image holds the old config: kured would boot the old mode again
+	assert_output --partial "reboot held until the initramfs is rebuilt"
+	[ "$(annotation gpuvm.nvidia.com/reboot-required)" = absent ]
+	# a second pass finds the mark in place: no call but the read
 	: >"$K/calls"
 	mirror --once
 	assert_success
 	[ "$(annotate_calls)" = 0 ]
 	[ ! -s "$K/rebuilds" ]
+	# no stale copy any more (here: the module gone, so gpuvm asks for no dracut -f): the reboot
+	rm -r "$ROOT/usr/lib/dracut/modules.d/90gpuvm"
+	mirror --once
+	assert_success
+	[ "$(annotation gpuvm.nvidia.com/initramfs-rebuild-required)" = absent ]
+	[ "$(annotation gpuvm.nvidia.com/reboot-required)" = true ]
 }
 
 @test "label changed on a host without the dracut module: no rebuild, no rebuild mark" {
@@ -216,7 +224,7 @@ ident() {
 	assert_output --partial "error: initramfs rebuild failed (exit 1: chroot $ROOT dracut -f --regenerate-all): dracut: stand-in output; retried at the next pass"
 	grep -qx "mode=vm-passthrough" "$CONF"
 	[ "$(annotation gpuvm.nvidia.com/initramfs-rebuild-required)" = true ]
-	[ "$(annotation gpuvm.nvidia.com/reboot-required)" = true ]
+	[ "$(annotation gpuvm.nvidia.com/reboot-required)" = absent ] # held until rebuilt
 	echo 0 >"$K/chroot-rc"
 	GPUVM_REBUILD=auto mirror --once
 	assert_success
