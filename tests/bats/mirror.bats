@@ -458,6 +458,31 @@ mirror6() {
 	[ -e "$ROOT/$SENT" ]
 }
 
+# The same with the real gpuvm judging a real (fixture) initramfs and GRUB's defaults.
+@test "exit 6 from the real gpuvm: an initramfs without gpuvm, then a boot line that pins the mode" {
+	kv=$(basename "$(find "$ROOT/lib/modules" -mindepth 1 -maxdepth 1 -type d | head -n 1)")
+	mkinitrd "$ROOT/boot/initrd.img-$kv" --no-gpuvm
+	node vm-passthrough
+	mirror --once
+	assert_failure 1
+	assert_output --partial "error: next boot: no gpuvm: /boot/initrd.img-$kv has no gpuvm"
+	[ "$(annotation gpuvm.nvidia.com/error)" = next-boot-without-gpuvm ]
+	[ "$(annotation gpuvm.nvidia.com/reboot-required)" = absent ]
+	# rebuilt: gpuvm in it, with the host config's copy
+	mkinitrd "$ROOT/boot/initrd.img-$kv" --conf mode=vm-passthrough
+	mkdir -p "$ROOT/etc/default"
+	echo 'GRUB_CMDLINE_LINUX="intel_iommu=on gpuvm.mode=container"' >"$ROOT/etc/default/grub"
+	mirror --once
+	assert_failure 1
+	assert_output --partial "the label cannot take effect on this node until gpuvm.mode= is removed from /etc/default/grub"
+	[ "$(annotation gpuvm.nvidia.com/error)" = cmdline-overrides-label ]
+	echo 'GRUB_CMDLINE_LINUX="intel_iommu=on iommu=pt"' >"$ROOT/etc/default/grub"
+	mirror --once
+	assert_success
+	[ "$(annotation gpuvm.nvidia.com/error)" = absent ]
+	[ "$(annotation gpuvm.nvidia.com/reboot-required)" = true ]
+}
+
 # The GPU Operator (gpu-operator v26.7.0, k8s-driver-manager v0.12.0): its vfio-manager runs
 # where the node has nvidia.com/gpu.deploy.vfio-manager=true and the ClusterPolicy enables
 # sandboxWorkloads and vfioManager; its init container and preStop hook unbind every GPU.
