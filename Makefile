@@ -109,7 +109,7 @@ bench: setup all
 # valgrind memcheck on the unit tests: no invalid access, no definite or indirect leak.
 memcheck: $(UNIT_TESTS)
 	$(Q)for t in $(UNIT_TESTS); do \
-		valgrind -q --error-exitcode=9 --leak-check=full \
+		valgrind -q --error-exitcode=9 --leak-check=full --suppressions=tests/unit/valgrind.supp \
 			--errors-for-leak-kinds=definite,indirect $$t >/dev/null || exit 1; \
 		echo "  MEMCHECK $$t: clean"; done
 
