@@ -180,6 +180,8 @@ SBINDIR := $(PREFIX)/sbin
 DRACUTDIR := $(PREFIX)/lib/dracut/modules.d/90gpuvm
 # initramfs-tools looks in /usr/share/initramfs-tools only, whatever the PREFIX.
 ITOOLSDIR := /usr/share/initramfs-tools
+# One boot script, installed into each stage it acts in (initramfs-tools/scripts/gpuvm).
+ITOOLS_STAGES := init-top init-premount local-block init-bottom
 MANDIR := $(PREFIX)/share/man/man8
 SHAREDIR := $(PREFIX)/share/gpuvm
 UNITDIR := $(PREFIX)/lib/systemd/system
@@ -191,7 +193,8 @@ install: all
 	install -D -m 0755 dracut/90gpuvm/gpuvm-pre-udev.sh $(DESTDIR)$(DRACUTDIR)/gpuvm-pre-udev.sh
 	install -D -m 0755 dracut/90gpuvm/gpuvm-resume.sh $(DESTDIR)$(DRACUTDIR)/gpuvm-resume.sh
 	install -D -m 0755 initramfs-tools/hooks/gpuvm $(DESTDIR)$(ITOOLSDIR)/hooks/gpuvm
-	install -D -m 0755 initramfs-tools/scripts/init-top/gpuvm $(DESTDIR)$(ITOOLSDIR)/scripts/init-top/gpuvm
+	for s in $(ITOOLS_STAGES); do install -D -m 0755 initramfs-tools/scripts/gpuvm \
+		$(DESTDIR)$(ITOOLSDIR)/scripts/$$s/gpuvm || exit 1; done
 	install -D -m 0644 doc/gpuvm.8 $(DESTDIR)$(MANDIR)/gpuvm.8
 	install -D -m 0644 systemd/gpuvm-nfd.service $(DESTDIR)$(UNITDIR)/gpuvm-nfd.service
 	install -D -m 0644 systemd/gpuvm-nfd.timer $(DESTDIR)$(UNITDIR)/gpuvm-nfd.timer
@@ -217,7 +220,7 @@ install: all
 uninstall:
 	rm -f $(DESTDIR)$(SBINDIR)/gpuvm $(DESTDIR)$(MANDIR)/gpuvm.8 $(DESTDIR)$(UNITDIR)/gpuvm-nfd.service \
 		$(DESTDIR)$(UNITDIR)/gpuvm-nfd.timer
-	rm -f $(DESTDIR)$(ITOOLSDIR)/hooks/gpuvm $(DESTDIR)$(ITOOLSDIR)/scripts/init-top/gpuvm
+	rm -f $(DESTDIR)$(ITOOLSDIR)/hooks/gpuvm $(ITOOLS_STAGES:%=$(DESTDIR)$(ITOOLSDIR)/scripts/%/gpuvm)
 	rm -rf $(DESTDIR)$(DRACUTDIR) $(DESTDIR)$(SHAREDIR)
 
 

@@ -11,7 +11,8 @@
 #                       scripts/distro-root.sh: debootstrap, that release's initramfs-tools,
 #                       busybox, kernel, udev) and point E2E_KVER and E2E_KERNEL at its kernel.
 #                       Sets E2E_ITOOLS_ROOT and E2E_ITOOLS_VERSION (initramfs-tools' version).
-# itools_image          build $E2E_OUT/$E2E_NAME[-SUFFIX].img inside the root with its own
+# itools_image [--as SUFFIX] [--no-gpuvm] [--premount SCRIPT] [--file FILE]…
+#                       build $E2E_OUT/$E2E_NAME[-SUFFIX].img inside the root with its own
 #                       mkinitramfs, as update-initramfs would: gpuvm installed into the root as
 #                       `make install` lays it out (build/gpuvm as /usr/sbin/gpuvm, the hook
 #                       and init-top script under /usr/share/initramfs-tools); --no-gpuvm takes
@@ -20,12 +21,16 @@
 #                       (mkinitramfs -d) with the test-only hook guest/itools-e2e-hook.sh (the
 #                       guest checks, bochs) and init-premount script guest/itools-e2e-premount.sh
 #                       (after udev's coldplug: guest/dracut-check.sh reports and powers off).
+#                       --premount SCRIPT is that init-premount script instead; each --file
+#                       FILE goes into the image as /usr/lib/e2e/NAME.
 #                       The build time goes to E2E_BUILD_SECS and $E2E_OUT/$E2E_NAME.build-times.
 # The root is shared by the cells of a release and changed by itools_image: those cells run
 # one after the other (the root's lock, build/roots/RELEASE-initramfs-tools.lock, is held
 # while an image is built).
 
 rm -f "$E2E_OUT/$E2E_NAME.build-times"
+# The stages the boot script is installed into (the Makefile's ITOOLS_STAGES).
+E2E_ITOOLS_STAGES='init-top init-premount local-block init-bottom'
 
 # shellcheck disable=SC2034 # what it sets is read by lib.sh
 itools_need() {
@@ -57,27 +62,36 @@ itools_image() {
 		E2E_IMG=$E2E_OUT/$E2E_NAME-$2.img
 		shift 2
 	fi
-	gpuvm=yes
-	[ "${1-}" != --no-gpuvm ] || gpuvm=no
+	gpuvm=yes premount=$E2E_GUEST/itools-e2e-premount.sh
 	r=$E2E_ITOOLS_ROOT
 	w=/e2e/$E2E_NAME
 	rm -rf "$r$w"
-	mkdir -p "$r$w"
+	mkdir -p "$r$w/files"
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--no-gpuvm) gpuvm=no; shift ;;
+		--premount) premount=$2; shift 2 ;;
+		--file) cp "$2" "$r$w/files/" || { e2e_fail "itools_image: cannot copy $2"; exit 1; }; shift 2 ;;
+		*) e2e_fail "itools_image: unknown option $1"; exit 1 ;;
+		esac
+	done
 	cp -R "$r/etc/initramfs-tools" "$r$w/conf"
 	mkdir -p "$r$w/conf/hooks" "$r$w/conf/scripts/init-premount" "$r/usr/lib/e2e"
 	cp "$E2E_GUEST/itools-e2e-hook.sh" "$r$w/conf/hooks/e2e"
-	cp "$E2E_GUEST/itools-e2e-premount.sh" "$r$w/conf/scripts/init-premount/e2e"
+	cp "$premount" "$r$w/conf/scripts/init-premount/e2e"
 	chmod 0755 "$r$w/conf/hooks/e2e" "$r$w/conf/scripts/init-premount/e2e"
 	cp "$E2E_GUEST/dracut-check.sh" "$E2E_GUEST/dracut-facts.sh" "$r$w/"
 	exec 8>"$r.lock"
 	flock 8
-	rm -f "$r/usr/sbin/gpuvm" "$r/usr/share/initramfs-tools/hooks/gpuvm" \
-		"$r/usr/share/initramfs-tools/scripts/init-top/gpuvm"
+	rm -f "$r/usr/sbin/gpuvm" "$r/usr/share/initramfs-tools/hooks/gpuvm"
+	for s in $E2E_ITOOLS_STAGES; do rm -f "$r/usr/share/initramfs-tools/scripts/$s/gpuvm"; done
 	if [ "$gpuvm" = yes ]; then
 		install -m 0755 "$E2E_GPUVM" "$r/usr/sbin/gpuvm"
 		install -m 0755 "$E2E_ROOT/initramfs-tools/hooks/gpuvm" "$r/usr/share/initramfs-tools/hooks/gpuvm"
-		install -m 0755 "$E2E_ROOT/initramfs-tools/scripts/init-top/gpuvm" \
-			"$r/usr/share/initramfs-tools/scripts/init-top/gpuvm"
+		for s in $E2E_ITOOLS_STAGES; do
+			install -D -m 0755 "$E2E_ROOT/initramfs-tools/scripts/gpuvm" \
+				"$r/usr/share/initramfs-tools/scripts/$s/gpuvm"
+		done
 	fi
 	t0=$(date +%s.%N)
 	GENERATOR=initramfs-tools "$E2E_ROOT/scripts/distro-root.sh" "$E2E_ITOOLS_RELEASE" -- \
