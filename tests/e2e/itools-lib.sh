@@ -99,11 +99,21 @@ itools_image() {
 		>"$E2E_IMG.mkinitramfs.log" 2>&1
 	rc=$?
 	t1=$(date +%s.%N)
+	# The image carries the order init-top runs in: kept for the scenario to check. Read with
+	# the root's own unmkinitramfs: the image may begin with uncompressed early archives
+	# (microcode, trixie), then the compressed main one.
+	E2E_ITOOLS_ORDER=''
+	if [ "$rc" -eq 0 ]; then
+		rm -rf "$r$w/unpacked"
+		GENERATOR=initramfs-tools "$E2E_ROOT/scripts/distro-root.sh" "$E2E_ITOOLS_RELEASE" -- \
+			unmkinitramfs "$w/image.img" "$w/unpacked" >>"$E2E_IMG.mkinitramfs.log" 2>&1
+		for o in "$r$w/unpacked/main/scripts/init-top/ORDER" "$r$w/unpacked/scripts/init-top/ORDER"; do
+			[ ! -f "$o" ] || E2E_ITOOLS_ORDER=$(cat "$o")
+		done
+		rm -rf "$r$w/unpacked"
+	fi
 	rm -f "$E2E_IMG"
 	[ "$rc" -ne 0 ] || mv "$r$w/image.img" "$E2E_IMG" || rc=1
-	# The image carries the order init-top runs in: kept for the scenario to check.
-	E2E_ITOOLS_ORDER=$(zstd -dc "$E2E_IMG" 2>/dev/null |
-		cpio -i --quiet --to-stdout scripts/init-top/ORDER 2>/dev/null)
 	flock -u 8
 	exec 8>&-
 	E2E_BUILD_SECS=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
