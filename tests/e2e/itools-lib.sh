@@ -11,7 +11,7 @@
 #                       scripts/distro-root.sh: debootstrap, that release's initramfs-tools,
 #                       busybox, kernel, udev) and point E2E_KVER and E2E_KERNEL at its kernel.
 #                       Sets E2E_ITOOLS_ROOT and E2E_ITOOLS_VERSION (initramfs-tools' version).
-# itools_image [--as SUFFIX] [--no-gpuvm] [--premount SCRIPT] [--file FILE]…
+# itools_image [--as SUFFIX] [--no-gpuvm] [--premount SCRIPT] [--file FILE]… [--host-config TEXT]
 #                       build $E2E_OUT/$E2E_NAME[-SUFFIX].img inside the root with its own
 #                       mkinitramfs, as update-initramfs would: gpuvm installed into the root as
 #                       `make install` lays it out (build/gpuvm as /usr/sbin/gpuvm, the hook
@@ -22,7 +22,9 @@
 #                       guest checks, bochs) and init-premount script guest/itools-e2e-premount.sh
 #                       (after udev's coldplug: guest/dracut-check.sh reports and powers off).
 #                       --premount SCRIPT is that init-premount script instead; each --file
-#                       FILE goes into the image as /usr/lib/e2e/NAME.
+#                       FILE goes into the image as /usr/lib/e2e/NAME. --host-config TEXT is the
+#                       root's /etc/gpuvm/gpuvm.conf while the image is built (as a host's
+#                       config, which gpuvm's hook copies in); there is none otherwise.
 #                       The build time goes to E2E_BUILD_SECS and $E2E_OUT/$E2E_NAME.build-times.
 # The root is shared by the cells of a release and changed by itools_image: those cells run
 # one after the other (the root's lock, build/roots/RELEASE-initramfs-tools.lock, is held
@@ -62,7 +64,7 @@ itools_image() {
 		E2E_IMG=$E2E_OUT/$E2E_NAME-$2.img
 		shift 2
 	fi
-	gpuvm=yes premount=$E2E_GUEST/itools-e2e-premount.sh
+	gpuvm=yes premount=$E2E_GUEST/itools-e2e-premount.sh hostconf=''
 	r=$E2E_ITOOLS_ROOT
 	w=/e2e/$E2E_NAME
 	rm -rf "$r$w"
@@ -71,6 +73,7 @@ itools_image() {
 		case $1 in
 		--no-gpuvm) gpuvm=no; shift ;;
 		--premount) premount=$2; shift 2 ;;
+		--host-config) hostconf=$2; shift 2 ;;
 		--file) cp "$2" "$r$w/files/" || { e2e_fail "itools_image: cannot copy $2"; exit 1; }; shift 2 ;;
 		*) e2e_fail "itools_image: unknown option $1"; exit 1 ;;
 		esac
@@ -85,6 +88,11 @@ itools_image() {
 	flock 8
 	rm -f "$r/usr/sbin/gpuvm" "$r/usr/share/initramfs-tools/hooks/gpuvm"
 	for s in $E2E_ITOOLS_STAGES; do rm -f "$r/usr/share/initramfs-tools/scripts/$s/gpuvm"; done
+	rm -rf "$r/etc/gpuvm"
+	if [ -n "$hostconf" ]; then
+		mkdir -p "$r/etc/gpuvm"
+		printf '%s\n' "$hostconf" >"$r/etc/gpuvm/gpuvm.conf"
+	fi
 	if [ "$gpuvm" = yes ]; then
 		install -m 0755 "$E2E_GPUVM" "$r/usr/sbin/gpuvm"
 		install -m 0755 "$E2E_ROOT/initramfs-tools/hooks/gpuvm" "$r/usr/share/initramfs-tools/hooks/gpuvm"
@@ -112,6 +120,7 @@ itools_image() {
 		done
 		rm -rf "$r$w/unpacked"
 	fi
+	rm -rf "$r/etc/gpuvm"
 	rm -f "$E2E_IMG"
 	[ "$rc" -ne 0 ] || mv "$r$w/image.img" "$E2E_IMG" || rc=1
 	flock -u 8
