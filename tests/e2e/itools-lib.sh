@@ -135,3 +135,22 @@ itools_image() {
 		exit 1
 	fi
 }
+
+# itools_etc_hooks on|off: for images that update-initramfs builds (it reads the root's own
+# /etc/initramfs-tools, not a private copy): "on" puts the test hook and init-premount script
+# itools_image uses into the root's /etc/initramfs-tools/{hooks,scripts/init-premount} as e2e,
+# and guest/dracut-check.sh and dracut-facts.sh under the root's /e2e/$E2E_NAME (the hook
+# needs E2E_ITOOLS_DIR=/e2e/$E2E_NAME in update-initramfs' environment); "off" takes them all
+# out again. Call both under the root's lock (build/roots/RELEASE-initramfs-tools.lock): the
+# other cells of the release build their images from that /etc/initramfs-tools too.
+itools_etc_hooks() {
+	r=$E2E_ITOOLS_ROOT
+	e=$r/etc/initramfs-tools
+	rm -f "$e/hooks/e2e" "$e/scripts/init-premount/e2e"
+	rm -rf "${r:?}/e2e/$E2E_NAME"
+	[ "$1" = on ] || return 0
+	mkdir -p "$e/hooks" "$e/scripts/init-premount" "$r/e2e/$E2E_NAME"
+	install -m 0755 "$E2E_GUEST/itools-e2e-hook.sh" "$e/hooks/e2e"
+	install -m 0755 "$E2E_GUEST/itools-e2e-premount.sh" "$e/scripts/init-premount/e2e"
+	cp "$E2E_GUEST/dracut-check.sh" "$E2E_GUEST/dracut-facts.sh" "$r/e2e/$E2E_NAME/"
+}
