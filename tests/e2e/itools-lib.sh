@@ -154,3 +154,36 @@ itools_etc_hooks() {
 	install -m 0755 "$E2E_GUEST/itools-e2e-premount.sh" "$e/scripts/init-premount/e2e"
 	cp "$E2E_GUEST/dracut-check.sh" "$E2E_GUEST/dracut-facts.sh" "$r/e2e/$E2E_NAME/"
 }
+
+# itools_order_ok ORDER: the image's init-top ORDER runs gpuvm before udev.
+itools_order_ok() {
+	g=$(echo "$1" | grep -n -m1 '/gpuvm ' | cut -d: -f1)
+	u=$(echo "$1" | grep -n -m1 '/udev ' | cut -d: -f1)
+	if [ -z "$g" ] || [ -z "$u" ] || [ "$g" -ge "$u" ]; then
+		e2e_fail "init-top ORDER does not run gpuvm (line ${g:-none}) before udev (line ${u:-none}): $1"
+	fi
+}
+
+# itools_bound: the boot bound the stand-in as gpuvm.mode=vm-passthrough with its ID selected
+# asks: gpuvm ran at init-top before udevd started (its first kernel log line before udevd's
+# "Starting systemd-udevd version", shown when the boot line has no `quiet`); after the
+# coldplug the stand-in is on vfio-pci with its group's node, bochs (loaded by the coldplug)
+# did not take it; the state file says ok, no error; the boot script warned of nothing.
+itools_bound() {
+	e2e_fact_is init shell
+	e2e_fact_is vga.driver vfio-pci
+	e2e_fact_is vga.override vfio-pci
+	e2e_fact_is vga.vfio_node yes
+	e2e_fact_is bochs yes
+	e2e_state_is .result ok
+	e2e_state_is .mode vm-passthrough
+	e2e_state_is "$E2E_JQ_VGA | .driver_before" null
+	e2e_state_is "$E2E_JQ_VGA | .driver_after" vfio-pci
+	e2e_state_is '.errors | length' 0
+	a=$(grep -n -m1 -E '^\[ *[0-9.]+\] gpuvm: ' "$E2E_LOG" | cut -d: -f1)
+	b=$(grep -n -m1 -E 'Starting systemd-udevd version' "$E2E_LOG" | cut -d: -f1)
+	if [ -z "$a" ] || [ -z "$b" ] || [ "$a" -ge "$b" ]; then
+		e2e_fail "gpuvm's first kernel log line (line ${a:-none}) is not before udevd's start (line ${b:-none})"
+	fi
+	e2e_reject 'gpuvm: apply.* exited|gpuvm: the IOMMU is not active|did not decide' 'the boot script warned'
+}

@@ -135,11 +135,7 @@ image_has yes usr/sbin/gpuvm scripts/init-top/gpuvm scripts/init-bottom/gpuvm 'u
 	usr/lib/e2e/dracut-check.sh
 # The image carries the order init-top runs in: gpuvm before udev.
 order=$(zstd -dc "$r$kimg" 2>/dev/null | cpio -i --quiet --to-stdout scripts/init-top/ORDER 2>/dev/null)
-g=$(echo "$order" | grep -n -m1 '/gpuvm ' | cut -d: -f1)
-u=$(echo "$order" | grep -n -m1 '/udev ' | cut -d: -f1)
-if [ -z "$g" ] || [ -z "$u" ] || [ "$g" -ge "$u" ]; then
-	e2e_fail "init-top ORDER does not run gpuvm (line ${g:-none}) before udev (line ${u:-none})"
-fi
+itools_order_ok "$order"
 cp "$r$kimg" "$E2E_OUT/$E2E_NAME.img" || ok=no
 
 if [ "$ok" = yes ]; then
@@ -169,21 +165,7 @@ exec 8>&-
 E2E_IMG=$E2E_OUT/$E2E_NAME.img
 e2e_boot --iommu intel --gpu vga --append "gpuvm.mode=vm-passthrough gpuvm.ids=1234:1111"
 e2e_guest_done
-e2e_fact_is init shell
-e2e_fact_is vga.driver vfio-pci
-e2e_fact_is vga.override vfio-pci
-e2e_fact_is vga.vfio_node yes
-e2e_fact_is bochs yes
-e2e_state_is .result ok
-e2e_state_is .mode vm-passthrough
-e2e_state_is "$E2E_JQ_VGA | .driver_after" vfio-pci
-e2e_state_is '.errors | length' 0
-a=$(grep -n -m1 -E '^\[ *[0-9.]+\] gpuvm: ' "$E2E_LOG" | cut -d: -f1)
-b=$(grep -n -m1 -E 'Starting systemd-udevd version' "$E2E_LOG" | cut -d: -f1)
-if [ -z "$a" ] || [ -z "$b" ] || [ "$a" -ge "$b" ]; then
-	e2e_fail "gpuvm's first kernel log line (line ${a:-none}) is not before udevd's start (line ${b:-none})"
-fi
-e2e_reject 'gpuvm: apply exited|gpuvm: the IOMMU is not active' 'the init-top script warned'
+itools_bound
 
 # The image after `apt-get remove gpuvm`: the same boot line, no gpuvm, the stand-in on its
 # own driver.

@@ -32,40 +32,12 @@ if [ -n "${E2E_ITOOLS_HOOKLESS-}" ]; then
 else
 	itools_image --host-config "$conf"
 fi
-case $(echo "$E2E_ITOOLS_ORDER" | grep -n -E '/(gpuvm|udev) ' | cut -d: -f1 | tr '\n' ' ') in
-'') e2e_fail "init-top ORDER: no gpuvm nor udev: $E2E_ITOOLS_ORDER" ;;
-*)
-	g=$(echo "$E2E_ITOOLS_ORDER" | grep -n -m1 '/gpuvm ' | cut -d: -f1)
-	u=$(echo "$E2E_ITOOLS_ORDER" | grep -n -m1 '/udev ' | cut -d: -f1)
-	if [ -z "$g" ] || [ -z "$u" ] || [ "$g" -ge "$u" ]; then
-		e2e_fail "init-top ORDER does not run gpuvm (line ${g:-none}) before udev (line ${u:-none})"
-	fi
-	;;
-esac
+[ -n "$E2E_ITOOLS_ORDER" ] || e2e_fail "the image has no init-top ORDER"
+itools_order_ok "$E2E_ITOOLS_ORDER"
 e2e_boot --iommu intel --gpu vga --append "$append"
 e2e_guest_done
-e2e_fact_is init shell
-e2e_fact_is vga.driver vfio-pci
-e2e_fact_is vga.override vfio-pci
-e2e_fact_is vga.vfio_node yes
-e2e_fact_is bochs yes
-e2e_state_is .result ok
-e2e_state_is .mode vm-passthrough
+itools_bound
 case $where in
 cmdline) e2e_state_is .mode_source cmdline ;;
 config) e2e_state_match .mode_source '^/etc/gpuvm/gpuvm.conf' ;;
 esac
-e2e_state_is "$E2E_JQ_VGA | .driver_before" null
-e2e_state_is "$E2E_JQ_VGA | .driver_after" vfio-pci
-e2e_state_is '.errors | length' 0
-before() {
-	a=$(grep -n -m1 -E -- "$1" "$E2E_LOG" | cut -d: -f1)
-	b=$(grep -n -m1 -E -- "$2" "$E2E_LOG" | cut -d: -f1)
-	if [ -z "$a" ] || [ -z "$b" ]; then
-		e2e_fail "$3: no line matching /$1/ (${a:-none}) or /$2/ (${b:-none})"
-	elif [ "$a" -ge "$b" ]; then
-		e2e_fail "$3: /$1/ (line $a) is not before /$2/ (line $b)"
-	fi
-}
-before '^\[ *[0-9.]+\] gpuvm: ' 'Starting systemd-udevd version' 'gpuvm before udevd'
-e2e_reject 'gpuvm: apply exited|gpuvm: the IOMMU is not active' 'the init-top script warned'
