@@ -203,26 +203,13 @@ static void ref_name(const unsigned char *s, size_t len, char *out)
 /* Every NVIDIA device line of a whole pci.ids ($PCIIDS, else the host's). */
 static void whole(void)
 {
-	const char *path = getenv("PCIIDS") ? getenv("PCIIDS") : "/usr/share/misc/pci.ids";
+	const char *path;
 	char *ids, *p, *e, want[1100], got[300];
 	size_t len, count = 0, bad = 0;
-	FILE *f = fopen(path, "rb");
-	long sz;
 
-	if (!f) {
-		printf("ok %d # skip %s: no pci.ids (package pci.ids, or set PCIIDS)\n", ++unit_n,
-		       path);
-		return;
-	}
-	fseek(f, 0, SEEK_END);
-	sz = ftell(f);
-	rewind(f);
-	ids = malloc((size_t)sz + 1);
+	ids = unit_pciids(&len, &path);
 	if (!ids)
-		abort();
-	len = fread(ids, 1, (size_t)sz, f);
-	fclose(f);
-	ids[len] = '\0';
+		return;
 	p = strstr(ids, "\n10de");
 	CHECK(p != NULL, "%s has NVIDIA", path);
 	/* The NVIDIA block: its lines up to one that starts with neither a tab nor '#'. */

@@ -80,26 +80,13 @@ static void find(void)
 /* Every NVIDIA device of a whole pci.ids ($PCIIDS, else the host's), through pciids_name. */
 static void whole(void)
 {
-	const char *path = getenv("PCIIDS") ? getenv("PCIIDS") : "/usr/share/misc/pci.ids";
+	const char *path;
 	size_t len, count = 0, known = 0, yes = 0, bad = 0;
 	char *ids, *p, name[200];
-	FILE *f = fopen(path, "rb");
-	long sz;
 
-	if (!f) {
-		printf("ok %d # skip %s: no pci.ids (package pci.ids, or set PCIIDS)\n", ++unit_n,
-		       path);
-		return;
-	}
-	fseek(f, 0, SEEK_END);
-	sz = ftell(f);
-	rewind(f);
-	ids = malloc((size_t)sz + 1);
+	ids = unit_pciids(&len, &path);
 	if (!ids)
-		abort();
-	len = fread(ids, 1, (size_t)sz, f);
-	fclose(f);
-	ids[len] = '\0';
+		return;
 	for (p = strstr(ids, "\n10de"); p && (p = strchr(p + 1, '\n')) && p[1] != '\n';) {
 		struct gpu_model m;
 		unsigned dev;

@@ -42,6 +42,35 @@ static int unit_n, unit_failed;
 			printf("#   got %lld, want %lld\n", g_, w_);                               \
 	} while (0)
 
+/*
+ * A whole pci.ids ($PCIIDS, else the host's), NUL-terminated, its length in *len, its path
+ * in *path; NULL after a skip line when there is none (the pci.ids package, or PCIIDS).
+ */
+static inline char *unit_pciids(size_t *len, const char **path)
+{
+	FILE *f;
+	char *ids;
+	long sz;
+
+	*path = getenv("PCIIDS") ? getenv("PCIIDS") : "/usr/share/misc/pci.ids";
+	f = fopen(*path, "rb");
+	if (!f) {
+		printf("ok %d # skip %s: no pci.ids (package pci.ids, or set PCIIDS)\n", ++unit_n,
+		       *path);
+		return NULL;
+	}
+	fseek(f, 0, SEEK_END);
+	sz = ftell(f);
+	rewind(f);
+	ids = malloc(sz > 0 ? (size_t)sz + 1 : 1);
+	if (!ids)
+		abort();
+	*len = sz > 0 ? fread(ids, 1, (size_t)sz, f) : 0;
+	fclose(f);
+	ids[*len] = '\0';
+	return ids;
+}
+
 static inline int unit_done(void)
 {
 	printf("1..%d\n", unit_n);
