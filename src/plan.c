@@ -563,6 +563,15 @@ static void host_side(struct plan *p, const struct inventory *inv, size_t i, siz
 
 		snprintf(r, sizeof(r), "%s: reserved for %s (%s)", what, reserve_for, why);
 		want(pd, d, ACT_RESERVE, reserve_for, r);
+	} else if (streq(s->source[KEY_MODE], "default") &&
+		   (driver_is_vfio(d->driver) || driver_is_vfio(d->override))) {
+		/*
+		 * Nothing set the mode (gpuvm installed, not configured): a vfio bind someone
+		 * else made, such as vfio-pci.ids= with a built-in vfio-pci, is theirs to keep.
+		 */
+		set(pd, ACT_KEEP, NULL,
+		    "%s: left on %s: no mode is set (no host config, no gpuvm.mode=)", what,
+		    driver_is_vfio(d->driver) ? d->driver : d->override);
 	} else if (driver_is_vfio(d->driver)) {
 		set(pd, ACT_UNBIND, NULL, "%s: off %s, back to the host driver (%s)", what,
 		    d->driver, why);

@@ -231,6 +231,26 @@ mkfx_domain8() {
 	[ "$(dev_field 0000:01:00.0 action)" = keep ]
 }
 
+# Installed but not configured (the packages' all-comments config, nothing on the boot line):
+# container by default, and a vfio bind someone else made (vfio-pci.ids= with a built-in
+# vfio-pci, as Ubuntu's kernels have it) is left alone; a mode that a source sets undoes it.
+@test "vfio-stale: with no mode set anywhere, a vfio bind is left as it is" {
+	mkfx vfio-stale
+	mkdir -p "$ROOT/etc/gpuvm"
+	cp "$TOP/doc/gpuvm.conf.example" "$ROOT/etc/gpuvm/gpuvm.conf"
+	gv --cmdline "" plan --json
+	assert_success
+	[ "$(jqr .mode)" = container ]
+	[ "$(jqr .mode_source)" = default ]
+	[ "$(dev_field 0000:01:00.0 action)" = keep ]
+	[ "$(dev_field 0000:01:00.1 action)" = keep ]
+	gv --cmdline "" plan
+	assert_output --partial "left on vfio-pci: no mode is set (no host config, no gpuvm.mode=)"
+	printf 'mode=container\n' >"$ROOT/etc/gpuvm/gpuvm.conf"
+	gv --cmdline "" plan --json
+	[ "$(dev_field 0000:01:00.0 action)" = unbind ]
+}
+
 @test "ids= replaces the default match" {
 	mkfx workstation
 	gv --cmdline "gpuvm.mode=vm-passthrough gpuvm.ids=8086:4680" plan --json

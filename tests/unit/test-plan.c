@@ -125,8 +125,18 @@ static void workstation(void)
 	expect("0000:01:00.3", ACT_KEEP, "vfio-pci", "already");
 	CHECK_INT(p.n_modules, 0, "nothing to load when all are kept");
 
-	/* The same machine in container mode: off vfio, back to the host. */
+	/*
+	 * Container because nothing set a mode (gpuvm installed, not configured): a vfio bind
+	 * someone else made stays, whatever made it.
+	 */
 	s.mode = MODE_CONTAINER;
+	CHECK_STR(s.source[KEY_MODE], "default", "no source has set the mode");
+	build();
+	expect("0000:01:00.0", ACT_KEEP, NULL, "left on vfio-pci: no mode is set");
+	expect("0000:01:00.1", ACT_KEEP, NULL, "no mode is set");
+
+	/* The same machine in container mode, as a source says: off vfio, back to the host. */
+	strcpy(s.source[KEY_MODE], "cmdline");
 	build();
 	expect("0000:01:00.0", ACT_UNBIND, NULL, "back to the host driver");
 	expect("0000:01:00.1", ACT_UNBIND, NULL, "companion of 0000:01:00.0");
