@@ -31,6 +31,7 @@ A64_CMDLINE='console=ttyAMA0 panic=-1'
 # The kernel is fetched here (once: a lock serialises parallel scenarios): bookworm's into
 # build/arm64, or with RELEASE that Debian release's (lib.sh's e2e_kernel RELEASE arm64:
 # build/kernels/RELEASE-arm64).
+# shellcheck disable=SC2120 # RELEASE is optional
 a64_need() {
 	for t in qemu-system-aarch64 flock; do
 		command -v "$t" >/dev/null || e2e_skip "no $t (scripts/install-packages.sh)"
