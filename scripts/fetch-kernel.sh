@@ -24,8 +24,8 @@
 # above): that Debian release's kernel, through private folders in OUTDIR/apt whose sources
 # are the release's suite (and its -security suite, but for sid) on the system's mirror
 # (e.g. OUTDIR build/kernels/bullseye, or build/kernels/trixie-arm64 with --arch arm64).
-# Their package lists are fetched again when they are a day old, so that sid's meta-package
-# names its newest kernel; offline, the tree already there is used. A kernel split in parts
+# Their package lists are fetched again a day after the last update, so that sid's
+# meta-package names its newest kernel; offline, the tree already there is used. A kernel split in parts
 # (sid from 7.x: linux-image-KVER only depends on linux-base-KVER, with the config,
 # linux-binary-KVER, with usr/lib/modules/KVER/vmlinuz, and linux-modules-KVER) is fetched
 # whole: every linux-*-KVER package the image package depends on; boot/vmlinuz-KVER and
@@ -80,13 +80,18 @@ if [ "$arch" != "$native" ] || [ -n "$release" ]; then
 	apt_private_init "$out/apt" deb "$arch" "$release"
 	apt() { apt_private "$@"; }
 fi
-# A release's private lists a day old (or none) are fetched again: sid moves on. A failed
-# update (offline) leaves the old lists, and the tree already there is used.
+# A release's private lists are fetched again a day after the last update (OUTDIR/apt/updated;
+# apt leaves an unchanged list's time as it was): sid moves on. A failed update (offline)
+# leaves the old lists, and the tree already there is used.
 if [ -n "$release" ] && [ -z "$pkg" ] &&
 	{ [ -z "$(find "$out/apt/lists" -maxdepth 1 -name '*_Packages*' 2>/dev/null)" ] ||
-		[ -n "$(find "$out/apt/lists" -maxdepth 1 -name '*_Packages*' -mmin +1440)" ]; }; then
+		[ -z "$(find "$out/apt/updated" -mmin -1440 2>/dev/null)" ]; }; then
 	say "apt-get update for $release ($arch)"
-	apt apt-get update -qq -o Acquire::Languages=none >&2 || say "warning: apt-get update failed"
+	if apt apt-get update -qq -o Acquire::Languages=none >&2; then
+		touch "$out/apt/updated"
+	else
+		say "warning: apt-get update failed"
+	fi
 fi
 
 # Resolve the package: the metapackage's dependency on linux-image-<kver>.
@@ -99,7 +104,7 @@ if [ -z "$pkg" ]; then
 	if [ -z "$pkg" ] && { [ "$(id -u)" -eq 0 ] || [ -n "$private" ]; } &&
 		! tree_ok "$kdir" "$(cat "$kdir/KVER" 2>/dev/null)"; then
 		say "apt-cache does not know linux-image-$arch: apt-get update"
-		apt apt-get update -qq -o Acquire::Languages=none >&2 || true
+		apt apt-get update -qq >&2 || true
 		pkg=$(resolve) || pkg=
 	fi
 	if [ -z "$pkg" ]; then
