@@ -137,7 +137,7 @@ ANALYZE_FLAGS := -Isrc -std=gnu11 -D_GNU_SOURCE -DGPUVM_VERSION='"$(VERSION)"' -
 	-isystem $(DEPS)/uapi
 C_FILES = $(shell git ls-files '*.c' '*.h' 2>/dev/null)
 SHELL_FILES = init tests/tap-run tests/fixture/mkfixture \
-	$(shell git ls-files '*.sh' '*.bash' '*.bats' 'mirror/gpuvm-label-mirror' 'initramfs-tools/*' 2>/dev/null)
+	$(shell git ls-files '*.sh' '*.bash' '*.bats' 'mirror/gpuvm-label-mirror' 'initramfs-tools/*' 'packaging/deb/post*' 2>/dev/null)
 lint: $(DEPS)/VERSIONS
 	@echo "  ANALYZE gcc -fanalyzer"
 	$(Q)for f in $(SRCS:%=src/%); do \
@@ -180,6 +180,8 @@ SBINDIR := $(PREFIX)/sbin
 DRACUTDIR := $(PREFIX)/lib/dracut/modules.d/90gpuvm
 # initramfs-tools looks in /usr/share/initramfs-tools only, whatever the PREFIX.
 ITOOLSDIR := /usr/share/initramfs-tools
+# One boot script, installed into each stage it acts in (initramfs-tools/scripts/gpuvm).
+ITOOLS_STAGES := init-top init-premount local-block init-bottom
 MANDIR := $(PREFIX)/share/man/man8
 SHAREDIR := $(PREFIX)/share/gpuvm
 UNITDIR := $(PREFIX)/lib/systemd/system
@@ -191,7 +193,8 @@ install: all
 	install -D -m 0755 dracut/90gpuvm/gpuvm-pre-udev.sh $(DESTDIR)$(DRACUTDIR)/gpuvm-pre-udev.sh
 	install -D -m 0755 dracut/90gpuvm/gpuvm-resume.sh $(DESTDIR)$(DRACUTDIR)/gpuvm-resume.sh
 	install -D -m 0755 initramfs-tools/hooks/gpuvm $(DESTDIR)$(ITOOLSDIR)/hooks/gpuvm
-	install -D -m 0755 initramfs-tools/scripts/init-top/gpuvm $(DESTDIR)$(ITOOLSDIR)/scripts/init-top/gpuvm
+	for s in $(ITOOLS_STAGES); do install -D -m 0755 initramfs-tools/scripts/gpuvm \
+		$(DESTDIR)$(ITOOLSDIR)/scripts/$$s/gpuvm || exit 1; done
 	install -D -m 0644 doc/gpuvm.8 $(DESTDIR)$(MANDIR)/gpuvm.8
 	install -D -m 0644 systemd/gpuvm-nfd.service $(DESTDIR)$(UNITDIR)/gpuvm-nfd.service
 	install -D -m 0644 systemd/gpuvm-nfd.timer $(DESTDIR)$(UNITDIR)/gpuvm-nfd.timer
@@ -217,7 +220,7 @@ install: all
 uninstall:
 	rm -f $(DESTDIR)$(SBINDIR)/gpuvm $(DESTDIR)$(MANDIR)/gpuvm.8 $(DESTDIR)$(UNITDIR)/gpuvm-nfd.service \
 		$(DESTDIR)$(UNITDIR)/gpuvm-nfd.timer
-	rm -f $(DESTDIR)$(ITOOLSDIR)/hooks/gpuvm $(DESTDIR)$(ITOOLSDIR)/scripts/init-top/gpuvm
+	rm -f $(DESTDIR)$(ITOOLSDIR)/hooks/gpuvm $(ITOOLS_STAGES:%=$(DESTDIR)$(ITOOLSDIR)/scripts/%/gpuvm)
 	rm -rf $(DESTDIR)$(DRACUTDIR) $(DESTDIR)$(SHAREDIR)
 
 
@@ -279,12 +282,23 @@ test-arm64: $(A64)/gpuvm
 clean-arm64:
 	rm -rf $(A64)/obj $(A64)/gpuvm
 
+# --- packages (issue 19; packaging/README.md) --------------------------------------------------
+# `make deb` / `make rpm` [ARCH=arm64]: build/deb/gpuvm_$(VERSION)_amd64.deb (arm64) and
+# build/rpm/gpuvm-$(VERSION)-1.x86_64.rpm (aarch64), from a staged `make install`.
+PKG_ARCH := $(if $(filter arm64,$(ARCH)),arm64,amd64)
+.PHONY: deb rpm packages
+deb rpm: all $(if $(filter arm64,$(PKG_ARCH)),$(A64)/gpuvm)
+	sh packaging/$@.sh $(VERSION) $(PKG_ARCH)
+packages: all arm64
+	$(MAKE) deb rpm
+	$(MAKE) deb rpm ARCH=arm64
+
 # --- the whole ----------------------------------------------------------------------------
 # Everything CI runs, in this order: the packages; the aarch64 binary and the bats suites on
 # it under qemu-user; static analysis; the unit and bats suites under prove (TAP), again
 # under ASan+UBSan and memcheck; the fuzzers; then the QEMU boots (the e2e suite's arm64-*
 # scenarios boot the aarch64 binary), which end on the line "N passed, N failed".
-test: setup arm64 test-arm64
+test: setup arm64 packages test-arm64
 	$(MAKE) all $(UNIT_TESTS)
 	$(MAKE) lint
 	$(PROVE) $(UNIT_TESTS) tests/bats/*.bats

@@ -38,11 +38,12 @@ say() { echo "$prog: $*" >&2; }
 PKGS='dracut linux-image-amd64 systemd udev kmod libkmod2 zstd util-linux-extra'
 STAMP_FORMAT=1
 # initramfs-tools' roots: its own package list (busybox: the image's shell and tools, as
-# initramfs-tools recommends it), its own folder and stamp.
+# initramfs-tools recommends it; lvm2: its hook puts LVM into every image, as on Ubuntu
+# Server, whose root is on LVM by default), its own folder and stamp.
 case ${GENERATOR:-dracut} in
 dracut) gen_bin=/usr/bin/dracut gen_hook=dracut suffix='' ;;
 initramfs-tools)
-	PKGS='initramfs-tools busybox linux-image-amd64 systemd udev kmod zstd'
+	PKGS='initramfs-tools busybox linux-image-amd64 systemd udev kmod zstd lvm2'
 	gen_bin=/usr/sbin/mkinitramfs gen_hook=initramfs-tools suffix=-initramfs-tools
 	;;
 *) die "GENERATOR: dracut or initramfs-tools, not ${GENERATOR}" ;;

@@ -6,7 +6,7 @@
  * built from them). The rest is read only for the devices a plan can touch: their details,
  * their iommu_group links, and the members of those groups, from each group's own listing
  * (/sys/kernel/iommu_groups/N/devices) rather than one readlink for every function of the
- * node. Each function keeps 72 bytes: driver names are interned.
+ * node. Each function keeps 80 bytes: driver names are interned.
  */
 #include <errno.h>
 #include <stdio.h>

@@ -21,7 +21,7 @@ enum host_use {
 };
 
 /*
- * One PCI function, 72 bytes: a node may have 10,000 of them. The names are never NULL
+ * One PCI function, 80 bytes: a node may have 10,000 of them. The names are never NULL
  * ("" when none); those that are not literals are the inventory's (inventory.names).
  */
 struct pci_dev {

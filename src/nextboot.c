@@ -388,6 +388,7 @@ __attribute__((noinline)) static int judge_image(struct nb_image *im, const char
 		goto out;
 	}
 	im->gpuvm = sc->bin && (sc->hook || !(sc->dracut || sc->itools));
+	im->gen = sc->dracut ? NB_GEN_DRACUT : sc->itools ? NB_GEN_ITOOLS : NB_GEN_UNKNOWN;
 	if (!sc->bin)
 		snprintf(im->why, sizeof(im->why), "%s has no gpuvm", im->path);
 	else if (!im->gpuvm)
@@ -514,6 +515,60 @@ static void summary(struct nextboot *nb)
 		}
 }
 
+/*
+ * The host's generator: the kernel hook that builds an image when a kernel is installed
+ * (Debian's dracut and initramfs-tools packages, and kernel-install's dracut plugin on
+ * RHEL and Fedora), else the one tool present, else what the images say.
+ */
+static enum nb_generator host_generator(const struct nextboot *nb)
+{
+	bool d = root_exists("etc/kernel/postinst.d/dracut") ||
+		root_exists("usr/lib/kernel/install.d/50-dracut.install");
+	bool i = root_exists("etc/kernel/postinst.d/initramfs-tools");
+	size_t k;
+
+	if (d != i)
+		return d ? NB_GEN_DRACUT : NB_GEN_ITOOLS;
+	d = root_exists("usr/bin/dracut") || root_exists("usr/sbin/dracut");
+	i = root_exists("usr/sbin/update-initramfs");
+	if (d != i)
+		return d ? NB_GEN_DRACUT : NB_GEN_ITOOLS;
+	for (k = 0; k < nb->n; k++)
+		if (nb->img[k].gen != NB_GEN_UNKNOWN)
+			return nb->img[k].gen;
+	return NB_GEN_UNKNOWN;
+}
+
+void nextboot_rebuild(const struct nextboot *nb, const char *kernel, char *buf, size_t size)
+{
+	switch (nb->gen) {
+	case NB_GEN_DRACUT:
+		if (kernel)
+			snprintf(buf, size, "dracut -f --kver %s", kernel);
+		else
+			snprintf(buf, size, "dracut -f --regenerate-all");
+		break;
+	case NB_GEN_ITOOLS:
+		snprintf(buf, size, "update-initramfs -u -k %s", kernel ? kernel : "all");
+		break;
+	default:
+		snprintf(buf, size, "dracut -f or update-initramfs -u");
+		break;
+	}
+}
+
+const char *nextboot_joins(const struct nextboot *nb)
+{
+	switch (nb->gen) {
+	case NB_GEN_DRACUT:
+		return "gpuvm's dracut module joins by itself for a VM mode; else add_dracutmodules+=\" gpuvm \"";
+	case NB_GEN_ITOOLS:
+		return "gpuvm's initramfs-tools hook joins every image while it is installed";
+	default:
+		return "gpuvm's dracut module joins by itself for a VM mode, its initramfs-tools hook always";
+	}
+}
+
 int nextboot_judge(struct nextboot *nb, int conf_dirfd, const char *conf_path)
 {
 	char kv[KERNELS_MAX][64], ent[32][64], *host;
@@ -559,6 +614,7 @@ int nextboot_judge(struct nextboot *nb, int conf_dirfd, const char *conf_path)
 	}
 	if (r == 0)
 		summary(nb);
+	nb->gen = host_generator(nb);
 	free(host);
 	free(b);
 	free(grub);

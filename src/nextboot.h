@@ -14,6 +14,13 @@
 #define NB_TEXT 200
 #define NB_MODE 24
 
+/* Who builds the initramfs images: what the fix for a stale or gpuvm-less image is. */
+enum nb_generator {
+	NB_GEN_UNKNOWN,
+	NB_GEN_DRACUT,
+	NB_GEN_ITOOLS
+};
+
 struct nb_image {
 	char path[128]; /* "/boot/initrd.img-VER" */
 	char kernel[96];
@@ -28,6 +35,7 @@ struct nb_image {
 	char line_mode[NB_MODE];   /* the boot line's gpuvm.mode=, "" when none */
 	char line_source[NB_TEXT]; /* the file that sets it, or why the line is unknown */
 	bool line_unknown;	   /* the boot line could not be read whole */
+	enum nb_generator gen;	   /* who built it, by what it holds */
 };
 
 struct nextboot {
@@ -39,7 +47,8 @@ struct nextboot {
 	char cmdline_mode[NB_MODE]; /* a boot line's gpuvm.mode=, "" when none */
 	char cmdline_source[NB_TEXT];
 	bool cmdline_unknown;
-	char why[NB_TEXT]; /* gpuvm != 1, or mode "": why */
+	char why[NB_TEXT];     /* gpuvm != 1, or mode "": why */
+	enum nb_generator gen; /* who builds the next images: the host's kernel hooks */
 };
 
 /*
@@ -47,5 +56,15 @@ struct nextboot {
  * (AT_FDCWD or the root). 0, or -ENOMEM; what cannot be read is said in nb, not failed.
  */
 int nextboot_judge(struct nextboot *nb, int conf_dirfd, const char *conf_path);
+
+/*
+ * The command that rebuilds the image of one kernel (all of them when kernel is NULL) the
+ * way the host builds its images: "dracut -f --kver VER", "update-initramfs -u -k VER", or,
+ * when the host says neither, both named.
+ */
+void nextboot_rebuild(const struct nextboot *nb, const char *kernel, char *buf, size_t size);
+
+/* How gpuvm gets into that generator's images (a clause for a message). */
+const char *nextboot_joins(const struct nextboot *nb);
 
 #endif

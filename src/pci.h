@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #define PCI_VENDOR_NVIDIA 0x10de
-#define PCI_ADDR_LEN 16 /* "10000:01:00.0" and room to spare */
+#define PCI_ADDR_LEN 20 /* "ffffffff:ff:1f.7": domains have up to 8 digits */
 
 struct pci_addr {
 	uint32_t domain; /* up to 0xffff on most hosts; VMD uses 0x10000 and above */

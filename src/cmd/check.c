@@ -42,6 +42,7 @@ static size_t next_boot(const struct settings *s, struct finding *f, size_t n, s
 {
 	struct nextboot *nb = malloc(sizeof(*nb));
 	const char *mode = mode_name(s->mode);
+	char cmd[NB_TEXT];
 
 	if (!nb || nextboot_judge(nb, root_fd(), CONFIG_PATH + 1) < 0) {
 		free(nb);
@@ -50,9 +51,8 @@ static size_t next_boot(const struct settings *s, struct finding *f, size_t n, s
 	if (n < max && s->mode != MODE_CONTAINER && nb->gpuvm == 0) {
 		f[n] = (struct finding){ .sev = SEV_ERROR };
 		snprintf(f[n].what, sizeof(f[n].what), "the next boot will not run gpuvm: %s", nb->why);
-		snprintf(f[n].fix, sizeof(f[n].fix),
-			 "dracut -f (gpuvm's dracut module joins by itself for a VM mode in %s; else add_dracutmodules+=\" gpuvm \"), or update-initramfs -u",
-			 CONFIG_PATH);
+		nextboot_rebuild(nb, NULL, cmd, sizeof(cmd));
+		snprintf(f[n].fix, sizeof(f[n].fix), "%s (%s)", cmd, nextboot_joins(nb));
 		n++;
 	}
 	if (n < max && nb->cmdline_mode[0] && !streq(nb->cmdline_mode, mode)) {

@@ -137,7 +137,7 @@ static void next_boot(const struct options *o, int k, const char *stored, struct
 {
 	struct nextboot *nb = malloc(sizeof(*nb));
 	const struct nb_image *im;
-	char a[NB_TEXT], b[NB_TEXT];
+	char a[NB_TEXT], b[NB_TEXT], cmd[NB_TEXT];
 	bool stale = false, disk = false, vm = false;
 	enum mode want;
 	size_t i;
@@ -163,9 +163,10 @@ static void next_boot(const struct options *o, int k, const char *stored, struct
 		       shown(nb->cmdline_source, a, sizeof(a)), shown(nb->cmdline_mode, b, sizeof(b)));
 		out->not_applied = true;
 	}
+	nextboot_rebuild(nb, NULL, cmd, sizeof(cmd));
 	if (nb->gpuvm == 0 && vm) {
-		printf("%s: gpuvm will not bind at the next boot: run dracut -f before rebooting (gpuvm's dracut module joins by itself for a VM mode; else add_dracutmodules+=\" gpuvm \"), or update-initramfs -u\n",
-		       shown(nb->why, a, sizeof(a)));
+		printf("%s: gpuvm will not bind at the next boot: run %s before rebooting (%s)\n",
+		       shown(nb->why, a, sizeof(a)), cmd, nextboot_joins(nb));
 		out->not_applied = true;
 	} else if (nb->gpuvm == 0 && k == KEY_MODE) {
 		printf("note: %s: no gpuvm there means no vfio binds, as container mode wants\n",
@@ -175,19 +176,27 @@ static void next_boot(const struct options *o, int k, const char *stored, struct
 		im = &nb->img[i];
 		if (im->gpuvm == 1 && im->from_disk)
 			disk = true;
-		if (im->gpuvm == 1 && im->stale && !stale) {
+		if (im->gpuvm == 1 && im->stale) {
 			stale = true;
-			printf("the initramfs %s carries another copy of %s (mode %s): run dracut -f before rebooting\n",
+			nextboot_rebuild(nb, im->kernel, b, sizeof(b));
+			printf("the initramfs %s carries another copy of %s (mode %s): run %s before rebooting\n",
 			       shown(im->path, a, sizeof(a)), CONFIG_PATH,
-			       im->config_mode[0] ? im->config_mode : "not set");
+			       im->config_mode[0] ? im->config_mode : "not set", b);
 		}
 	}
 	if (disk && !stale)
-		printf("the next boot reads the host config from a disk (%s): no dracut -f needed\n",
+		printf("the next boot reads the host config from a disk (%s): no initramfs rebuild needed\n",
 		       shown(nb->img[0].mode_source, a, sizeof(a)));
-	if (nb->n == 0 && !o->config && root_exists("usr/lib/dracut/modules.d/90gpuvm"))
-		printf("the initramfs carries a copy of %s: run dracut -f before rebooting\n",
-		       CONFIG_PATH);
+	if (nb->n == 0 && !o->config &&
+	    (root_exists("usr/lib/dracut/modules.d/90gpuvm") ||
+	     root_exists("usr/share/initramfs-tools/hooks/gpuvm"))) {
+		stale = true;
+		printf("the initramfs carries a copy of %s: run %s before rebooting\n", CONFIG_PATH,
+		       cmd);
+	}
+	/* One line a script can act on (the label mirror does): the command for every image. */
+	if (stale)
+		printf("initramfs rebuild: %s\n", cmd);
 	free(nb);
 }
 

@@ -73,7 +73,13 @@ setup() {
 	assert_output --partial "the kernel command line sets mode, which overrides the file"
 	mkdir -p "$ROOT/usr/lib/dracut/modules.d/90gpuvm"
 	gv --cmdline "" config set mode=vm-vgpu
-	assert_output --partial "run dracut -f before rebooting"
+	# No image and no kernel hook tells the generator: both are named.
+	assert_line "the initramfs carries a copy of /etc/gpuvm/gpuvm.conf: run dracut -f or update-initramfs -u before rebooting"
+	mkdir -p "$ROOT/etc/kernel/postinst.d"
+	: >"$ROOT/etc/kernel/postinst.d/dracut"
+	gv --cmdline "" config set mode=vm-passthrough
+	assert_line "the initramfs carries a copy of /etc/gpuvm/gpuvm.conf: run dracut -f --regenerate-all before rebooting"
+	assert_line "initramfs rebuild: dracut -f --regenerate-all"
 }
 
 @test "--file edits another file" {
@@ -249,11 +255,11 @@ EOF
 	mkinitrd "$ROOT/boot/initrd.img-6.1.0-99-amd64" --conf mode=container
 	gv config set mode=vm-passthrough
 	assert_success
-	refute_output --partial "no dracut -f needed"
-	assert_line "the initramfs /boot/initrd.img-6.1.0-99-amd64 carries another copy of /etc/gpuvm/gpuvm.conf (mode container): run dracut -f before rebooting"
+	refute_output --partial "no initramfs rebuild needed"
+	assert_line "the initramfs /boot/initrd.img-6.1.0-99-amd64 carries another copy of /etc/gpuvm/gpuvm.conf (mode container): run dracut -f --kver 6.1.0-99-amd64 before rebooting"
 	# The image names the disk (config=): its copy does not matter.
 	mkinitrd "$ROOT/boot/initrd.img-6.1.0-99-amd64" --conf 'config=LABEL="my disk"'
 	gv config set mode=container
 	assert_success
-	assert_line 'the next boot reads the host config from a disk (the host config, read from config=LABEL="my disk"): no dracut -f needed'
+	assert_line 'the next boot reads the host config from a disk (the host config, read from config=LABEL="my disk"): no initramfs rebuild needed'
 }

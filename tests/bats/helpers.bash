@@ -60,7 +60,7 @@ secret_intact() {
 # microcode archive before it; --conf and --cmdline bake /etc/gpuvm/gpuvm.conf and
 # /etc/cmdline.d/01-default.conf in it.
 mkinitrd() {
-	local out=$1 comp=gzip early='' gpuvm=1 hook=1 conf='' cmdl='' d
+	local out=$1 comp=gzip early='' gpuvm=1 hook=1 conf='' cmdl='' itools='' d
 	shift
 	while [ $# -gt 0 ]; do
 		case $1 in
@@ -70,15 +70,24 @@ mkinitrd() {
 		--no-hook) hook='' ;;
 		--conf) conf=$2 && shift ;;
 		--cmdline) cmdl=$2 && shift ;;
+		--itools) itools=1 ;;
 		*) fail "mkinitrd: unknown option $1" ;;
 		esac
 		shift
 	done
 	d=$(mktemp -d "$BATS_TEST_TMPDIR/img.XXXXXX")
-	mkdir -p "$d/usr/lib/dracut" "$d/usr/sbin" "$d/var/lib/dracut/hooks/pre-udev"
-	echo 'getarg() { :; }' >"$d/usr/lib/dracut/dracut-lib.sh"
+	mkdir -p "$d/usr/sbin"
 	[ -z "$gpuvm" ] || printf '\177ELF' >"$d/usr/sbin/gpuvm"
-	[ -z "$gpuvm" ] || [ -z "$hook" ] || echo gpuvm >"$d/var/lib/dracut/hooks/pre-udev/00-gpuvm-pre-udev.sh"
+	if [ -n "$itools" ]; then
+		# initramfs-tools' layout: its scripts and the boot script's stages
+		mkdir -p "$d/scripts/init-top" "$d/scripts/init-bottom"
+		echo 'log_warning_msg() { :; }' >"$d/scripts/functions"
+		[ -z "$gpuvm" ] || [ -z "$hook" ] || echo gpuvm | tee "$d/scripts/init-top/gpuvm" >"$d/scripts/init-bottom/gpuvm"
+	else
+		mkdir -p "$d/usr/lib/dracut" "$d/var/lib/dracut/hooks/pre-udev"
+		echo 'getarg() { :; }' >"$d/usr/lib/dracut/dracut-lib.sh"
+		[ -z "$gpuvm" ] || [ -z "$hook" ] || echo gpuvm >"$d/var/lib/dracut/hooks/pre-udev/00-gpuvm-pre-udev.sh"
+	fi
 	if [ -n "$conf" ]; then
 		mkdir -p "$d/etc/gpuvm"
 		printf '%s\n' "$conf" >"$d/etc/gpuvm/gpuvm.conf"

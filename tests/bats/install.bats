@@ -63,25 +63,31 @@ load helpers
 }
 
 # initramfs-tools reads /usr/share/initramfs-tools only: the hook and the boot script go
-# there whatever the PREFIX, executable (mkinitramfs runs only executable hooks and scripts).
-@test "make install lays out the initramfs-tools hook and init-top script; uninstall takes them" {
+# there whatever the PREFIX, executable (mkinitramfs runs only executable hooks and scripts);
+# the one boot script in each stage it acts in.
+@test "make install lays out the initramfs-tools hook and boot scripts; uninstall takes them" {
 	d="$BATS_TEST_TMPDIR/dest"
 	run make -s -C "$TOP" install DESTDIR="$d" PREFIX=/usr/local
 	assert_success
 	[ -x "$d/usr/share/initramfs-tools/hooks/gpuvm" ]
-	[ -x "$d/usr/share/initramfs-tools/scripts/init-top/gpuvm" ]
 	cmp "$TOP/initramfs-tools/hooks/gpuvm" "$d/usr/share/initramfs-tools/hooks/gpuvm"
-	cmp "$TOP/initramfs-tools/scripts/init-top/gpuvm" "$d/usr/share/initramfs-tools/scripts/init-top/gpuvm"
 	run "$d/usr/share/initramfs-tools/hooks/gpuvm" prereqs
 	assert_success
 	assert_output ""
-	run "$d/usr/share/initramfs-tools/scripts/init-top/gpuvm" prereqs
+	for s in init-top init-premount local-block init-bottom; do
+		[ -x "$d/usr/share/initramfs-tools/scripts/$s/gpuvm" ]
+		cmp "$TOP/initramfs-tools/scripts/gpuvm" "$d/usr/share/initramfs-tools/scripts/$s/gpuvm"
+		run "$d/usr/share/initramfs-tools/scripts/$s/gpuvm" prereqs
+		assert_success
+		assert_output ""
+	done
+	run find "$d/usr/share/initramfs-tools" -type f
 	assert_success
-	assert_output ""
+	assert_equal "$(echo "$output" | wc -l)" 5
 	run make -s -C "$TOP" uninstall DESTDIR="$d" PREFIX=/usr/local
 	assert_success
-	[ ! -e "$d/usr/share/initramfs-tools/hooks/gpuvm" ]
-	[ ! -e "$d/usr/share/initramfs-tools/scripts/init-top/gpuvm" ]
+	run find "$d/usr/share/initramfs-tools" -type f
+	assert_output ""
 }
 
 @test "the example config is all comments: installing it changes no setting" {

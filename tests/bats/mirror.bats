@@ -178,12 +178,29 @@ ident() {
 	[ "$(annotation node.alpha.kubernetes.io/ttl)" = 0 ]
 }
 
+# Debian's and Ubuntu's initramfs-tools: gpuvm names update-initramfs, the mirror runs it.
+@test "label changed on an initramfs-tools host: update-initramfs -u -k all in the host" {
+	mkdir -p "$ROOT/usr/share/initramfs-tools/hooks" "$ROOT/etc/kernel/postinst.d"
+	: >"$ROOT/usr/share/initramfs-tools/hooks/gpuvm"
+	: >"$ROOT/etc/kernel/postinst.d/initramfs-tools"
+	node vm-passthrough
+	GPUVM_REBUILD=auto mirror --once
+	assert_success
+	assert_output --partial "initramfs rebuilt (chroot $ROOT update-initramfs -u -k all)"
+	[ "$(cat "$K/rebuilds")" = "$ROOT update-initramfs -u -k all" ]
+	node vm-vgpu
+	mirror --once
+	assert_success
+	assert_output --partial "GPUVM_REBUILD=never: run update-initramfs -u -k all on the node before rebooting"
+	[ "$(annotation gpuvm.nvidia.com/initramfs-rebuild-required)" = true ]
+}
+
 @test "label changed, GPUVM_REBUILD=never (the default): no rebuild, the node says the initramfs is stale" {
 	with_dracut_module
 	node vm-vgpu
 	mirror --once
 	assert_success
-	assert_output --partial "GPUVM_REBUILD=never: run dracut -f on the node before rebooting"
+	assert_output --partial "GPUVM_REBUILD=never: run dracut -f --regenerate-all on the node before rebooting"
 	grep -qx "mode=vm-vgpu" "$CONF"
 	[ ! -s "$K/rebuilds" ]
 	[ "$(annotation gpuvm.nvidia.com/initramfs-rebuild-required)" = true ]

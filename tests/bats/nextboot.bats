@@ -29,7 +29,7 @@ nb() {
 	assert_failure 6
 	assert_line "/etc/gpuvm/gpuvm.conf: mode=vm-passthrough"
 	assert_line "next boot: no gpuvm: /boot/initrd.img-$KV has no gpuvm"
-	assert_output --partial "gpuvm will not bind at the next boot: run dracut -f before rebooting"
+	assert_output --partial "gpuvm will not bind at the next boot: run dracut -f --regenerate-all before rebooting"
 	assert_output --partial 'add_dracutmodules+=" gpuvm "'
 	[ "$(cat "$CONF")" = mode=vm-passthrough ]
 	gv config set mode=container
@@ -40,6 +40,36 @@ nb() {
 	[ "$output" = false ]
 	nb '.images[0] | [.path, .kernel, .gpuvm, .why] | join("|")'
 	[ "$output" = "\"/boot/initrd.img-$KV|$KV|false|/boot/initrd.img-$KV has no gpuvm\"" ]
+}
+
+# The fix is the host's own generator: its kernel hook says which, else the tool present,
+# else what the images hold.
+@test "an initramfs-tools host: update-initramfs is the fix, for every image or the stale one" {
+	mkdir -p "$ROOT/etc/kernel/postinst.d"
+	: >"$ROOT/etc/kernel/postinst.d/initramfs-tools"
+	mkinitrd "$IMG" --itools --no-gpuvm
+	gv config set mode=vm-passthrough
+	assert_failure 6
+	assert_line "/boot/initrd.img-$KV has no gpuvm: gpuvm will not bind at the next boot: run update-initramfs -u -k all before rebooting (gpuvm's initramfs-tools hook joins every image while it is installed)"
+	gv check --mode vm-passthrough
+	assert_output --partial "fix: update-initramfs -u -k all (gpuvm's initramfs-tools hook"
+	mkinitrd "$IMG" --itools --conf mode=container
+	gv config set mode=vm-passthrough
+	assert_success
+	assert_line "next boot: gpuvm runs in container"
+	assert_line "the initramfs /boot/initrd.img-$KV carries another copy of /etc/gpuvm/gpuvm.conf (mode container): run update-initramfs -u -k $KV before rebooting"
+	assert_line "initramfs rebuild: update-initramfs -u -k all"
+	# Without a kernel hook, the tool present; without either, what the image holds.
+	rm "$ROOT/etc/kernel/postinst.d/initramfs-tools"
+	gv config set mode=vm-vgpu
+	assert_line "initramfs rebuild: update-initramfs -u -k all"
+	mkinitrd "$IMG" --conf mode=container
+	gv config set mode=vm-passthrough
+	assert_line "initramfs rebuild: dracut -f --regenerate-all"
+	mkdir -p "$ROOT/usr/sbin"
+	: >"$ROOT/usr/sbin/update-initramfs"
+	gv config set mode=vm-vgpu
+	assert_line "initramfs rebuild: update-initramfs -u -k all"
 }
 
 @test "gpuvm without its hook does not run" {
@@ -54,7 +84,8 @@ nb() {
 	gv config set mode=vm-passthrough
 	assert_success
 	assert_line "next boot: gpuvm runs in container"
-	assert_line "the initramfs /boot/initrd.img-$KV carries another copy of /etc/gpuvm/gpuvm.conf (mode container): run dracut -f before rebooting"
+	assert_line "the initramfs /boot/initrd.img-$KV carries another copy of /etc/gpuvm/gpuvm.conf (mode container): run dracut -f --kver $KV before rebooting"
+	assert_line "initramfs rebuild: dracut -f --regenerate-all"
 	nb '.images[0] | [.gpuvm, .config_mode, .stale, .mode] | join("|")'
 	[ "$output" = '"true|container|true|container"' ]
 	gv status
@@ -67,12 +98,13 @@ nb() {
 	assert_success
 	assert_line "next boot: gpuvm runs in vm-passthrough"
 	refute_output --partial "dracut -f"
+	refute_output --partial "initramfs rebuild:"
 	nb '[.gpuvm, .mode, .images[0].stale, .cmdline_mode] | map(tostring) | join("|")'
 	[ "$output" = '"true|vm-passthrough|false|null"' ]
 	# another key that the copy lacks makes it stale, though its mode is the same
 	gv config set exclude=0000:41:00.0
 	assert_success
-	assert_output --partial "(mode vm-passthrough): run dracut -f before rebooting"
+	assert_output --partial "(mode vm-passthrough): run dracut -f --kver $KV before rebooting"
 }
 
 @test "an early microcode archive, then the main one compressed with gzip, xz or zstd, or not" {
@@ -207,7 +239,7 @@ nb() {
 	gv config set mode=vm-passthrough
 	assert_success
 	assert_line "next boot: gpuvm runs in vm-passthrough"
-	assert_line "the next boot reads the host config from a disk (the host config, read from config=LABEL=gpuvm:/etc/gpuvm/gpuvm.conf): no dracut -f needed"
+	assert_line "the next boot reads the host config from a disk (the host config, read from config=LABEL=gpuvm:/etc/gpuvm/gpuvm.conf): no initramfs rebuild needed"
 	refute_output --partial "run dracut -f"
 	# config= on the boot line does the same
 	mkinitrd "$IMG" --conf mode=container

@@ -188,6 +188,28 @@ on_error=release"
 	[ "$(dev_field 0000:01:00.0 action)" = skip ]
 }
 
+# A domain has up to 8 hex digits ("ffffffff:ff:1f.7" is 16 bytes): such a GPU is found and
+# planned, not passed over as a name that does not fit.
+mkfx_domain8() {
+	ROOT="$BATS_TEST_TMPDIR/root"
+	(
+		# shellcheck source=tests/fixture/lib.sh
+		. "$TOP/tests/fixture/lib.sh"
+		fx_init "$ROOT" --cpu intel --iommu intel --kver 6.1.0-99-amd64 --cmdline intel_iommu=on
+		fx_pci "$ROOT" 1000000a:00:06.0 8086 464d 060400 --group 7 --driver pcieport
+		fx_pci "$ROOT" 1000000a:01:00.0 10de 2684 030000 --parent 1000000a:00:06.0 --group 8 --driver nouveau --multi
+		fx_pci "$ROOT" 1000000a:01:00.1 10de 22ba 040300 --parent 1000000a:00:06.0 --group 8 --driver snd_hda_intel
+	) >/dev/null
+}
+
+@test "an 8-digit PCI domain is read and planned" {
+	mkfx_domain8
+	gv --cmdline "gpuvm.mode=vm-passthrough" plan --json
+	assert_success
+	[ "$(dev_field 1000000a:01:00.0 action)" = bind ]
+	[ "$(dev_field 1000000a:01:00.1 action)" = bind ]
+}
+
 @test "noiommu: vm-passthrough exits 3 and holds the GPU; container does not care" {
 	mkfx noiommu
 	gv --cmdline "gpuvm.mode=vm-passthrough" plan --json
