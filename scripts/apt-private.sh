@@ -1,7 +1,7 @@
 # shellcheck shell=sh
 # scripts/apt-private.sh — apt with a private state, sourced by the scripts that fetch Debian
 # packages without touching the system's apt configuration or its dpkg database:
-# scripts/deps.sh (source packages), scripts/fetch-kernel.sh --arch and scripts/sysroot.sh
+# scripts/deps.sh (source packages), scripts/fetch-kernel.sh --arch/--release and scripts/sysroot.sh
 # (binary packages of another architecture: no foreign architecture is ever added to dpkg).
 #
 #   apt_private_init DIR TYPE [ARCH [RELEASE]]
