@@ -339,6 +339,8 @@ e2e_vfio_nodes() {
 	[1-5].*) e2e_fact_is "$1.vfio_dev" none ;;
 	*) e2e_fact_match "$1.vfio_dev" '^vfio[0-9]+$' ;;
 	esac
+	[ -f "$E2E_KDIR/boot/config-$E2E_KVER" ] ||
+		e2e_fail "no config of the kernel $E2E_KVER: cannot tell whether it has the vfio cdev"
 	if grep -q '^CONFIG_VFIO_DEVICE_CDEV=y' "$E2E_KDIR/boot/config-$E2E_KVER"; then
 		e2e_fact_match "$1.cdev" '^/dev/vfio/devices/vfio[0-9]+$'
 		e2e_state_is "$2 | .vfio_cdev" "$(e2e_fact "$1.cdev")"
