@@ -1,7 +1,8 @@
 #!/bin/sh
 # fetch-kernel.sh — get Debian's current amd64 (or arm64) kernel into a private tree.
 #
-#   scripts/fetch-kernel.sh [--arch ARCH] [--package PKG] [OUTDIR]   (OUTDIR defaults to build)
+#   scripts/fetch-kernel.sh [--arch ARCH] [--release RELEASE] [--package PKG] [OUTDIR]
+#                                                         (OUTDIR defaults to build)
 #
 # Resolves the real kernel package from the linux-image-ARCH metapackage (or takes
 # --package linux-image-X-ARCH), downloads it with `apt-get download` into OUTDIR/debs/
@@ -19,13 +20,23 @@
 # OUTDIR build/arm64) comes through apt pointed at private folders in OUTDIR/apt
 # (scripts/apt-private.sh); no foreign architecture is added to the system's dpkg. Its
 # modules.dep is made on the host with depmod -b, which reads any architecture's modules.
+# --release RELEASE (bullseye, bookworm, trixie, sid, …; default: none, the system's apt as
+# above): that Debian release's kernel, through private folders in OUTDIR/apt whose sources
+# are the release's suite (and its -security suite, but for sid) on the system's mirror
+# (e.g. OUTDIR build/kernels/bullseye, or build/kernels/trixie-arm64 with --arch arm64).
+# Their package lists are fetched again a day after the last update, so that sid's
+# meta-package names its newest kernel; offline, the tree already there is used. A kernel split in parts
+# (sid from 7.x: linux-image-KVER only depends on linux-base-KVER, with the config,
+# linux-binary-KVER, with usr/lib/modules/KVER/vmlinuz, and linux-modules-KVER) is fetched
+# whole: every linux-*-KVER package the image package depends on; boot/vmlinuz-KVER and
+# boot/config-KVER are then links to the files in the modules directory.
 set -eu
 
 prog=fetch-kernel
 die() { echo "$prog: $*" >&2; exit 1; }
 say() { echo "$prog: $*" >&2; }
 
-pkg=
+pkg='' release=''
 arch=$(dpkg --print-architecture 2>/dev/null || echo amd64)
 native=$arch
 while [ $# -gt 0 ]; do
@@ -34,13 +45,18 @@ while [ $# -gt 0 ]; do
 	--package=*) pkg=${1#*=}; shift ;;
 	--arch) [ $# -ge 2 ] || die "--arch needs a value"; arch=$2; shift 2 ;;
 	--arch=*) arch=${1#*=}; shift ;;
+	--release) [ $# -ge 2 ] || die "--release needs a value"; release=$2; shift 2 ;;
+	--release=*) release=${1#*=}; shift ;;
 	-h | --help) sed -n '2,/^set -eu/{/^set -eu/d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
 	--) shift; break ;;
 	-*) die "unknown option: $1" ;;
 	*) break ;;
 	esac
 done
-[ $# -le 1 ] || die "usage: $0 [--arch ARCH] [--package PKG] [OUTDIR]"
+[ $# -le 1 ] || die "usage: $0 [--arch ARCH] [--release RELEASE] [--package PKG] [OUTDIR]"
+case $release in
+*[!a-z0-9-]* | -*) die "not a release name: $release" ;;
+esac
 out=${1:-build}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
@@ -52,14 +68,30 @@ tree_ok() {
 		[ -f "$1/boot/vmlinuz-$2" ] && [ -f "$1/lib/modules/$2/modules.dep" ]
 }
 
-# apt: the system's for the host's architecture, a private state for another one.
+# apt: the system's for the host's architecture, a private state for another one or for
+# another release.
 apt() { "$@"; }
-if [ "$arch" != "$native" ]; then
+private=''
+if [ "$arch" != "$native" ] || [ -n "$release" ]; then
+	private=1
 	here=$(cd "$(dirname "$0")" && pwd)
 	# shellcheck source=scripts/apt-private.sh
 	. "$here/apt-private.sh"
-	apt_private_init "$out/apt" deb "$arch"
+	apt_private_init "$out/apt" deb "$arch" "$release"
 	apt() { apt_private "$@"; }
+fi
+# A release's private lists are fetched again a day after the last update (OUTDIR/apt/updated;
+# apt leaves an unchanged list's time as it was): sid moves on. A failed update (offline)
+# leaves the old lists, and the tree already there is used.
+if [ -n "$release" ] && [ -z "$pkg" ] &&
+	{ [ -z "$(find "$out/apt/lists" -maxdepth 1 -name '*_Packages*' 2>/dev/null)" ] ||
+		[ -z "$(find "$out/apt/updated" -mmin -1440 2>/dev/null)" ]; }; then
+	say "apt-get update for $release ($arch)"
+	if apt apt-get update -qq -o Acquire::Languages=none >&2; then
+		touch "$out/apt/updated"
+	else
+		say "warning: apt-get update failed"
+	fi
 fi
 
 # Resolve the package: the metapackage's dependency on linux-image-<kver>.
@@ -69,7 +101,7 @@ resolve() {
 }
 if [ -z "$pkg" ]; then
 	pkg=$(resolve) || pkg=
-	if [ -z "$pkg" ] && { [ "$(id -u)" -eq 0 ] || [ "$arch" != "$native" ]; } &&
+	if [ -z "$pkg" ] && { [ "$(id -u)" -eq 0 ] || [ -n "$private" ]; } &&
 		! tree_ok "$kdir" "$(cat "$kdir/KVER" 2>/dev/null)"; then
 		say "apt-cache does not know linux-image-$arch: apt-get update"
 		apt apt-get update -qq >&2 || true
@@ -115,18 +147,30 @@ vmlinux() {
 	return 1
 }
 
+# The packages that make the kernel: the image package and, where the kernel comes in parts
+# (sid from 7.x), every linux-*-KVER package it depends on (base: config and modules.builtin;
+# binary: the vmlinuz; modules).
+more=$(apt apt-cache show --no-all-versions "$pkg" 2>/dev/null | sed -n 's/^Depends: //p' |
+	tr -s ',|' '\n' | sed -n "s/^ *\(linux-[a-z-]*-$kver\)\( .*\)\{0,1\}\$/\1/p" |
+	grep -vxF "$pkg" | sort -u | tr '\n' ' ') || more=''
+parts="$pkg $more"
+
 # Download (apt checks the hash against the signed index), unless already here.
 debs=$out/debs
 mkdir -p "$debs"
-deb=$(find "$debs" -maxdepth 1 -name "${pkg}_*_$arch.deb" | sort | tail -n 1)
-if [ -z "$deb" ]; then
-	say "downloading $pkg"
-	# As root apt would warn that its sandbox user cannot write here; download as root.
-	(cd "$debs" && apt apt-get download -q -o APT::Sandbox::User=root "$pkg" >&2) ||
-		die "apt-get download $pkg failed"
-	deb=$(find "$debs" -maxdepth 1 -name "${pkg}_*_$arch.deb" | sort | tail -n 1)
-	[ -n "$deb" ] || die "apt-get download left no ${pkg}_*.deb in $debs"
-fi
+debfiles=''
+for p in $parts; do
+	deb=$(find "$debs" -maxdepth 1 -name "${p}_*_$arch.deb" | sort | tail -n 1)
+	if [ -z "$deb" ]; then
+		say "downloading $p"
+		# As root apt would warn that its sandbox user cannot write here; download as root.
+		(cd "$debs" && apt apt-get download -q -o APT::Sandbox::User=root "$p" >&2) ||
+			die "apt-get download $p failed"
+		deb=$(find "$debs" -maxdepth 1 -name "${p}_*_$arch.deb" | sort | tail -n 1)
+		[ -n "$deb" ] || die "apt-get download left no ${p}_*.deb in $debs"
+	fi
+	debfiles="$debfiles $deb"
+done
 
 # Unpack into a fresh directory and put it in place only when it is complete.
 tmp=$out/kernel.tmp.$$
@@ -134,14 +178,23 @@ trap 'rm -rf "$tmp"' EXIT
 trap 'exit 130' INT TERM
 rm -rf "$tmp"
 mkdir -p "$tmp"
-say "unpacking $(basename "$deb")"
-dpkg -x "$deb" "$tmp"
+for deb in $debfiles; do
+	say "unpacking $(basename "$deb")"
+	dpkg -x "$deb" "$tmp"
+done
 # Merged-/usr packages (trixie on) put modules under usr/lib/modules.
 if [ ! -d "$tmp/lib/modules" ] && [ -d "$tmp/usr/lib/modules" ]; then
 	ln -s usr/lib "$tmp/lib"
 fi
-[ -f "$tmp/boot/vmlinuz-$kver" ] || die "$deb has no boot/vmlinuz-$kver"
-[ -d "$tmp/lib/modules/$kver" ] || die "$deb has no lib/modules/$kver"
+# A kernel in parts keeps its vmlinuz and config in the modules directory.
+for f in vmlinuz config; do
+	if [ ! -e "$tmp/boot/$f-$kver" ] && [ -f "$tmp/lib/modules/$kver/$f" ]; then
+		mkdir -p "$tmp/boot"
+		ln -s "../lib/modules/$kver/$f" "$tmp/boot/$f-$kver"
+	fi
+done
+[ -f "$tmp/boot/vmlinuz-$kver" ] || die "$parts: no boot/vmlinuz-$kver"
+[ -d "$tmp/lib/modules/$kver" ] || die "$parts: no lib/modules/$kver"
 if [ ! -f "$tmp/lib/modules/$kver/modules.dep" ]; then
 	say "depmod -b for $kver"
 	depmod -b "$tmp" "$kver"

@@ -16,8 +16,9 @@
 #   --load LIST       the same, and also named in /etc/modules-load so that /init loads them
 #                     after gpuvm (the root disk's: e.g. "virtio_pci virtio_blk ext4")
 #                     The vfio set is always in: vfio, vfio_iommu_type1, vfio-pci,
-#                     vfio-pci-core, their dependencies, and the vfio variant drivers that
-#                     modules.alias offers for NVIDIA (vendor 10de).
+#                     vfio-pci-core (those the kernel has: 5.10 has no vfio-pci-core),
+#                     their dependencies, and the vfio variant drivers that modules.alias
+#                     offers for NVIDIA (vendor 10de).
 #   --config FILE     installed as /etc/gpuvm/gpuvm.conf
 #   --gpuvm FILE      installed as /sbin/gpuvm (default: build/gpuvm of this repo when it
 #                     exists); --no-gpuvm leaves it out
@@ -158,12 +159,21 @@ deps() {
 }
 words() { printf '%s\n' "$*" | tr -s ', \t' '\n' | sed '/^$/d'; }
 
+# The vfio set this kernel has (vfio-pci-core is a module of its own from 5.15).
+vfio_set=''
+for m in vfio vfio_iommu_type1 vfio-pci vfio-pci-core; do
+	if modprobe -S "$kver" -d "$kdir" --show-depends "$m" >/dev/null 2>&1; then
+		vfio_set="$vfio_set $m"
+	elif [ "$m" != vfio-pci-core ]; then
+		die "the kernel $kver in $kdir has no module $m"
+	fi
+done
 vfio_variants=$(sed -n 's/^alias vfio_pci:v000010DE[^ ]* \([^ ]*\)$/\1/p' "$moddir/modules.alias" |
 	sort -u | tr '\n' ' ')
 files=$stage/.files
 keep=$stage/.keep
 # shellcheck disable=SC2046 # module names have no blanks or wildcards
-deps $(words vfio vfio_iommu_type1 vfio-pci vfio-pci-core "$vfio_variants" "$modules") >"$files"
+deps $(words "$vfio_set" "$vfio_variants" "$modules") >"$files"
 # shellcheck disable=SC2046
 deps $(words "$load") >"$keep"
 cat "$keep" >>"$files"

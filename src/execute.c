@@ -383,6 +383,52 @@ static void group_failed(const struct plan_group *g, const struct plan *p, const
 	}
 }
 
+int exec_group(const struct pci_dev *d, const struct exec_dev *ed)
+{
+	return d->group >= 0 ? d->group : ed->group;
+}
+
+/* An entry "vfioN" of a device's vfio-dev directory: N, when it has a char device. */
+static int vfio_dev_entry(const char *name, void *data)
+{
+	struct exec_dev *ed = ((void **)data)[0];
+	const struct pci_dev *d = ((void **)data)[1];
+	char path[128], *end;
+	long n;
+
+	if (strncmp(name, "vfio", 4) != 0 || name[4] < '0' || name[4] > '9')
+		return 0;
+	n = strtol(name + 4, &end, 10);
+	if (*end || n < 0 || n >= 1L << 20)
+		return 0;
+	/* The kernel gives the vfio device a devt only with CONFIG_VFIO_DEVICE_CDEV. */
+	snprintf(path, sizeof(path), DEV "%s/vfio-dev/%s/dev", d->name, name);
+	if (!root_exists(path))
+		return 0;
+	ed->vfio_cdev = (int)n;
+	return 1;
+}
+
+/*
+ * The vfio nodes of a device on a vfio driver, as sysfs shows them: its group's char device
+ * (class vfio's device GROUP, /dev/vfio/GROUP; none in a kernel without CONFIG_VFIO_GROUP)
+ * and its own cdev (vfio-dev/vfioN with a dev attribute, /dev/vfio/devices/vfioN: 6.6 and
+ * later with CONFIG_VFIO_DEVICE_CDEV; from 6.1 vfio-dev/vfioN is there without one).
+ */
+static void read_vfio_nodes(const struct pci_dev *d, struct exec_dev *ed)
+{
+	char path[96];
+	int g = exec_group(d, ed);
+	void *data[] = { ed, (void *)d };
+
+	if (g >= 0) {
+		snprintf(path, sizeof(path), "sys/class/vfio/%d", g);
+		ed->vfio_group = root_exists(path);
+	}
+	snprintf(path, sizeof(path), DEV "%s/vfio-dev", d->name);
+	root_list(path, vfio_dev_entry, data);
+}
+
 /* The kernel has the PCI driver a module gives (vfio-pci: drivers/vfio-pci). */
 static bool driver_registered(const char *module)
 {
@@ -437,6 +483,7 @@ int execute(const struct plan *p, const struct settings *s, const struct invento
 		res->dev[i].error = "";
 		res->dev[i].after = inv->dev[i].driver;
 		res->dev[i].group = -1;
+		res->dev[i].vfio_cdev = -1;
 	}
 	modules_ok = load_modules(p, o, res) == 0;
 	res->failed_modules = !modules_ok;
@@ -467,6 +514,9 @@ int execute(const struct plan *p, const struct settings *s, const struct invento
 
 	for (i = 0; i < inv->n; i++) {
 		enum dev_result r = res->dev[i].result;
+
+		if (o->verify && driver_is_vfio(res->dev[i].after))
+			read_vfio_nodes(&inv->dev[i], &res->dev[i]);
 
 		if (!p->dev[i].selected)
 			continue;

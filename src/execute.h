@@ -20,14 +20,19 @@ enum dev_result {
 
 #define EXEC_ERROR_LEN 200 /* the longest error, with its NUL */
 
-/* One a PCI function (24 bytes); the driver before is the inventory's. */
+/*
+ * One a PCI function (24 bytes); the driver before is the inventory's. The vfio nodes are
+ * read for a device on a vfio driver when the run ends (with a kernel behind sysfs).
+ */
 struct exec_dev {
 	const char *after; /* the driver read back, "" none: the inventory's or names' */
 	const char *error; /* "", a fixed one, or allocated (error_owned): most have none */
 	int group;	   /* IOMMU group read back after a bind, -1: none or not read */
 	enum dev_result result : 8;
-	bool verified;
-	bool error_owned; /* exec_result_free() frees error */
+	bool verified : 1;
+	bool error_owned : 1; /* exec_result_free() frees error */
+	bool vfio_group : 1;  /* its group's /dev/vfio/GROUP is there (sys/class/vfio/GROUP) */
+	int vfio_cdev : 21;   /* N of its /dev/vfio/devices/vfioN (a minor: < 2^20); -1 none */
 };
 
 struct exec_module {
@@ -65,5 +70,7 @@ int execute(const struct plan *p, const struct settings *s, const struct invento
 void exec_result_free(struct exec_result *res);
 
 const char *dev_result_name(enum dev_result r);
+/* The IOMMU group of a device after the run: the inventory's, or the one its bind gave. */
+int exec_group(const struct pci_dev *d, const struct exec_dev *ed);
 
 #endif

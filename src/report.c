@@ -23,6 +23,25 @@ static bool dev_listed(const struct report *r, size_t i)
 	return plan_interesting(&r->inv->dev[i], r->settings);
 }
 
+/* The vfio group device and the vfio cdev that sysfs showed after the run; null when none. */
+static void json_vfio_nodes(struct json *j, const struct pci_dev *d, const struct exec_dev *ed)
+{
+	char buf[40];
+
+	if (ed->vfio_group) {
+		snprintf(buf, sizeof(buf), "/dev/vfio/%d", exec_group(d, ed));
+		json_string(j, "vfio_group", buf);
+	} else {
+		json_null(j, "vfio_group");
+	}
+	if (ed->vfio_cdev >= 0) {
+		snprintf(buf, sizeof(buf), "/dev/vfio/devices/vfio%d", ed->vfio_cdev);
+		json_string(j, "vfio_cdev", buf);
+	} else {
+		json_null(j, "vfio_cdev");
+	}
+}
+
 static void json_device(struct json *j, const struct report *r, size_t i)
 {
 	const struct pci_dev *d = &r->inv->dev[i];
@@ -62,6 +81,7 @@ static void json_device(struct json *j, const struct report *r, size_t i)
 
 		json_string(j, "driver_before", d->driver[0] ? d->driver : NULL);
 		json_string(j, "driver_after", ed->after[0] ? ed->after : NULL);
+		json_vfio_nodes(j, d, ed);
 		json_bool(j, "verified", ed->verified);
 		json_string(j, "result", dev_result_name(ed->result));
 		json_string(j, "error", ed->error[0] ? ed->error : NULL);

@@ -27,14 +27,23 @@ A64_GPUVM=${E2E_A64_GPUVM:-$A64_DIR/gpuvm}
 A64_BUSYBOX=$A64_DIR/busybox
 A64_CMDLINE='console=ttyAMA0 panic=-1'
 
-# a64_need: what an arm64 boot needs, or skip the scenario naming what is missing. The
-# kernel is fetched here (once: a lock serialises parallel scenarios).
+# a64_need [RELEASE]: what an arm64 boot needs, or skip the scenario naming what is missing.
+# The kernel is fetched here (once: a lock serialises parallel scenarios): bookworm's into
+# build/arm64, or with RELEASE that Debian release's (lib.sh's e2e_kernel RELEASE arm64:
+# build/kernels/RELEASE-arm64).
+# shellcheck disable=SC2120 # RELEASE is optional
 a64_need() {
 	for t in qemu-system-aarch64 flock; do
 		command -v "$t" >/dev/null || e2e_skip "no $t (scripts/install-packages.sh)"
 	done
 	[ -x "$A64_GPUVM" ] || e2e_skip "no $A64_GPUVM (make arm64)"
 	[ -x "$A64_BUSYBOX" ] || e2e_skip "no $A64_BUSYBOX (make arm64 runs scripts/sysroot.sh)"
+	if [ -n "${1-}" ]; then
+		e2e_kernel "$1" arm64
+		# shellcheck disable=SC2034 # used by lib.sh's e2e_qemu
+		E2E_KERNEL=$E2E_KDIR/boot/vmlinuz-$E2E_KVER # an Image: arm64's vmlinuz is not compressed
+		return 0
+	fi
 	mkdir -p "$A64_DIR"
 	if ! E2E_KVER=$(flock "$A64_DIR/.fetch-kernel.lock" \
 		"$E2E_ROOT/scripts/fetch-kernel.sh" --arch arm64 "$A64_DIR"); then
@@ -44,6 +53,7 @@ a64_need() {
 	E2E_KDIR=$A64_DIR/kernel
 	# shellcheck disable=SC2034 # used by lib.sh's e2e_qemu
 	E2E_KERNEL=$E2E_KDIR/boot/vmlinuz-$E2E_KVER # an Image: arm64's vmlinuz is not compressed
+	e2e_bochs
 }
 
 # a64_image [e2e_image options…]: e2e_image with the arm64 busybox and gpuvm.

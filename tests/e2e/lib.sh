@@ -11,7 +11,10 @@
 # Never assert on QEMU's exit status: it exits 0 after a kernel panic too.
 #
 # Variables: E2E_ROOT (the repo), E2E_OUT (build/e2e), E2E_KDIR, E2E_KVER, E2E_KERNEL (the
-# kernel booted: boot/vmlinux-KVER through PVH when there, else the vmlinuz; E2E_BZIMAGE=1),
+# kernel booted: boot/vmlinux-KVER through PVH when there, else the vmlinuz; E2E_BZIMAGE=1;
+# build/kernel's, Debian bookworm's, unless a cell picks another with e2e_kernel),
+# E2E_BOCHS (the module of the VGA stand-in's own driver in that kernel: bochs, 5.10's
+# bochs-drm; E2E_BOCHS_MOD as /proc/modules spells it),
 # E2E_GUEST (tests/e2e/guest), E2E_GPUVM (the gpuvm the gpuvm-* scenarios put in their images:
 # build/gpuvm unless set), E2E_NAME; after e2e_image E2E_IMG; after e2e_disk E2E_DISK;
 # after e2e_boot E2E_LOG, E2E_BOOT_SECS and E2E_BOOT_END (poweroff | panic | timeout | exit).
@@ -36,6 +39,42 @@ if [ -f "$E2E_KDIR/KVER" ]; then
 		E2E_KERNEL=$E2E_KDIR/boot/vmlinuz-$E2E_KVER
 	fi
 fi
+
+# e2e_bochs: E2E_BOCHS and E2E_BOCHS_MOD for the kernel in E2E_KDIR (bochs-drm until 5.x).
+e2e_bochs() {
+	E2E_BOCHS=bochs
+	if grep -q '/bochs-drm\.ko' "$E2E_KDIR/lib/modules/$E2E_KVER/modules.dep" 2>/dev/null; then
+		E2E_BOCHS=bochs-drm
+	fi
+	# shellcheck disable=SC2034 # for the cells
+	E2E_BOCHS_MOD=$(echo "$E2E_BOCHS" | tr - _)
+}
+[ -z "${E2E_KVER:-}" ] || e2e_bochs
+
+# e2e_kernel RELEASE [ARCH]: boot that Debian release's kernel (bullseye, bookworm, trixie,
+# sid: its newest, through the meta-package) instead of build/kernel's; ARCH amd64 (the
+# default) or arm64 (arm64-lib.sh's a64_need RELEASE calls it so). scripts/fetch-kernel.sh
+# --release fetches it once into build/kernels/RELEASE[-ARCH] (private apt; a lock lets the
+# cells of one kernel ask at once). Sets E2E_KDIR, E2E_KVER, E2E_KERNEL, E2E_BOCHS.
+e2e_kernel() {
+	ek_arch=${2:-amd64}
+	ek_dir=$E2E_ROOT/build/kernels/$1
+	[ "$ek_arch" = amd64 ] || ek_dir=$ek_dir-$ek_arch
+	command -v flock >/dev/null || e2e_skip "no flock (util-linux)"
+	mkdir -p "$ek_dir"
+	if ! E2E_KVER=$(flock "$ek_dir.lock" "$E2E_ROOT/scripts/fetch-kernel.sh" \
+		--release "$1" --arch "$ek_arch" "$ek_dir"); then
+		e2e_fail "scripts/fetch-kernel.sh --release $1 --arch $ek_arch failed"
+		exit 1
+	fi
+	E2E_KDIR=$ek_dir/kernel
+	E2E_KERNEL=$E2E_KDIR/boot/vmlinux-$E2E_KVER
+	if [ -n "${E2E_BZIMAGE:-}" ] || [ ! -f "$E2E_KERNEL" ]; then
+		E2E_KERNEL=$E2E_KDIR/boot/vmlinuz-$E2E_KVER
+	fi
+	e2e_bochs
+	e2e_note "kernel: Debian $1 $E2E_KVER ($E2E_KERNEL)"
+}
 
 e2e_note() { echo "[$E2E_NAME] $*"; }
 
@@ -271,6 +310,44 @@ e2e_state_match() {
 	v=$(e2e_state "$1") || { e2e_fail "no state file on the console, or not JSON: $v"; return 1; }
 	printf '%s\n' "$v" | grep -Eq -- "$2" ||
 		e2e_fail "state: $1 is '$(printf '%s\n' "$v" | tr '\n' ' ' | sed 's/ $//')', expected /$2/"
+}
+
+# e2e_builtin MODULE: the kernel booted has MODULE built in (its modules.builtin; virtio_pci
+# is from 6.12).
+e2e_builtin() {
+	grep -q "/$(echo "$1" | tr - _)\.ko\$" "$E2E_KDIR/lib/modules/$E2E_KVER/modules.builtin" 2>/dev/null
+}
+
+# e2e_loaded MODULE…: each is in the guest's /proc/modules (the fact "modules") or built in.
+e2e_loaded() {
+	for el_m; do
+		e2e_builtin "$el_m" || e2e_fact_match modules "(^| )$(echo "$el_m" | tr - _)( |\$)"
+	done
+}
+
+# e2e_vfio_nodes STANDIN JQ: what the kernel version changes, for a stand-in (vga, virtio)
+# on vfio-pci: the state file's entry (JQ, e.g. "$E2E_JQ_VGA") names its group's char device
+# /dev/vfio/GROUP, which the guest found (guest/gpuvm-check.sh: STANDIN.group, .vfio_node),
+# and its vfio cdev /dev/vfio/devices/vfioN where the kernel has one (CONFIG_VFIO_DEVICE_CDEV
+# in the kernel's config: the guest found vfio-dev/vfioN/dev and the node), else null; the
+# vfio device itself (vfio-dev/vfioN) is there from 6.1, none in 5.x.
+e2e_vfio_nodes() {
+	evn_group=$(e2e_fact "$1.group") || evn_group=''
+	e2e_fact_is "$1.vfio_node" yes
+	e2e_state_is "$2 | .vfio_group" "/dev/vfio/$evn_group"
+	case $E2E_KVER in
+	[1-5].*) e2e_fact_is "$1.vfio_dev" none ;;
+	*) e2e_fact_match "$1.vfio_dev" '^vfio[0-9]+$' ;;
+	esac
+	[ -f "$E2E_KDIR/boot/config-$E2E_KVER" ] ||
+		e2e_fail "no config of the kernel $E2E_KVER: cannot tell whether it has the vfio cdev"
+	if grep -q '^CONFIG_VFIO_DEVICE_CDEV=y' "$E2E_KDIR/boot/config-$E2E_KVER"; then
+		e2e_fact_match "$1.cdev" '^/dev/vfio/devices/vfio[0-9]+$'
+		e2e_state_is "$2 | .vfio_cdev" "$(e2e_fact "$1.cdev")"
+	else
+		e2e_fact_is "$1.cdev" none
+		e2e_state_is "$2 | .vfio_cdev" null
+	fi
 }
 
 # e2e_guest_done: the guest's checks ran to "@e2e end" and the VM powered off.

@@ -20,6 +20,7 @@ struct fdev {
 	int group;
 	char driver[64], override[64], native[64];
 	int sriov;
+	int vfio; /* the index of its vfio device (vfio-dev/vfioN) while on a vfio driver, else -1 */
 };
 
 struct fault {
@@ -31,6 +32,9 @@ static struct {
 	bool iommu;
 	bool smmu; /* groups at first probe */
 	int next_group;
+	int vfio_dev;	   /* 0: no vfio-dev (5.10), 1: vfio-dev/vfioN (6.1), 2: and its cdev */
+	bool no_group_dev; /* no class vfio device for a group (CONFIG_VFIO_GROUP unset) */
+	int next_vfio;
 	struct fdev dev[MAXDEV];
 	int n;
 	char drivers[MAXDRV][64];
@@ -55,6 +59,13 @@ void fk_reset(bool iommu)
 	free(k.state);
 	memset(&k, 0, sizeof(k));
 	k.iommu = iommu;
+	k.vfio_dev = 1;
+}
+
+void fk_vfio(int vfio_dev, bool group_dev)
+{
+	k.vfio_dev = vfio_dev;
+	k.no_group_dev = !group_dev;
 }
 
 void fk_smmu(void)
@@ -62,6 +73,8 @@ void fk_smmu(void)
 	k.smmu = true;
 	k.next_group = 100;
 }
+
+static void set_driver(struct fdev *d, const char *drv);
 
 static struct fdev *find(const char *name)
 {
@@ -83,7 +96,7 @@ void fk_add(const char *addr, unsigned vendor, unsigned device, unsigned class, 
 	d->device = device;
 	d->class = class;
 	d->group = k.iommu ? group : -1;
-	snprintf(d->driver, sizeof(d->driver), "%s", driver ? driver : "");
+	set_driver(d, driver ? driver : "");
 	snprintf(d->native, sizeof(d->native), "%s", native ? native : (driver ? driver : ""));
 	d->sriov = -1;
 }
@@ -149,6 +162,13 @@ static bool is_vfio(const char *drv)
 	return strstr(drv, "vfio") != NULL;
 }
 
+/* The vfio core registers a vfio device (an index) for each device a vfio driver binds. */
+static void set_driver(struct fdev *d, const char *drv)
+{
+	snprintf(d->driver, sizeof(d->driver), "%s", drv);
+	d->vfio = is_vfio(drv) ? k.next_vfio++ : -1;
+}
+
 /* The PCI core's match and the driver's probe for one device. */
 static bool try_attach(struct fdev *d, const char *drv)
 {
@@ -165,7 +185,7 @@ static bool try_attach(struct fdev *d, const char *drv)
 			 "vfio-pci: probe of %s failed with error -22", d->name);
 		return false;
 	}
-	snprintf(d->driver, sizeof(d->driver), "%s", drv);
+	set_driver(d, drv);
 	return true;
 }
 
@@ -374,6 +394,8 @@ int root_link_target(const char *path, char *buf, size_t size)
 
 int root_list(const char *dir, int (*cb)(const char *name, void *data), void *data)
 {
+	const char *attr = "";
+	struct fdev *d = dev_attr(dir, &attr);
 	int i, r, grp, end = 0, err = read_faulted(dir);
 
 	if (err)
@@ -383,6 +405,12 @@ int root_list(const char *dir, int (*cb)(const char *name, void *data), void *da
 			if ((r = cb(k.dev[i].name, data)))
 				return r;
 		return 0;
+	}
+	if (d && strcmp(attr, "vfio-dev") == 0 && d->vfio >= 0 && k.vfio_dev > 0) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "vfio%d", d->vfio);
+		return cb(name, data);
 	}
 	if (strcmp(dir, "sys/class/iommu") == 0)
 		return k.iommu ? cb(k.smmu ? "smmu3.0x0000000009050000" : "dmar0", data) : -ENOENT;
@@ -415,7 +443,21 @@ int root_list(const char *dir, int (*cb)(const char *name, void *data), void *da
 
 bool root_exists(const char *path)
 {
+	const char *attr = "";
+	struct fdev *d = dev_attr(path, &attr);
 	char drv[64];
+	int i, n, end = 0;
+
+	/* A group's vfio device is there while a member is on a vfio driver. */
+	if (sscanf(path, "sys/class/vfio/%d%n", &n, &end) == 1 && path[end] == '\0') {
+		for (i = 0; i < k.n && !k.no_group_dev; i++)
+			if (k.dev[i].group == n && k.dev[i].vfio >= 0)
+				return true;
+		return false;
+	}
+	/* The vfio device's dev attribute: its cdev (CONFIG_VFIO_DEVICE_CDEV). */
+	if (d && sscanf(attr, "vfio-dev/vfio%d/dev%n", &n, &end) == 1 && attr[end] == '\0')
+		return k.vfio_dev == 2 && d->vfio == n;
 
 	/* No VFs in the fake; a registered driver has remove_id, and its directory. */
 	if (sscanf(path, "sys/bus/pci/drivers/%63[^/]/remove_id", drv) == 1)
@@ -472,7 +514,7 @@ int root_write(const char *path, const char *value, unsigned timeout_ms)
 			return -ENOENT;
 		if (!t || strcmp(t->driver, drv) != 0)
 			return -ENODEV;
-		t->driver[0] = '\0';
+		set_driver(t, "");
 		return 0;
 	}
 	if (strcmp(path, "sys/bus/pci/drivers_probe") == 0) {

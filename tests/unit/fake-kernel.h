@@ -14,6 +14,13 @@
 
 void fk_reset(bool iommu);
 /*
+ * The vfio nodes of a device on a vfio driver, as a kernel version shows them. vfio_dev:
+ * 0 no vfio-dev directory (5.10), 1 vfio-dev/vfioN without a char device (6.1 on, the
+ * default), 2 with one: a dev attribute, /dev/vfio/devices/vfioN (CONFIG_VFIO_DEVICE_CDEV).
+ * group_dev: the group's char device, sys/class/vfio/GROUP (CONFIG_VFIO_GROUP; the default).
+ */
+void fk_vfio(int vfio_dev, bool group_dev);
+/*
  * The IOMMU is an ARM SMMUv3 (unit smmu3.0x…) described by firmware: a device added with
  * group -1 gets its IOMMU group when a driver first probes it, as the kernel does there.
  */

@@ -52,6 +52,31 @@ static bool state_has(const char *needle)
 	return ok;
 }
 
+/*
+ * The value of key in the state file's entry for the device at addr, as the JSON text has
+ * it ("null", "\"/dev/vfio/1\""), in buf; "" when there is no such entry or key.
+ */
+static const char *dev_value(const char *addr, const char *key, char *buf, size_t size)
+{
+	const char *st = fk_state(), *at, *next, *v;
+	char want[64];
+	size_t n;
+
+	buf[0] = '\0';
+	snprintf(want, sizeof(want), "\"address\": \"%s\"", addr);
+	if (!st || !(at = strstr(st, want)))
+		return buf;
+	next = strstr(at + 1, "\"address\": ");
+	snprintf(want, sizeof(want), "\"%s\": ", key);
+	v = strstr(at, want);
+	if (!v || (next && v > next))
+		return buf;
+	v += strlen(want);
+	n = strcspn(v, ",\n}");
+	snprintf(buf, size, "%.*s", (int)n, v);
+	return buf;
+}
+
 /* A consumer GPU and its audio function in one group; nouveau and vfio-pci as modules. */
 static void host(bool iommu)
 {
@@ -355,6 +380,92 @@ static void smmu_groups_at_probe(void)
 	CHECK(out.failed == 1 && logged("IOMMU is not active"), "no IOMMU: named");
 }
 
+/*
+ * The vfio nodes in the state file, as each kernel shows them: the group's /dev/vfio/GROUP
+ * (class vfio's device), and the device's own /dev/vfio/devices/vfioN where vfio-dev/vfioN
+ * has a char device (CONFIG_VFIO_DEVICE_CDEV); from 6.1 vfio-dev/vfioN is there without one.
+ */
+static void vfio_nodes(void)
+{
+	char b[64];
+
+	/* 6.1 (the fake's default): the group device, no cdev. */
+	host(true);
+	apply(PT);
+	CHECK_STR(dev_value(GPU, "vfio_group", b, sizeof(b)), "\"/dev/vfio/1\"",
+		  "6.1: GPU's group device");
+	CHECK_STR(dev_value(AUD, "vfio_group", b, sizeof(b)), "\"/dev/vfio/1\"", "6.1: audio's too");
+	CHECK_STR(dev_value(GPU, "vfio_cdev", b, sizeof(b)), "null", "6.1: vfio-dev/vfio0 but no cdev");
+
+	/* With CONFIG_VFIO_DEVICE_CDEV: one cdev a device, in the order they were bound. */
+	host(true);
+	fk_vfio(2, true);
+	apply(PT);
+	CHECK_STR(dev_value(GPU, "vfio_group", b, sizeof(b)), "\"/dev/vfio/1\"", "cdev: group device");
+	CHECK_STR(dev_value(GPU, "vfio_cdev", b, sizeof(b)), "\"/dev/vfio/devices/vfio0\"",
+		  "cdev: the GPU's");
+	CHECK_STR(dev_value(AUD, "vfio_cdev", b, sizeof(b)), "\"/dev/vfio/devices/vfio1\"",
+		  "cdev: the audio function's");
+	/* Already there at the next apply (nothing written): still reported. */
+	apply(PT);
+	CHECK(state_has("\"result\": \"noop\""), "cdev: the second apply is a noop");
+	CHECK_STR(dev_value(GPU, "vfio_cdev", b, sizeof(b)), "\"/dev/vfio/devices/vfio0\"",
+		  "cdev: a device kept on vfio-pci has its nodes reported");
+	CHECK_STR(dev_value(AUD, "vfio_group", b, sizeof(b)), "\"/dev/vfio/1\"",
+		  "cdev: and its group device");
+
+	/* 5.10: no vfio-dev at all. */
+	host(true);
+	fk_vfio(0, true);
+	apply(PT);
+	CHECK_STR(dev_value(GPU, "vfio_group", b, sizeof(b)), "\"/dev/vfio/1\"", "5.10: group device");
+	CHECK_STR(dev_value(GPU, "vfio_cdev", b, sizeof(b)), "null", "5.10: no cdev");
+
+	/* A kernel with the cdev and without group devices (CONFIG_VFIO_GROUP unset). */
+	host(true);
+	fk_vfio(2, false);
+	apply(PT);
+	CHECK_STR(dev_value(GPU, "vfio_group", b, sizeof(b)), "null", "cdev only: no group device");
+	CHECK_STR(dev_value(GPU, "vfio_cdev", b, sizeof(b)), "\"/dev/vfio/devices/vfio0\"",
+		  "cdev only: the cdev");
+
+	/* The listing cannot be read: no cdev named, the bind stands. */
+	host(true);
+	fk_vfio(2, true);
+	fk_fault("r:" GPU "/vfio-dev", 0, -EACCES);
+	apply(PT);
+	CHECK_STR(dev_value(GPU, "vfio_cdev", b, sizeof(b)), "null", "unreadable vfio-dev: null");
+	CHECK(fk_faults_fired() == 1 && out.failed == 0 && out.ok == 1, "and the outcome is ok");
+
+	/* Held without an IOMMU: on no driver, no node. */
+	host(false);
+	fk_vfio(2, true);
+	apply(PT);
+	CHECK_STR(dev_value(GPU, "vfio_group", b, sizeof(b)), "null", "held: no group device");
+	CHECK_STR(dev_value(GPU, "vfio_cdev", b, sizeof(b)), "null", "held: no cdev");
+
+	/* Container mode takes a stale bind off vfio-pci: its nodes are gone. */
+	fk_reset(true);
+	fk_vfio(2, true);
+	fk_add(GPU, 0x10de, 0x2204, 0x030000, 1, "vfio-pci", "nouveau");
+	fk_set_override(GPU, "vfio-pci");
+	fk_driver_loaded("vfio-pci");
+	fk_driver_loaded("nouveau");
+	apply("gpuvm.mode=container");
+	CHECK_STR(fk_driver(GPU), "nouveau", "container: back on nouveau");
+	CHECK_STR(dev_value(GPU, "vfio_group", b, sizeof(b)), "null", "container: no group device");
+	CHECK_STR(dev_value(GPU, "vfio_cdev", b, sizeof(b)), "null", "container: no cdev");
+
+	/* An SMMU: the group the probe gave names the group device. */
+	fk_reset(true);
+	fk_smmu();
+	fk_add("0009:01:00.0", 0x10de, 0x2342, 0x030200, -1, NULL, NULL);
+	fk_module("vfio-pci", "vfio-pci");
+	apply(PT);
+	CHECK_STR(dev_value("0009:01:00.0", "vfio_group", b, sizeof(b)), "\"/dev/vfio/100\"",
+		  "SMMU: the group device of the group given at probe");
+}
+
 int main(void)
 {
 	/* A node may have 10,000 functions: the results keep one of these each. */
@@ -367,6 +478,7 @@ int main(void)
 	container_and_vgpu();
 	variant();
 	smmu_groups_at_probe();
+	vfio_nodes();
 	fk_reset(false);
 	log_close();
 	return unit_done();

@@ -1,21 +1,26 @@
 # shellcheck shell=sh
-# Issue 4, scenarios 1 and 2, one cell an IOMMU ($E2E_ARGS: intel or amd; tests/e2e/matrix):
+# Issue 4, scenarios 1 and 2, one cell an IOMMU and maybe a Debian release whose kernel boots
+# (lib.sh's e2e_kernel; issue 19) ($E2E_ARGS: intel|amd [RELEASE]; tests/e2e/matrix):
 # the standalone image with build/gpuvm, the VGA stand-in (1234:1111, selected by ID),
 # gpuvm.mode=vm-passthrough. gpuvm, the first thing init runs, loads vfio-pci (libkmod) and
 # binds the stand-in; bochs, its own driver, is in the image and loaded after gpuvm
 # (/etc/modules-load) and does not take it. The state file says ok, driver_after vfio-pci,
-# verified, no error; /dev/vfio/GROUP exists; the kernel log has gpuvm's summary.
+# verified, no error; /dev/vfio/GROUP exists, and the state file names it (and the vfio cdev
+# where the kernel has one: lib.sh's e2e_vfio_nodes); the kernel log has gpuvm's summary.
 #  - intel: -device intel-iommu, unit dmar0; the stand-in at 0000:00:01.0.
 #  - amd: -device amd-iommu, unit ivhd0. The AMD IOMMU is the PCI function 00:01.0 (class
 #    0806, which gpuvm never binds) and moves the stand-in to 00:02.0: gpuvm.ids= finds it by ID.
-iommu=$E2E_ARGS
+# shellcheck disable=SC2086 # the cell's words
+set -- $E2E_ARGS
+iommu=${1-} release=${2-}
 case $iommu in
 intel) unit=dmar0 addr=0000:00:01.0 ;;
 amd) unit=ivhd0 addr=0000:00:02.0 ;;
 *) e2e_fail "passthrough: no such IOMMU '$iommu' (tests/e2e/matrix)" || exit 1 ;;
 esac
 e2e_need_gpuvm
-e2e_image --gpuvm "$E2E_GPUVM" --load bochs \
+[ -z "$release" ] || e2e_kernel "$release"
+e2e_image --gpuvm "$E2E_GPUVM" --load "$E2E_BOCHS" \
 	--add "$E2E_GUEST/gpuvm-check.sh:/init.d/50-gpuvm-check.sh"
 e2e_boot --iommu "$iommu" --gpu vga --append "gpuvm.mode=vm-passthrough gpuvm.ids=1234:1111"
 e2e_guest_done
@@ -24,7 +29,7 @@ e2e_fact_is vga.device "$addr"
 e2e_fact_is vga.driver vfio-pci
 e2e_fact_is vga.override vfio-pci
 e2e_fact_is vga.vfio_node yes
-e2e_fact_match modules '(^| )bochs( |$)'
+e2e_fact_match modules "(^| )$E2E_BOCHS_MOD( |\$)"
 e2e_fact_is type1 yes
 e2e_state_is .result ok
 e2e_state_is .mode vm-passthrough
@@ -39,6 +44,8 @@ e2e_state_is "$E2E_JQ_VGA | .verified" true
 e2e_state_is "$E2E_JQ_VGA | .result" ok
 e2e_state_is "$E2E_JQ_VGA | .iommu_group | tostring" "$(e2e_fact vga.group)"
 e2e_state_is '.errors | length' 0
+e2e_state_is .kernel "$E2E_KVER"
+e2e_vfio_nodes vga "$E2E_JQ_VGA"
 e2e_expect '^@dmesg .*gpuvm: vm-passthrough: 1 GPU and 0 companion functions on vfio-pci, 0 failed' \
 	"no gpuvm summary line in the kernel log"
 e2e_reject '^gpuvm-init: warning' 'init warned'

@@ -10,8 +10,12 @@
 #                         after gpuvm: the race), then report the drivers again
 # Facts ("@e2e KEY=VALUE"), for each stand-in present (vga = 1234:1111, virtio = 1af4:1050):
 #   NAME.device NAME.driver NAME.override NAME.group NAME.vfio_node (yes|no)
+#   NAME.vfio_dev (the names in its vfio-dev directory, "none" without one: 5.10)
+#   NAME.cdev (/dev/vfio/devices/vfioN when vfio-dev/vfioN has a dev attribute and the node
+#   is there; "missing:PATH" when only the attribute is; "none")
 #   NAME.driver_after_load NAME.override_after_load   (with e2e.load=)
-# and: uptime (/proc/uptime when the check began), iommus, dev_vfio, modules (sorted names
+# and: uptime (/proc/uptime when the check began), iommus, dev_vfio, vfio_class (the names
+# in /sys/class/vfio: the groups' char devices), modules (sorted names
 # from /proc/modules), type1 (yes|no: /sys/module/vfio_iommu_type1), vfio_files (the vfio
 # module files in /lib/modules), state (yes|no: /run/gpuvm/state.json), load_failed (a module
 # of e2e.load= that did not load), run_gpuvm (the names in /run/gpuvm: state.json, and
@@ -42,6 +46,23 @@ standin() {
 }
 driver() { if [ -e "$1/driver" ]; then basename "$(readlink "$1/driver")"; else echo none; fi; }
 
+# vfio_dev NAME DIR: the vfio device of a stand-in (6.1 on) and its cdev, if any.
+vfio_dev() {
+	if [ ! -d "$2/vfio-dev" ]; then
+		fact "$1.vfio_dev" none
+		fact "$1.cdev" none
+		return
+	fi
+	fact "$1.vfio_dev" "$(names "$2/vfio-dev" | sed 's/ $//')"
+	cdev=none
+	for v in "$2"/vfio-dev/vfio*; do
+		[ -e "$v/dev" ] || continue
+		cdev=/dev/vfio/devices/${v##*/}
+		[ -c "$cdev" ] || cdev=missing:$cdev
+	done
+	fact "$1.cdev" "$cdev"
+}
+
 report() { # report SUFFIX
 	for s in vga virtio; do
 		d=$(standin $s) || continue
@@ -55,6 +76,7 @@ report() { # report SUFFIX
 				fact "$s.group" none
 				fact "$s.vfio_node" no
 			fi
+			vfio_dev "$s" "$d"
 		fi
 		fact "$s.override$1" "$(cat "$d/driver_override")"
 		fact "$s.driver$1" "$(driver "$d")"
@@ -64,6 +86,7 @@ report() { # report SUFFIX
 fact iommus "$(names /sys/class/iommu)"
 report ''
 fact dev_vfio "$(names /dev/vfio)"
+fact vfio_class "$(names /sys/class/vfio)"
 if [ -d /sys/module/vfio_iommu_type1 ]; then fact type1 yes; else fact type1 no; fi
 fact vfio_files "$(find /lib/modules -name 'vfio*.ko*' 2>/dev/null | sed 's|.*/||' | sort | tr '\n' ' ')"
 fact run_gpuvm "$(names /run/gpuvm)"
