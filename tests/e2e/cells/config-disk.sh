@@ -9,15 +9,18 @@
 # gpuvm-hold) and exits 5; bochs loads and does not take it; `gpuvm apply --resume` finds the
 # disk, loads ext4 itself (in the image, not loaded by init), mounts it read-only on
 # /run/gpuvm/disk.*, reads the file, unmounts, binds the stand-in to vfio-pci.
+# $E2E_ARGS (tests/e2e/matrix): nothing, or a Debian release whose kernel boots (the kernel
+# matrix of issue 19: the wait on the oldest and the newest kernel; lib.sh's e2e_kernel).
 # shellcheck source=tests/e2e/confdisk-lib.sh
 . "$E2E_ROOT/tests/e2e/confdisk-lib.sh"
 e2e_need_gpuvm
+[ -z "$E2E_ARGS" ] || e2e_kernel "$E2E_ARGS"
 confdisk_conf '# the image: where the host config is\nconfig=LABEL=gpuvm-conf\nids=1234:1111\n'
 image_conf=$CONFDISK_CONF
 confdisk_conf 'mode=vm-passthrough\nids=1234:1111\n'
 confdisk_ext4 "$E2E_OUT/$E2E_NAME.conf.disk" gpuvm-conf "$CONFDISK_CONF"
 confdisk_args "$E2E_OUT/$E2E_NAME.conf.disk"
-e2e_image --gpuvm "$E2E_GPUVM" --config "$image_conf" --load "virtio_pci virtio_blk bochs" --modules ext4 \
+e2e_image --gpuvm "$E2E_GPUVM" --config "$image_conf" --load "virtio_pci virtio_blk $E2E_BOCHS" --modules ext4 \
 	--add "$E2E_GUEST/gpuvm-check.sh:/init.d/50-gpuvm-check.sh"
 # shellcheck disable=SC2086 # QEMU arguments
 e2e_boot --iommu intel --gpu vga -- $CONFDISK_ARGS
@@ -25,7 +28,7 @@ e2e_guest_done
 e2e_fact_is vga.driver vfio-pci
 e2e_fact_is vga.override vfio-pci
 e2e_fact_is vga.vfio_node yes
-e2e_fact_match modules '(^| )bochs( |$)'
+e2e_fact_match modules "(^| )$E2E_BOCHS_MOD( |\$)"
 e2e_fact_match modules '(^| )ext4( |$)'
 e2e_fact_is run_gpuvm 'state.json '
 e2e_fact_is gpuvm_mounts ''
