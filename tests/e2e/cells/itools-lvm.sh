@@ -12,12 +12,21 @@
 #    udev's coldplug had loaded bochs.
 #  - init-bottom: gpuvm's script waited ("Begin: gpuvm: waiting"), gpuvm read the config from
 #    the logical volume initramfs-tools had mounted as root, and bound the stand-in.
+#  - late (the second word): the volume group comes back only 3 s after init-premount, while
+#    initramfs-tools waits for the root device ("Waiting for root file system") running the
+#    local-block scripts each second: gpuvm's local-block script decides there, and
+#    init-bottom has nothing left to wait for.
 #  - after switch_root (the root's /sbin/init is guest/root-init.sh, PID 1, root
 #    /dev/mapper/e2e-root): the stand-in is on vfio-pci, the state file says mode
 #    vm-passthrough, config from the disk, no errors.
 # shellcheck disable=SC2086 # the cell's words
 set -- $E2E_ARGS
-release=${1-}
+release=${1-} when=${2:-now}
+case $when in
+now) late='' ;;
+late) late=e2e.lvm=late ;;
+*) e2e_fail "itools-lvm: the root comes now or late, not '$when'" || exit 1 ;;
+esac
 # shellcheck disable=SC2034 # read by lib.sh's e2e_boot
 E2E_MEM=${E2E_DISTRO_MEM:-512}
 # shellcheck source=tests/e2e/itools-lib.sh
@@ -43,7 +52,7 @@ disk=$E2E_OUT/$E2E_NAME.disk
 rm -f "$disk"
 truncate -s 32M "$disk"
 e2e_boot --iommu intel --gpu vga --disk "$disk" \
-	--append "root=/dev/mapper/e2e-root gpuvm.config=UUID=$uuid gpuvm.ids=1234:1111"
+	--append "root=/dev/mapper/e2e-root gpuvm.config=UUID=$uuid gpuvm.ids=1234:1111 $late"
 e2e_guest_done
 e2e_fact_is pid 1
 e2e_fact_is root '/dev/mapper/e2e-root ext4 ro'
@@ -60,6 +69,19 @@ e2e_state_is .config_disk.status disk
 e2e_state_is "$E2E_JQ_VGA | .driver_after" vfio-pci
 e2e_state_is '.errors | length' 0
 e2e_expect 'gpuvm: GPUs held until the config.s disk is read'
-e2e_expect 'Begin: gpuvm: waiting for the config.s disk'
 e2e_expect 'e2e: lvm root made, status 0'
+if [ -z "$late" ]; then
+	e2e_expect 'Begin: gpuvm: waiting for the config.s disk'
+else
+	# The decision in local-block, while initramfs-tools waited for the root: after the
+	# volume group came back, and nothing left for init-bottom.
+	e2e_expect 'e2e: lvm root deactivated, status 0'
+	e2e_expect 'Begin: Waiting for root file system'
+	e2e_reject 'Begin: gpuvm: waiting for the config.s disk' 'init-bottom waited: local-block did not decide'
+	a=$(grep -n -m1 -E 'e2e: lvm root activated, status 0' "$E2E_LOG" | cut -d: -f1)
+	b=$(grep -n -m1 -E 'gpuvm: config: UUID=' "$E2E_LOG" | cut -d: -f1)
+	if [ -z "$a" ] || [ -z "$b" ] || [ "$a" -ge "$b" ]; then
+		e2e_fail "the activation (line ${a:-none}) is not before gpuvm's decision (line ${b:-none})"
+	fi
+fi
 e2e_reject 'gpuvm: apply.* exited|did not decide|the IOMMU is not active' 'the boot script warned'

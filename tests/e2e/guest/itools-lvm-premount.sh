@@ -7,6 +7,9 @@
 # gets the ext4 image /usr/lib/e2e/root.ext4 (the root file system, with gpuvm's config in
 # its /etc/gpuvm/gpuvm.conf). initramfs-tools then mounts root=/dev/mapper/e2e-root, and
 # gpuvm's init-bottom script is the one that reads the config from it, before switch_root.
+# With e2e.lvm=late on the boot line the volume group is deactivated again and activated 3 s
+# later, in the background: initramfs-tools waits for the root device, running the local-block
+# scripts each second, and gpuvm's local-block script is the one that finds the config.
 PREREQ="gpuvm"
 prereqs() { echo "$PREREQ"; }
 case ${1-} in
@@ -24,3 +27,12 @@ lvm pvcreate -q -y /dev/vda &&
 	lvm lvcreate -q -y -L 16M -n root e2e &&
 	dd if=/usr/lib/e2e/root.ext4 of=/dev/mapper/e2e-root bs=1M conv=fsync 2>/dev/null
 dg_kmsg "lvm root made, status $?"
+if grep -q 'e2e\.lvm=late' /proc/cmdline; then
+	lvm vgchange -q -an e2e
+	dg_kmsg "lvm root deactivated, status $?: back in 3 s"
+	(
+		sleep 3
+		lvm vgchange -q -ay e2e >/dev/null 2>&1
+		dg_kmsg "lvm root activated, status $?"
+	) &
+fi
