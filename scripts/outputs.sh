@@ -20,9 +20,11 @@ for f in $fixtures; do
 	[ -d "$trees/$f" ] || "$top/tests/fixture/mkfixture" "$trees/$f" "$f" >/dev/null
 done
 
-# Elapsed times differ from run to run; nothing else may.
+# Elapsed times, and the NFD file's expiry (three hours from now), differ from run to run;
+# nothing else may.
 clean() {
-	sed -e 's/"elapsed_us": [0-9]*/"elapsed_us": N/' -e 's/ in [0-9.]* ms/ in N ms/'
+	sed -e 's/"elapsed_us": [0-9]*/"elapsed_us": N/' -e 's/ in [0-9.]* ms/ in N ms/' \
+		-e 's/^# +expiry-time=.*/# +expiry-time=T/'
 }
 
 # one NAME ROOT ARGS...: a run of BIN into OUTDIR/NAME.
