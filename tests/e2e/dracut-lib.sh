@@ -189,3 +189,69 @@ dracut_before() {
 		e2e_fail "${3:+$3: }/$1/ (line $a) is not before /$2/ (line $b)"
 	fi
 }
+
+# dracut_bound: the end of a boot that bound the stand-in as gpuvm.mode=vm-passthrough with
+# its ID selected asks: bochs, loaded by the coldplug, did not take it; it is on vfio-pci with
+# its group's node; the state file says ok, no error; no gpuvm hook warned.
+dracut_bound() {
+	e2e_fact_is bochs yes
+	e2e_fact_is vga.driver vfio-pci
+	e2e_fact_is vga.override vfio-pci
+	e2e_fact_is vga.vfio_node yes
+	e2e_state_is .result ok
+	e2e_state_is .mode vm-passthrough
+	e2e_state_is '.errors | length' 0
+	e2e_reject 'Warning: gpuvm:' 'the gpuvm hooks warned'
+}
+
+# dracut_held_then_read: the config-disk wait (the disk ext4, labelled gpuvm-conf, on /dev/vda):
+# at pre-udev gpuvm held the stand-in (gpuvm-hold, no driver) and said so; it decided once the
+# disk was there, read the config from it and bound the stand-in (dracut_bound).
+dracut_held_then_read() {
+	e2e_fact_is pre_udev.vga.driver none
+	e2e_fact_is pre_udev.vga.override gpuvm-hold
+	dracut_bound
+	e2e_state_is .mode_source LABEL=gpuvm-conf:/etc/gpuvm/gpuvm.conf:1
+	e2e_state_is .config_disk.status disk
+	e2e_state_is .config_disk.device /dev/vda
+	e2e_state_is "$E2E_JQ_VGA | .driver_before" null
+	e2e_state_is "$E2E_JQ_VGA | .driver_override" gpuvm-hold
+	e2e_state_is "$E2E_JQ_VGA | .driver_after" vfio-pci
+	e2e_expect '^\[ *[0-9.]+\] gpuvm: config=LABEL=gpuvm-conf: not there yet; 1 GPU held'
+	dracut_before '^\[ *[0-9.]+\] gpuvm: config=LABEL=gpuvm-conf: not there yet' \
+		'^\[ *[0-9.]+\] gpuvm: config: LABEL=gpuvm-conf:/etc/gpuvm/gpuvm.conf is on /dev/vda \(ext4\)' \
+		'the hold, then the decision'
+}
+
+# dracut_order INIT: the pre-udev hooks (their "e2e: pre_udev: udevd=none" line) ran before
+# udevd, and udevd before pre-trigger. shell: udevd's own "Starting systemd-udevd version"
+# line (udev.log_level=info on newer releases). systemd: systemd's unit lines
+# (systemd.log_target=kmsg), the units' own timestamps, and no failed unit.
+dracut_order() {
+	case $1 in
+	shell)
+		dracut_before '^\[ *[0-9.]+\] e2e: pre_udev: udevd=none' '^Starting systemd-udevd version' \
+			'pre-udev before udevd'
+		dracut_before '^Starting systemd-udevd version' '^\[ *[0-9.]+\] e2e: pre_trigger: udevd=[0-9]+ ' \
+			'udevd before pre-trigger'
+		;;
+	systemd)
+		dracut_before '^\[ *[0-9.]+\] e2e: pre_udev: udevd=none' \
+			'^\[ *[0-9.]+\] systemd\[1\]: Finished dracut-pre-udev\.service' 'the hooks inside dracut-pre-udev'
+		dracut_before '^\[ *[0-9.]+\] systemd\[1\]: Finished dracut-pre-udev\.service' \
+			'^\[ *[0-9.]+\] systemd\[1\]: Starting systemd-udevd\.service' 'dracut-pre-udev before udevd'
+		dracut_before '^\[ *[0-9.]+\] systemd\[1\]: Starting systemd-udevd\.service' \
+			'^\[ *[0-9.]+\] e2e: pre_trigger: udevd=[0-9]+ ' 'udevd before pre-trigger'
+		e2e_fact_is failed_units ''
+		do_us=$(e2e_fact pre_udev.done_us) su_us=$(e2e_fact udevd.start_us)
+		case "$do_us:$su_us" in
+		[1-9]*[0-9]:[1-9]*[0-9])
+			[ "$do_us" -le "$su_us" ] || e2e_fail "systemd says dracut-pre-udev.service" \
+				"was active at $do_us us, after systemd-udevd.service started at $su_us us"
+			;;
+		*) e2e_fail "no unit timestamps: pre_udev.done_us='$do_us' udevd.start_us='$su_us'" ;;
+		esac
+		;;
+	*) e2e_fail "dracut_order: no such init '$1'" ;;
+	esac
+}

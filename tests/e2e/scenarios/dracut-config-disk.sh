@@ -29,24 +29,7 @@ e2e_boot --log shell --iommu intel --gpu vga --append "$args" -- $CONFDISK_ARGS
 e2e_guest_done
 e2e_fact_is init shell
 e2e_fact_is pre_udev.vga.driver none
-e2e_fact_is pre_udev.vga.override gpuvm-hold
-e2e_fact_is bochs yes
-e2e_fact_is vga.driver vfio-pci
-e2e_fact_is vga.override vfio-pci
-e2e_fact_is vga.vfio_node yes
-e2e_state_is .result ok
-e2e_state_is .mode vm-passthrough
-e2e_state_is .mode_source LABEL=gpuvm-conf:/etc/gpuvm/gpuvm.conf:1
-e2e_state_is .config_disk.status disk
-e2e_state_is .config_disk.device /dev/vda
-e2e_state_is "$E2E_JQ_VGA | .driver_before" null
-e2e_state_is "$E2E_JQ_VGA | .driver_override" gpuvm-hold
-e2e_state_is '.errors | length' 0
-e2e_expect '^\[ *[0-9.]+\] gpuvm: config=LABEL=gpuvm-conf: not there yet; 1 GPU held'
-dracut_before '^\[ *[0-9.]+\] gpuvm: config=LABEL=gpuvm-conf: not there yet' \
-	'^\[ *[0-9.]+\] gpuvm: config: LABEL=gpuvm-conf:/etc/gpuvm/gpuvm.conf is on /dev/vda \(ext4\)' \
-	'the hold, then the decision'
-e2e_reject 'Warning: gpuvm:' 'the gpuvm hooks warned'
+dracut_held_then_read
 
 # Issue 18: an image built while the host was in container mode, with config= in its host
 # config. gpuvm is neither asked for (-m, -a) nor left out: every module but those the image
