@@ -92,6 +92,10 @@ static size_t shown_char(const unsigned char *s)
 	if (cp <= 0x9f || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
 	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
 		return 0;
+	/* Bidirectional controls reorder what a terminal shows of the rest of the line. */
+	if (cp == 0x061c || cp == 0x200e || cp == 0x200f || (cp >= 0x202a && cp <= 0x202e) ||
+	    (cp >= 0x2066 && cp <= 0x2069))
+		return 0;
 	return n;
 }
 

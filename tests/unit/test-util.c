@@ -35,9 +35,19 @@ static size_t ref_encode(uint32_t cp, unsigned char *b)
 	return 4;
 }
 
-/* A code point a terminal shows and does not act on: no C0, DEL, C1, surrogate. */
+/*
+ * A code point a terminal shows and does not act on: no C0, DEL, C1, surrogate, nor a
+ * bidirectional control (ALM, LRM, RLM, the embeddings and overrides, the isolates).
+ */
 static bool ref_shown(uint32_t cp)
 {
+	static const uint32_t bidi[] = { 0x061c, 0x200e, 0x200f, 0x202a, 0x202b, 0x202c,
+					 0x202d, 0x202e, 0x2066, 0x2067, 0x2068, 0x2069 };
+	size_t i;
+
+	for (i = 0; i < sizeof(bidi) / sizeof(bidi[0]); i++)
+		if (cp == bidi[i])
+			return false;
 	return cp >= 0x20 && cp != 0x7f && !(cp >= 0x80 && cp <= 0x9f) &&
 		!(cp >= 0xd800 && cp <= 0xdfff) && cp <= 0x10ffff;
 }
@@ -162,6 +172,13 @@ static void examples(void)
 	term_safe("GeForce RTX\xe2\x84\xa2 \xc3\xa9t\xc3\xa9 \xf0\x9f\x98\x80", out, sizeof(out));
 	CHECK_STR(out, "GeForce RTX\xe2\x84\xa2 \xc3\xa9t\xc3\xa9 \xf0\x9f\x98\x80",
 		  "valid UTF-8 kept");
+	term_safe("abc\xe2\x80\xae"
+		  "fdp.exe \xe2\x81\xa6x\xe2\x81\xa9 \xd8\x9c\xe2\x80\x8f",
+		  out, sizeof(out));
+	CHECK_STR(out, "abc???fdp.exe ???x??? ?????",
+		  "bidirectional controls (RLO, LRI, PDI, ALM, RLM)");
+	term_safe("\xe2\x80\x8d\xe2\x80\xaf", out, sizeof(out));
+	CHECK_STR(out, "\xe2\x80\x8d\xe2\x80\xaf", "their neighbours U+200D and U+202F kept");
 	term_safe("\xed\xa0\x80\xf4\x90\x80\x80", out, sizeof(out));
 	CHECK_STR(out, "???????", "surrogates and past U+10FFFF");
 	term_safe("0123456789abcdef", out, 8);
