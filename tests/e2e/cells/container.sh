@@ -1,8 +1,10 @@
 # shellcheck shell=sh
-# Issue 4, scenario 6, and for the kernel matrix (issue 19) on a Debian release's kernel
-# ($E2E_ARGS: x86_64 [RELEASE]; tests/e2e/matrix: gpuvm-container is "x86_64"): container mode
-# (gpuvm.mode=container, the default), Intel IOMMU, the stand-ins selected by ID. Three boots
-# (with RELEASE, whose kernel boots (lib.sh's e2e_kernel), the last two: the stale binds):
+# Issue 4, scenario 6, its arm64 twin (issue 9, under the SMMUv3) and, for the kernel matrix
+# (issue 19), on a Debian release's kernel ($E2E_ARGS: x86_64|arm64 [RELEASE];
+# tests/e2e/matrix: gpuvm-container is "x86_64", arm64-container "arm64"): container mode
+# (gpuvm.mode=container, the default), the Intel IOMMU or the SMMUv3, the stand-ins selected
+# by ID. Three boots (with RELEASE, whose kernel boots (lib.sh's e2e_kernel), the last two:
+# the stale binds):
 #   plain     both stand-ins; gpuvm (the first thing init runs) leaves them alone (keep, no
 #             override, result noop) and their own drivers, loaded after it (bochs by
 #             /etc/modules-load, virtio_pci by a hook), take them. This is also the control
@@ -27,15 +29,28 @@
 # shellcheck disable=SC2086 # the cell's words
 set -- $E2E_ARGS
 arch=${1-} release=${2-}
-[ "$arch" = x86_64 ] || { e2e_fail "container: no such architecture '$arch' (tests/e2e/matrix)"; exit 1; }
-e2e_need_gpuvm
-[ -z "$release" ] || e2e_kernel "$release"
+case $arch in
+x86_64)
+	e2e_need_gpuvm
+	[ -z "$release" ] || e2e_kernel "$release"
+	image() { e2e_image "$@" --gpuvm "$E2E_GPUVM"; } # [--as NAME] first, as e2e_image wants
+	boot() { e2e_boot --iommu intel "$@"; }
+	;;
+arm64)
+	# shellcheck source=tests/e2e/arm64-lib.sh
+	. "$E2E_ROOT/tests/e2e/arm64-lib.sh"
+	a64_need "$release"
+	image() { e2e_image "$@" --busybox "$A64_BUSYBOX" --gpuvm "$A64_GPUVM"; }
+	boot() { a64_boot --iommu smmuv3 "$@"; }
+	;;
+*) e2e_fail "container: no such architecture '$arch' (tests/e2e/matrix)" || exit 1 ;;
+esac
 
 # plain: the default kernel only (the control for gpuvm-race)
 if [ -z "$release" ]; then
-	e2e_image --gpuvm "$E2E_GPUVM" --load bochs --modules "virtio_pci virtio_gpu" \
+	image --load "$E2E_BOCHS" --modules "virtio_pci virtio_gpu" \
 		--add "$E2E_GUEST/gpuvm-check.sh:/init.d/50-gpuvm-check.sh"
-	e2e_boot --log plain --iommu intel --gpu vga --gpu virtio \
+	boot --log plain --gpu vga --gpu virtio \
 		--append "gpuvm.mode=container gpuvm.ids=1234:1111,1af4:1050 e2e.load=virtio_pci"
 	e2e_guest_done
 	e2e_fact_is vga.driver bochs-drm
@@ -54,10 +69,10 @@ if [ -z "$release" ]; then
 	e2e_reject '^gpuvm-init: warning' 'init warned'
 fi
 
-e2e_image --as stale --gpuvm "$E2E_GPUVM" --modules "$E2E_BOCHS" \
+image --as stale --modules "$E2E_BOCHS" \
 	--add "$E2E_GUEST/gpuvm-stale-vfio.sh:/init.d/40-gpuvm-stale-vfio.sh" \
 	--add "$E2E_GUEST/gpuvm-check.sh:/init.d/50-gpuvm-check.sh"
-e2e_boot --log override --iommu intel --gpu vga \
+boot --log override --gpu vga \
 	--append "gpuvm.mode=container gpuvm.ids=1234:1111 e2e.stale=override e2e.load=$E2E_BOCHS"
 e2e_guest_done
 e2e_fact_is stale.driver vfio-pci # the precondition
@@ -76,7 +91,7 @@ e2e_state_is "$E2E_JQ_VGA | .vfio_group" null
 e2e_state_is "$E2E_JQ_VGA | .vfio_cdev" null
 e2e_state_is .kernel "$E2E_KVER"
 
-e2e_boot --log ids --iommu intel --gpu vga \
+boot --log ids --gpu vga \
 	--append "vfio_pci.ids=1234:1111 gpuvm.mode=container gpuvm.ids=1234:1111 e2e.stale=ids e2e.load=$E2E_BOCHS"
 e2e_guest_done
 e2e_fact_is stale.driver vfio-pci # the precondition: the stale ids took it
