@@ -119,8 +119,19 @@ struct scan_ctx {
 	struct inventory *inv;
 	size_t cap;
 	struct root_batch uevents; /* closed 64 at a time */
+	/*
+	 * Per function, while /proc/bus/pci/devices is read: how many of its lines name the
+	 * function's bus and devfn (2: two or more, so which one is its cannot be told), and
+	 * GONE for one whose uevent was not there any more.
+	 */
+	uint8_t *seen;
+	size_t *dom; /* where each domain's functions start in inv->dev, and the end */
+	size_t n_dom;
+	size_t hint; /* the function after the last line's: lines come in address order */
 	int err;
 };
+
+#define GONE 0xff
 
 static int read_int_attr(const char *name, const char *attr, int *out)
 {
@@ -177,16 +188,75 @@ static void unidentified(struct pci_dev *d, int err)
 	d->class = read_hex_attr(d->name, "class", 0xffffff, &v) == 0 ? (uint32_t)v : 0xffffff;
 }
 
-static int scan_one(const char *name, void *data)
+/*
+ * The function's identity from its uevent: IDs, class, driver. -ENOENT when it is not
+ * there any more (hot-unplugged since the listing), -ENOMEM; a uevent that cannot be used
+ * leaves it unidentified.
+ */
+static int read_uevent(struct scan_ctx *c, struct pci_dev *d)
+{
+	char path[PATH_SIZE], buf[1024], driver[DRIVER_LEN];
+	ssize_t n;
+
+	d->partial = false;
+	dev_path(path, d->name, "uevent");
+	n = root_read_batched(&c->uevents, path, buf, sizeof(buf));
+	if (n == -ENOENT)
+		return -ENOENT;
+	if (n < 0) {
+		unidentified(d, (int)-n);
+	} else if (pci_dev_parse_uevent(d, buf, driver, sizeof(driver)) < 0) {
+		unidentified(d, EINVAL);
+	} else if (!(d->driver = strpool_add(&c->inv->names, driver))) {
+		d->driver = "";
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * A function that /proc/bus/pci/devices identified by its IDs alone and that the plan
+ * looks at after all: its uevent says the rest. 1 when it is gone since (hot-unplugged):
+ * it leaves the inventory at the end of the scan, as one gone before would not be in it.
+ */
+static int complete(struct scan_ctx *c, struct pci_dev *d)
+{
+	int r;
+
+	if (c->seen[d - c->inv->dev] == GONE)
+		return 1;
+	if (!d->partial)
+		return 0;
+	r = read_uevent(c, d);
+	if (r == -ENOENT) {
+		c->seen[d - c->inv->dev] = GONE;
+		d->group_read = true; /* never taken */
+		return 1;
+	}
+	return r;
+}
+
+/* Those gone since the listing leave. */
+static void drop_gone(struct scan_ctx *c)
+{
+	struct inventory *inv = c->inv;
+	size_t i, j;
+
+	for (i = j = 0; i < inv->n; i++)
+		if (c->seen[i] != GONE)
+			inv->dev[j++] = inv->dev[i];
+	inv->n = j;
+}
+
+/* The listing: each function's name and address; what it is comes after (resolve). */
+static int list_one(const char *name, void *data)
 {
 	struct scan_ctx *c = data;
 	struct inventory *inv = c->inv;
-	char path[PATH_SIZE], buf[1024], driver[DRIVER_LEN];
 	struct pci_dev *d;
-	ssize_t n;
 
 	if (inv->n == c->cap) {
-		/* 512 (36 KiB) hold most machines: no copy while they are read */
+		/* 512 (40 KiB) hold most machines: no copy while they are listed */
 		size_t cap = c->cap ? c->cap * 2 : 512;
 		struct pci_dev *nd = realloc(inv->dev, cap * sizeof(*nd));
 
@@ -200,21 +270,170 @@ static int scan_one(const char *name, void *data)
 	d = &inv->dev[inv->n];
 	pci_dev_init(d);
 	if (pci_addr_parse(name, &d->addr) < 0 || strscpy(d->name, name, sizeof(d->name)) < 0)
-		return 0; /* not a PCI address: not ours to judge */
-
-	dev_path(path, name, "uevent");
-	n = root_read_batched(&c->uevents, path, buf, sizeof(buf));
-	if (n == -ENOENT)
-		return 0; /* vanished (hot-unplugged) since the listing */
-	if (n < 0) {
-		unidentified(d, (int)-n);
-	} else if (pci_dev_parse_uevent(d, buf, driver, sizeof(driver)) < 0) {
-		unidentified(d, EINVAL);
-	} else if (!(d->driver = strpool_add(&inv->names, driver))) {
-		c->err = -ENOMEM;
-		return 1;
-	}
+		return 0;  /* not a PCI address: not ours to judge */
+	d->partial = true; /* nothing read yet */
 	inv->n++;
+	return 0;
+}
+
+int pci_proc_parse_line(const char *s, size_t len, uint16_t *key, uint16_t *vendor, uint16_t *device)
+{
+	unsigned long k, v, d;
+
+	if (len < 13 || s[4] != '\t' || (len > 13 && s[13] != '\t') || parse_hex_n(s, 4, 4, &k) < 0 ||
+	    parse_hex_n(s + 5, 4, 4, &v) < 0 || parse_hex_n(s + 9, 4, 4, &d) < 0)
+		return -EINVAL;
+	*key = (uint16_t)k;
+	*vendor = (uint16_t)v;
+	*device = (uint16_t)d;
+	return 0;
+}
+
+static uint16_t bus_devfn(const struct pci_addr *a)
+{
+	return (uint16_t)(a->bus << 8 | a->dev << 3 | a->fn);
+}
+
+/* The function of [lo, hi) whose bus and devfn are key, or SIZE_MAX: they are sorted. */
+static size_t find_key(const struct pci_dev *dev, size_t lo, size_t hi, uint16_t key)
+{
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		uint16_t k = bus_devfn(&dev[mid].addr);
+
+		if (k == key)
+			return mid;
+		if (k < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return SIZE_MAX;
+}
+
+/*
+ * A line of /proc/bus/pci/devices. It has no domain: a line counts for the function with
+ * its bus and devfn in every domain. Where several domains have one, the lines that name
+ * it must be as many and all say the same IDs (as for the same slot of two identical
+ * trees); else which line is whose cannot be told (CONFLICT), and their uevents say.
+ */
+#define CONFLICT 0xfe
+#define SEEN_MAX 0xfd
+
+static int proc_line(const char *line, size_t len, void *data)
+{
+	struct scan_ctx *c = data;
+	struct pci_dev *dev = c->inv->dev;
+	uint16_t key, vendor, device;
+	size_t i, k;
+
+	if (pci_proc_parse_line(line, len, &key, &vendor, &device) < 0)
+		return -EINVAL; /* not the format this reads: the uevents say it all */
+	for (k = 0; k < c->n_dom; k++) {
+		if (c->n_dom == 1 && c->hint < c->inv->n && bus_devfn(&dev[c->hint].addr) == key)
+			i = c->hint;
+		else
+			i = find_key(dev, c->dom[k], c->dom[k + 1], key);
+		if (i == SIZE_MAX)
+			continue;
+		c->hint = i + 1;
+		if (c->seen[i] == 0) {
+			dev[i].vendor = vendor;
+			dev[i].device = device;
+			c->seen[i] = 1;
+		} else if (c->seen[i] == CONFLICT) {
+			continue;
+		} else if (dev[i].vendor != vendor || dev[i].device != device) {
+			c->seen[i] = CONFLICT;
+		} else if (c->seen[i] < SEEN_MAX) {
+			c->seen[i]++;
+		}
+	}
+	return 0;
+}
+
+/* How many domains have a function at d's bus and devfn (d's own among them). */
+static unsigned domains_with(const struct scan_ctx *c, const struct pci_dev *d)
+{
+	size_t k;
+	unsigned n = 0;
+
+	if (c->n_dom == 1)
+		return 1;
+	for (k = 0; k < c->n_dom; k++)
+		n += find_key(c->inv->dev, c->dom[k], c->dom[k + 1], bus_devfn(&d->addr)) != SIZE_MAX;
+	return n;
+}
+
+/* Where each domain's functions start in the sorted inventory. */
+static int domains(struct scan_ctx *c)
+{
+	const struct pci_dev *dev = c->inv->dev;
+	size_t i, n = 1;
+
+	for (i = 1; i < c->inv->n; i++)
+		n += dev[i].addr.domain != dev[i - 1].addr.domain;
+	c->dom = malloc((n + 1) * sizeof(*c->dom));
+	if (!c->dom)
+		return -ENOMEM;
+	c->dom[0] = 0;
+	for (i = 1, n = 1; i < c->inv->n; i++)
+		if (dev[i].addr.domain != dev[i - 1].addr.domain)
+			c->dom[n++] = i;
+	c->dom[n] = c->inv->n;
+	c->n_dom = n;
+	return 0;
+}
+
+/*
+ * What each function is. /proc/bus/pci/devices gives every function's vendor and device
+ * in a few reads; a function it names without doubt (proc_line) stays partial (IDs only)
+ * until the plan looks at it. The others, and all of them when that file cannot be read or is not
+ * in its format, are read from their uevents. Functions gone since the listing leave.
+ */
+#define PROC_BUF ((size_t)64 * 1024)
+
+static int resolve(struct scan_ctx *c)
+{
+	struct inventory *inv = c->inv;
+	bool flat = false;
+	size_t i;
+	char *buf;
+	int r;
+
+	c->seen = calloc(inv->n, 1);
+	if (!c->seen)
+		return -ENOMEM;
+	buf = malloc(PROC_BUF);
+	r = buf ? domains(c) : -ENOMEM;
+	if (r < 0) {
+		free(buf);
+		return r;
+	}
+	r = root_read_lines("proc/bus/pci/devices", buf, PROC_BUF, proc_line, c);
+	free(buf);
+	if (r == 0) {
+		flat = true;
+	} else {
+		memset(c->seen, 0, inv->n);
+		for (i = 0; i < inv->n; i++)
+			inv->dev[i].vendor = inv->dev[i].device = 0;
+	}
+	for (i = 0; i < inv->n; i++) {
+		struct pci_dev *d = &inv->dev[i];
+
+		if (flat && c->seen[i] != CONFLICT && c->seen[i] == domains_with(c, d)) {
+			d->class = 0xffffff; /* unknown until its uevent is read */
+			continue;
+		}
+		r = read_uevent(c, d);
+		if (r == -ENOENT)
+			c->seen[i] = GONE;
+		else if (r < 0)
+			return r;
+	}
+	drop_gone(c);
+	memset(c->seen, 0, inv->n);
 	return 0;
 }
 
@@ -328,13 +547,18 @@ static int sort_devs(struct inventory *inv)
 }
 
 /* An interesting device or a function of its slot: its details and its group. */
-static int take(struct inventory *inv, struct pci_dev *d, int *groups, size_t *ng)
+static int take(struct scan_ctx *c, struct pci_dev *d, int *groups, size_t *ng)
 {
+	struct inventory *inv = c->inv;
 	int r;
 
 	if (d->group_read)
 		return 0; /* taken already: each function adds its group once */
-	r = read_details(inv, d);
+	r = complete(c, d);
+	if (r == 1)
+		return 0;
+	if (r == 0)
+		r = read_details(inv, d);
 	read_group_link(inv, d);
 	if (d->group >= 0)
 		groups[(*ng)++] = d->group;
@@ -342,6 +566,7 @@ static int take(struct inventory *inv, struct pci_dev *d, int *groups, size_t *n
 }
 
 struct members_ctx {
+	struct scan_ctx *scan;
 	struct inventory *inv;
 	int group;
 	int err;
@@ -375,9 +600,15 @@ static int add_member(const char *name, void *data)
 	 */
 	if (pci_addr_parse(name, &a) < 0 || !(d = inventory_find(m->inv, &a)))
 		return add_foreign(m, name);
+	m->err = complete(m->scan, d);
+	if (m->err == 1) {
+		m->err = 0; /* gone: no longer a member */
+		return 0;
+	}
 	d->group = m->group;
 	d->group_read = true;
-	m->err = read_details(m->inv, d);
+	if (!m->err)
+		m->err = read_details(m->inv, d);
 	return m->err ? 1 : 0;
 }
 
@@ -392,9 +623,10 @@ static int foreign_cmp(const void *a, const void *b)
 		      ((const struct foreign_member *)b)->name);
 }
 
-static int read_members(struct inventory *inv, int group)
+static int read_members(struct scan_ctx *c, int group)
 {
-	struct members_ctx m = { .inv = inv, .group = group };
+	struct inventory *inv = c->inv;
+	struct members_ctx m = { .scan = c, .inv = inv, .group = group };
 	size_t first_foreign = inv->n_foreign;
 	char path[64];
 	int r;
@@ -457,8 +689,7 @@ int inventory_scan(struct inventory *inv,
 	inv->foreign = NULL;
 	inv->n_foreign = 0;
 	memset(&inv->names, 0, sizeof(inv->names));
-	r = root_list("sys/bus/pci/devices", scan_one, &c);
-	root_batch_close(&c.uevents);
+	r = root_list("sys/bus/pci/devices", list_one, &c);
 	if (c.err)
 		return c.err;
 	if (r < 0)
@@ -466,35 +697,52 @@ int inventory_scan(struct inventory *inv,
 	if (inv->n == 0)
 		return 0;
 	r = sort_devs(inv);
+	if (r == 0)
+		r = resolve(&c);
 	if (r < 0)
-		return r;
+		goto out;
 
 	/* The interesting devices and the functions of their slots: details and group links. */
 	groups = malloc(inv->n * sizeof(*groups));
-	if (!groups)
-		return -ENOMEM;
-	r = 0;
+	if (!groups) {
+		r = -ENOMEM;
+		goto out;
+	}
 	for (i = 0; i < inv->n && r == 0; i++) {
 		struct pci_dev *d = &inv->dev[i];
 
 		if (!interesting(d, data))
 			continue;
-		r = take(inv, d, groups, &ng);
+		/* By its IDs it may matter: by all it is, does it? */
+		r = complete(&c, d);
+		if (r == 1) {
+			r = 0; /* gone */
+			continue;
+		}
+		if (r < 0 || !interesting(d, data))
+			continue;
+		r = take(&c, d, groups, &ng);
 		for (j = i; r == 0 && j > 0 && pci_same_slot(&inv->dev[j - 1].addr, &d->addr); j--)
-			r = take(inv, &inv->dev[j - 1], groups, &ng);
+			r = take(&c, &inv->dev[j - 1], groups, &ng);
 		for (j = i + 1; r == 0 && j < inv->n && pci_same_slot(&inv->dev[j].addr, &d->addr); j++)
-			r = take(inv, &inv->dev[j], groups, &ng);
+			r = take(&c, &inv->dev[j], groups, &ng);
 	}
 	/* Every member of those groups, as each group lists it, with its details. */
 	if (r == 0 && ng) {
 		qsort(groups, ng, sizeof(*groups), int_cmp);
 		for (i = 0; i < ng && r == 0; i++)
 			if (i == 0 || groups[i] != groups[i - 1])
-				r = read_members(inv, groups[i]);
+				r = read_members(&c, groups[i]);
 		if (r == 0)
 			read_group_types(inv, groups, ng);
 	}
+	if (r == 0)
+		drop_gone(&c);
+out:
+	root_batch_close(&c.uevents);
 	free(groups);
+	free(c.seen);
+	free(c.dom);
 	return r;
 }
 

@@ -46,6 +46,12 @@ struct pci_dev {
 	 * class are what its vendor, device and class files say, ffff where they fail too.
 	 */
 	bool unidentified : 1;
+	/*
+	 * Known by its address and IDs only (/proc/bus/pci/devices): class (0xffffff),
+	 * subsystem and driver unread, as no plan looks at it. Read whole (its uevent) as soon
+	 * as the scan finds it may matter.
+	 */
+	bool partial : 1;
 };
 
 struct gpu_models;
@@ -102,11 +108,22 @@ void pci_dev_modalias(const struct pci_dev *d, char *buf, size_t size);
 void pci_dev_init(struct pci_dev *d);
 
 /*
- * Read every PCI function's uevent (three syscalls a function); then, for the devices for
- * which interesting() says yes and the functions of their slots, the details
- * (driver_override, physfn, sriov_totalvfs, boot_vga) and the iommu_group link; then the
- * members of those IOMMU groups from each group's listing, with their details. Any other
- * function's group is not read (-1): no plan looks at it.
+ * Pure: a line of /proc/bus/pci/devices, "BBDF\tVVVVDDDD\tIRQ\t...": its bus and devfn as
+ * one key (bus << 8 | devfn), its vendor and device. -EINVAL when it is not that.
+ */
+int pci_proc_parse_line(const char *s, size_t len, uint16_t *key, uint16_t *vendor, uint16_t *device);
+
+/*
+ * List the PCI functions; learn every function's vendor and device from
+ * /proc/bus/pci/devices (a few reads for the whole node), or, where that file cannot say
+ * (missing, not in its format, a bus and devfn in two domains), from its uevent. Then for
+ * each function interesting() says yes to: its uevent (class, subsystem, driver), and if
+ * it is still interesting, the details (driver_override, physfn, sriov_totalvfs,
+ * boot_vga) and iommu_group link of it and of the functions of its slot; then the members
+ * of those IOMMU groups from each group's listing, read whole. interesting() first sees a
+ * function that may be partial, and must decide from its address and IDs alone (the
+ * class is 0xffffff then); a function it passes over stays partial, its group unread
+ * (-1): no plan looks at it.
  */
 int inventory_scan(struct inventory *inv,
 		   bool (*interesting)(const struct pci_dev *d, const void *data), const void *data);

@@ -123,6 +123,60 @@ ssize_t root_read_batched(struct root_batch *b, const char *path, char *buf, siz
 	return n;
 }
 
+/*
+ * A file read in size-byte chunks through buf, each whole line handed to cb: proc's
+ * seq_file fills a read as far as the buffer goes, so a 64 KiB buffer takes some 240
+ * lines of /proc/bus/pci/devices a call. A line that does not fit is -EFBIG.
+ */
+int root_read_lines(const char *path, char *buf, size_t size,
+		    int (*cb)(const char *line, size_t len, void *data), void *data)
+{
+	size_t have = 0;
+	int fd, r = 0;
+
+	if (size < 2)
+		return -EINVAL;
+	fd = open_attr(path);
+	if (fd < 0)
+		return -errno;
+	for (;;) {
+		ssize_t n = read(fd, buf + have, size - have);
+		size_t start = 0, end;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			r = -errno;
+			break;
+		}
+		if (n == 0) {
+			if (have) /* a last line without its newline */
+				r = cb(buf, have, data);
+			break;
+		}
+		end = have + (size_t)n;
+		for (;;) {
+			char *nl = memchr(buf + start, '\n', end - start);
+
+			if (!nl)
+				break;
+			r = cb(buf + start, (size_t)(nl - (buf + start)), data);
+			if (r)
+				goto out;
+			start = (size_t)(nl - buf) + 1;
+		}
+		have = end - start;
+		if (have == size) {
+			r = -EFBIG;
+			break;
+		}
+		memmove(buf, buf + start, have);
+	}
+out:
+	close(fd);
+	return r;
+}
+
 int root_link_name(const char *path, char *buf, size_t size)
 {
 	char target[512];

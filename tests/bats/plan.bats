@@ -61,30 +61,98 @@ load helpers
 	[ "$(jqr '[.devices[] | select(.role == "bridge" and .action != "skip")] | length')" = 0 ]
 }
 
-@test "hgx8: one uevent read a function; IOMMU groups read only where the plan looks" {
+@test "hgx8: /proc/bus/pci/devices names every function; uevents and IOMMU groups read only where the plan looks" {
 	need strace command -v strace
 	mkfx hgx8
+	t=$BATS_TEST_TMPDIR/trace
 	# LeakSanitizer cannot run under ptrace (make sanitize runs this on an ASan build)
 	ASAN_OPTIONS=detect_leaks=0 run --separate-stderr strace -f -e trace=open,openat,readlink,readlinkat \
-		-o "$BATS_TEST_TMPDIR/trace" "$GPUVM" --root "$ROOT" \
-		--cmdline "gpuvm.mode=vm-passthrough" plan --json
+		-o "$t" "$GPUVM" --root "$ROOT" --cmdline "gpuvm.mode=vm-passthrough" plan --json
 	assert_success
+	flat=$output
 	n=$(find "$ROOT/sys/bus/pci/devices" -mindepth 1 -maxdepth 1 | wc -l)
 	[ "$n" -eq 300 ]
-	t=$BATS_TEST_TMPDIR/trace
-	[ "$(grep -c '/uevent"' "$t")" -eq "$n" ]
-	# the 12 NVIDIA functions (8 GPUs, 4 NVSwitches): a link each, a listing a group
+	[ "$(grep -c 'proc/bus/pci/devices"' "$t")" -eq 1 ]
+	# the 12 NVIDIA functions (8 GPUs, 4 NVSwitches), and the 4 whose bus and devfn two
+	# domains share with other IDs (0000:6a/6b and 0001:6a/6b): /proc cannot tell them apart
+	[ "$(grep -c '/uevent"' "$t")" -eq 16 ]
+	grep -q '0000:6a:00.0/uevent"' "$t"
+	# a link each, a listing a group
 	[ "$(grep -c '/iommu_group"' "$t")" -eq 12 ]
 	[ "$(grep -c 'iommu_groups/[0-9]*/devices"' "$t")" -eq 12 ]
 	# and every device the plan lists still has its group
 	[ "$(jqr '.devices | length')" -eq 12 ]
 	[ "$(jqr '[.devices[] | select(.iommu_group == null)] | length')" -eq 0 ]
+
+	# Without /proc/bus/pci/devices (a kernel without CONFIG_PROC_FS): one uevent a
+	# function, the same plan.
+	rm "$ROOT/proc/bus/pci/devices"
+	ASAN_OPTIONS=detect_leaks=0 run --separate-stderr strace -f -e trace=open,openat \
+		-o "$t" "$GPUVM" --root "$ROOT" --cmdline "gpuvm.mode=vm-passthrough" plan --json
+	assert_success
+	[ "$(grep -c '/uevent"' "$t")" -eq "$n" ]
+	[ "$output" = "$flat" ]
+}
+
+@test "/proc/bus/pci/devices: a line it cannot read, or IDs that disagree, and the uevents decide" {
+	mkfx hgx8
+	p=$ROOT/proc/bus/pci/devices
+	gv --cmdline "gpuvm.mode=vm-passthrough" plan --json
+	assert_success
+	want=$output
+	cp "$p" "$BATS_TEST_TMPDIR/devices"
+	# not its format (a line cut short): every uevent is read, the plan is the same
+	printf '03\t10de\n' >>"$p"
+	gv --cmdline "gpuvm.mode=vm-passthrough" plan --json
+	assert_success
+	[ "$output" = "$want" ]
+	# a line too long for the buffer
+	cp "$BATS_TEST_TMPDIR/devices" "$p"
+	head -c 70000 /dev/zero | tr '\0' x >>"$p"
+	gv --cmdline "gpuvm.mode=vm-passthrough" plan --json
+	assert_success
+	[ "$output" = "$want" ]
+	# A line that says a NIC is an NVIDIA GPU: its uevent is read and says otherwise, so the
+	# plan passes it over as before. (The kernel writes both from one struct pci_dev.)
+	sed 's/^\([0-9a-f]\{4\}\t\)15b3/\110de/' "$BATS_TEST_TMPDIR/devices" >"$p"
+	run ! cmp -s "$p" "$BATS_TEST_TMPDIR/devices"
+	gv --cmdline "gpuvm.mode=vm-passthrough" plan --json
+	assert_success
+	[ "$output" = "$want" ]
+}
+
+# Two domains with the same bus and devfn: 01:00.0 a GPU in both, 02:00.0 a GPU in one and
+# a NIC in the other, 03:00.0 a NIC in one only.
+mkfx_two_domains() {
+	ROOT="$BATS_TEST_TMPDIR/root"
+	fx_init "$ROOT" --iommu intel --cmdline "gpuvm.mode=vm-passthrough"
+	fx_pci "$ROOT" 0000:01:00.0 10de 2330 030200 --group 1 --driver nvidia
+	fx_pci "$ROOT" 0001:01:00.0 10de 2330 030200 --group 2 --driver nvidia
+	fx_pci "$ROOT" 0000:02:00.0 8086 1572 020000 --group 3 --driver i40e
+	fx_pci "$ROOT" 0001:02:00.0 10de 2330 030200 --group 4 --driver nvidia
+	fx_pci "$ROOT" 0000:03:00.0 8086 1572 020000 --group 5 --driver i40e
+}
+
+@test "two domains, one bus and devfn: the same IDs in both are trusted, different IDs read from uevents" {
+	need strace command -v strace
+	mkfx_two_domains
+	t=$BATS_TEST_TMPDIR/trace
+	ASAN_OPTIONS=detect_leaks=0 run --separate-stderr strace -f -e trace=open,openat \
+		-o "$t" "$GPUVM" --root "$ROOT" plan --json
+	assert_success
+	# 01:00.0: the GPU in both domains; 02:00.0: a GPU in one, a NIC in the other
+	[ "$(jqr '[.devices[] | select(.action == "bind") | .address] | join(" ")')" = \
+		"0000:01:00.0 0001:01:00.0 0001:02:00.0" ]
+	grep -q '0000:02:00.0/uevent"' "$t"
+	run ! grep -q '0000:03:00.0/uevent"' "$t"
 }
 
 @test "the uevent descriptors close in runs; an inherited one is never closed; no close_range: close" {
 	need strace command -v strace
 	mkfx hgx8
 	t=$BATS_TEST_TMPDIR/trace
+	# one uevent a function: the scan without /proc/bus/pci/devices
+	rm "$ROOT/proc/bus/pci/devices"
 	# fd 9 open across the run, as a descriptor gpuvm did not open: the runs go around it
 	ASAN_OPTIONS=detect_leaks=0 run --separate-stderr strace -f -e trace=close,close_range \
 		-o "$t" "$GPUVM" --root "$ROOT" --cmdline "gpuvm.mode=vm-passthrough" plan --json 9</dev/null

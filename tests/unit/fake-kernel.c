@@ -34,6 +34,7 @@ static struct {
 	int next_group;
 	int vfio_dev;	   /* 0: no vfio-dev (5.10), 1: vfio-dev/vfioN (6.1), 2: and its cdev */
 	bool no_group_dev; /* no class vfio device for a group (CONFIG_VFIO_GROUP unset) */
+	bool no_proc_pci;  /* no /proc/bus/pci/devices (CONFIG_PROC_FS unset) */
 	int next_vfio;
 	struct fdev dev[MAXDEV];
 	int n;
@@ -66,6 +67,11 @@ void fk_vfio(int vfio_dev, bool group_dev)
 {
 	k.vfio_dev = vfio_dev;
 	k.no_group_dev = !group_dev;
+}
+
+void fk_no_proc_pci(void)
+{
+	k.no_proc_pci = true;
 }
 
 void fk_smmu(void)
@@ -360,6 +366,38 @@ ssize_t root_read_batched(struct root_batch *b, const char *path, char *buf, siz
 void root_batch_close(struct root_batch *b)
 {
 	b->n = 0;
+}
+
+/* /proc/bus/pci/devices as the kernel writes it: one line a function, no domain. */
+int root_read_lines(const char *path, char *buf, size_t size,
+		    int (*cb)(const char *line, size_t len, void *data), void *data)
+{
+	int i, r, err = read_faulted(path);
+	unsigned dom, bus, dev, fn;
+
+	if (err)
+		return err;
+	if (strcmp(path, "proc/bus/pci/devices") != 0 || k.no_proc_pci)
+		return -ENOENT;
+	for (i = 0; i < k.n; i++) {
+		const struct fdev *d = &k.dev[i];
+		int n;
+
+		if (sscanf(d->name, "%x:%x:%x.%x", &dom, &bus, &dev, &fn) != 4)
+			continue;
+		n = snprintf(buf, size, "%02x%02x\t%04x%04x\t%x", bus, dev << 3 | fn, d->vendor,
+			     d->device, 16 + i);
+		for (r = 0; r < 14 && n > 0 && (size_t)n < size; r++)
+			n += snprintf(buf + n, size - (size_t)n, "\t%16x", 0);
+		if (n > 0 && (size_t)n < size)
+			n += snprintf(buf + n, size - (size_t)n, "\t%s", d->driver);
+		if (n < 0 || (size_t)n >= size)
+			return -EFBIG;
+		r = cb(buf, (size_t)n, data);
+		if (r)
+			return r;
+	}
+	return 0;
 }
 
 int root_link_name(const char *path, char *buf, size_t size)

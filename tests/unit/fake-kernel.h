@@ -20,6 +20,8 @@ void fk_reset(bool iommu);
  * group_dev: the group's char device, sys/class/vfio/GROUP (CONFIG_VFIO_GROUP; the default).
  */
 void fk_vfio(int vfio_dev, bool group_dev);
+/* No /proc/bus/pci/devices: the scan reads every function's uevent. */
+void fk_no_proc_pci(void);
 /*
  * The IOMMU is an ARM SMMUv3 (unit smmu3.0x…) described by firmware: a device added with
  * group -1 gets its IOMMU group when a driver first probes it, as the kernel does there.

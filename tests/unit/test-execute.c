@@ -107,6 +107,22 @@ static void passthrough(void)
 		      state_has("\"mode_source\": \"cmdline\"") && state_has("\"loaded\": true"),
 	      "state file fields");
 
+	/* Without /proc/bus/pci/devices: the same from every function's uevent. */
+	host(true);
+	fk_no_proc_pci();
+	apply(PT);
+	CHECK(strcmp(fk_driver(GPU), "vfio-pci") == 0 && strcmp(fk_driver(AUD), "vfio-pci") == 0 &&
+		      out.ok == 1 && out.failed == 0,
+	      "without /proc/bus/pci/devices: GPU and audio on vfio-pci");
+	{
+		/* A function no plan looks at, named with another's IDs: it stays as it is. */
+		host(true);
+		fk_add(NIC, 0x8086, 0x1572, 0x020000, 2, "i40e", NULL);
+		apply(PT);
+		CHECK(strcmp(fk_driver(NIC), "i40e") == 0 && out.ok == 1,
+		      "a NIC beside the GPU: left on i40e");
+	}
+
 	/* The race: nouveau comes again (udev, modprobe) and finds nothing to take. */
 	fk_load_driver("nouveau");
 	CHECK_STR(fk_driver(GPU), "vfio-pci", "a later nouveau does not take it");
