@@ -83,43 +83,75 @@ static void say_holders(const struct pci_dev *d, const struct inuse *u, const ch
 			 d->name, u->h[0].pid, comm, whole);
 }
 
-/* One look at members: true and why when one of them is in use. */
-static bool check(struct live *l, const size_t *members, size_t n, char *why, size_t size)
+/* Whether device i shares an IOMMU group with one of members (or is one). */
+static bool in_groups(const struct inventory *inv, size_t i, const size_t *members, size_t n)
 {
-	const char *whole = n > 1 ? "its IOMMU group left as it is" : "left as it is";
+	size_t k;
+
+	for (k = 0; k < n; k++)
+		if (members[k] == i ||
+		    (inv->dev[i].group >= 0 && inv->dev[i].group == inv->dev[members[k]].group))
+			return true;
+	return false;
+}
+
+/* Whether anyone holds device m's nodes; why says who. */
+static bool held(struct live *l, size_t m, const char *whole, char *why, size_t size)
+{
+	const struct pci_dev *d = &l->inv->dev[m];
 	struct inuse_node nodes[INUSE_NODES_MAX];
-	size_t k, nn;
+	struct inuse *u = &l->holders[m];
+	size_t nn;
 	int r;
 
+	memset(u, 0, sizeof(*u));
+	nn = inuse_nodes(d->name, d->group, driver_is_vfio(d->driver), nodes, INUSE_NODES_MAX);
+	r = inuse_holders(nodes, nn, u);
+	if (r < 0) {
+		snprintf(why, size,
+			 "not known to be free: %s: cannot list /proc (%s): who holds it cannot be told; %s",
+			 d->name, strerror(-r), whole);
+		return true;
+	}
+	if (u->n) {
+		say_holders(d, u, whole, why, size);
+		return true;
+	}
+	if (u->why[0]) {
+		snprintf(why, size, "not known to be free: %s: %s; %s", d->name, u->why, whole);
+		return true;
+	}
+	return false;
+}
+
+/*
+ * One look at members and every function of their IOMMU groups (a VM holds a group
+ * whole, by the group's node or any member's cdev): true and why when one is in use.
+ */
+static bool check(struct live *l, const size_t *members, size_t n, char *why, size_t size)
+{
+	const char *whole = "its IOMMU group left as it is";
+	size_t i, k, peers = 0;
+	int r;
+
+	for (i = 0; i < l->inv->n; i++)
+		peers += in_groups(l->inv, i, members, n);
+	if (peers <= 1)
+		whole = "left as it is";
 	for (k = 0; k < n; k++) {
 		size_t m = members[k];
 		const struct pci_dev *d = &l->inv->dev[m];
-		struct inuse *u = &l->holders[m];
 		char child[160];
 
-		memset(u, 0, sizeof(*u));
 		if (d->driver[0] && acts(&l->p->dev[m]) &&
 		    inuse_children(d->name, child, sizeof(child))) {
 			snprintf(why, size, "in use: %s: %s; %s", d->name, child, whole);
 			return true;
 		}
-		nn = inuse_nodes(d->name, d->group, driver_is_vfio(d->driver), nodes, INUSE_NODES_MAX);
-		r = inuse_holders(nodes, nn, u);
-		if (r < 0) {
-			snprintf(why, size,
-				 "not known to be free: %s: cannot list /proc (%s): who holds it cannot be told; %s",
-				 d->name, strerror(-r), whole);
-			return true;
-		}
-		if (u->n) {
-			say_holders(d, u, whole, why, size);
-			return true;
-		}
-		if (u->why[0]) {
-			snprintf(why, size, "not known to be free: %s: %s; %s", d->name, u->why, whole);
-			return true;
-		}
 	}
+	for (i = 0; i < l->inv->n; i++)
+		if (in_groups(l->inv, i, members, n) && held(l, i, whole, why, size))
+			return true;
 	/* No descriptor open: NVIDIA's vGPU host driver may still have clients. */
 	for (k = 0; k < n; k++) {
 		size_t m = members[k];

@@ -365,6 +365,16 @@ const char *fk_kmsg_probe_error(void)
 	return k.probe_error;
 }
 
+/* "proc/driver/nvidia/gpus/ADDR/NAME": ADDR in addr (32 bytes). */
+static bool nv_file(const char *path, const char *name, char *addr)
+{
+	int end = 0;
+
+	if (sscanf(path, "proc/driver/nvidia/gpus/%31[^/]/%n", addr, &end) != 1 || !end)
+		return false;
+	return strcmp(path + end, name) == 0;
+}
+
 /* rootio.h */
 
 int root_init(const char *root)
@@ -431,13 +441,13 @@ ssize_t root_read(const char *path, char *buf, size_t size)
 
 		if (sscanf(path, "proc/%d/comm%n", &pid, &end) == 1 && path[end] == '\0')
 			return (p = find_proc(pid)) ? out(buf, size, p->comm) : -ENOENT;
-		if (sscanf(path, "proc/driver/nvidia/gpus/%31[^/]/information", addr) == 1 &&
+		if (nv_file(path, "information", addr) &&
 		    (n = find(addr)) && n->nv_minor >= 0) {
 			snprintf(tmp, sizeof(tmp), "Model: \t\t fake\nDevice Minor: \t %d\n",
 				 n->nv_minor);
 			return out(buf, size, tmp);
 		}
-		if (sscanf(path, "proc/driver/nvidia/gpus/%31[^/]/unbindLock", addr) == 1 &&
+		if (nv_file(path, "unbindLock", addr) &&
 		    (n = find(addr)) && n->unbind_lock >= 0)
 			return out(buf, size, n->unbind_lock ? "1\n" : "0\n");
 		if (sscanf(path, "sys/class/vfio/%d/dev%n", &g, &end) == 1 && path[end] == '\0') {
@@ -642,7 +652,7 @@ bool root_exists(const char *path)
 		char addr[32];
 		struct fdev *nd;
 
-		if (sscanf(path, "proc/driver/nvidia/gpus/%31[^/]/unbindLock", addr) == 1)
+		if (nv_file(path, "unbindLock", addr))
 			return (nd = find(addr)) && nd->unbind_lock >= 0;
 	}
 	/* No VFs in the fake; a registered driver has remove_id, and its directory. */
@@ -673,7 +683,7 @@ int root_write(const char *path, const char *value, unsigned timeout_ms)
 		struct fdev *n;
 
 		/* As nvidia does at close: 1 taken when no client is left, 0 given back. */
-		if (sscanf(path, "proc/driver/nvidia/gpus/%31[^/]/unbindLock", addr) == 1) {
+		if (nv_file(path, "unbindLock", addr)) {
 			if (!(n = find(addr)) || n->unbind_lock < 0)
 				return -ENOENT;
 			if (strcmp(v, "1") == 0 && n->nv_clients == 0)
