@@ -45,8 +45,8 @@ static int drm_entry(const char *name, void *data)
 	struct drm_walk *w = data;
 	char path[48], dev[128];
 
-	if (strncmp(name, "card", 4) != 0 && strncmp(name, "renderD", 7) != 0 &&
-	    strncmp(name, "controlD", 8) != 0)
+	/* controlD*: the legacy control node (gone in 6.8) opens nothing of the device's. */
+	if (strncmp(name, "card", 4) != 0 && strncmp(name, "renderD", 7) != 0)
 		return 0;
 	snprintf(path, sizeof(path), "/dev/dri/%s", name);
 	snprintf(dev, sizeof(dev), DEV "%s/drm/%s/dev", w->addr, name);
