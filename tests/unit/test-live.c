@@ -231,6 +231,17 @@ static void vfs_enabled(void)
 	refused_whole("VFs", "nouveau", "snd_hda_intel", "4 virtual functions enabled");
 }
 
+/* A process whose descriptors cannot be read: nobody can say the device is free. */
+static void unreadable(void)
+{
+	host();
+	fk_proc(4242, "secret", "/dev/null", 1, 3);
+	fk_fault("r:proc/4242/fd", 0, -EACCES);
+	apply_live(PT, 0);
+	refused_whole("unreadable", "nouveau", "snd_hda_intel",
+		      "not known to be free: 0000:01:00.0: cannot read /proc/4242/fd (Permission denied)");
+}
+
 static void exit_after(int scans)
 {
 	if (scans == 2)
@@ -292,6 +303,7 @@ int main(void)
 	vfio_holders();
 	nvidia_holders();
 	vfs_enabled();
+	unreadable();
 	wait_for_holder();
 	vanished();
 	hanging_unbind();
