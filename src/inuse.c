@@ -12,14 +12,32 @@
 #define DEV "sys/bus/pci/devices/"
 #define NVIDIA_MAJOR 195 /* the nvidia driver's fixed character major */
 
+/* A decimal number up to max, then the character stop; *end past it. */
+static bool number(const char *s, char stop, unsigned long max, unsigned *v, const char **end)
+{
+	char *e;
+	unsigned long n;
+
+	if (*s < '0' || *s > '9')
+		return false;
+	errno = 0;
+	n = strtoul(s, &e, 10);
+	if (errno || n > max || *e != stop)
+		return false;
+	*v = (unsigned)n;
+	*end = e;
+	return true;
+}
+
 /* "MAJOR:MINOR\n" of a sysfs dev attribute. */
 static bool read_devt(const char *path, unsigned *major, unsigned *minor)
 {
+	const char *p;
 	char buf[32];
 
 	if (root_read(path, buf, sizeof(buf)) <= 0)
 		return false;
-	return sscanf(buf, "%u:%u", major, minor) == 2;
+	return number(buf, ':', 0xfff, major, &p) && number(p + 1, '\n', 0xfffff, minor, &p);
 }
 
 static void add_node(struct inuse_node *nodes, size_t *n, size_t max, const char *path,
@@ -71,13 +89,18 @@ static int vfio_dev_entry(const char *name, void *data)
 static int nvidia_minor(const char *addr)
 {
 	char path[96], buf[1024], *at;
+	const char *end;
 	unsigned minor;
 
 	snprintf(path, sizeof(path), "proc/driver/nvidia/gpus/%s/information", addr);
 	if (root_read(path, buf, sizeof(buf)) <= 0)
 		return -1;
 	at = strstr(buf, "Device Minor:");
-	if (!at || sscanf(at + strlen("Device Minor:"), "%u", &minor) != 1 || minor > 254)
+	if (!at)
+		return -1;
+	at += strlen("Device Minor:");
+	at += strspn(at, " \t");
+	if (!number(at, '\n', 254, &minor, &end))
 		return -1;
 	return (int)minor;
 }
@@ -129,7 +152,7 @@ static void add_holder(struct proc_walk *w, const struct inuse_node *nd)
 	if (u->n++ >= INUSE_HOLDERS_MAX)
 		return;
 	h = &u->h[u->n - 1];
-	h->pid = atoi(w->pid);
+	h->pid = (int)strtol(w->pid, NULL, 10); /* all digits: proc_entry checked */
 	strscpy(h->node, nd->path, sizeof(h->node));
 	snprintf(path, sizeof(path), "proc/%s/comm", w->pid);
 	if (root_read(path, h->comm, sizeof(h->comm)) > 0)

@@ -441,14 +441,12 @@ ssize_t root_read(const char *path, char *buf, size_t size)
 
 		if (sscanf(path, "proc/%d/comm%n", &pid, &end) == 1 && path[end] == '\0')
 			return (p = find_proc(pid)) ? out(buf, size, p->comm) : -ENOENT;
-		if (nv_file(path, "information", addr) &&
-		    (n = find(addr)) && n->nv_minor >= 0) {
+		if (nv_file(path, "information", addr) && (n = find(addr)) && n->nv_minor >= 0) {
 			snprintf(tmp, sizeof(tmp), "Model: \t\t fake\nDevice Minor: \t %d\n",
 				 n->nv_minor);
 			return out(buf, size, tmp);
 		}
-		if (nv_file(path, "unbindLock", addr) &&
-		    (n = find(addr)) && n->unbind_lock >= 0)
+		if (nv_file(path, "unbindLock", addr) && (n = find(addr)) && n->unbind_lock >= 0)
 			return out(buf, size, n->unbind_lock ? "1\n" : "0\n");
 		if (sscanf(path, "sys/class/vfio/%d/dev%n", &g, &end) == 1 && path[end] == '\0') {
 			char grp[48];
