@@ -27,6 +27,7 @@ const char *dev_result_name(enum dev_result r)
 		[RES_HELD] = "held",
 		[RES_RELEASED] = "released",
 		[RES_FAILED] = "failed",
+		[RES_REFUSED] = "refused",
 	};
 	return n[r];
 }
@@ -464,6 +465,41 @@ static int load_modules(const struct plan *p, const struct exec_opts *o, struct 
 	return ret;
 }
 
+/* Whether a device's action writes anything. */
+static bool acts(const struct plan_dev *pd)
+{
+	return pd->action != ACT_SKIP && pd->action != ACT_KEEP;
+}
+
+/*
+ * apply --live: ask o->refuse before members are touched; refused, those the plan would
+ * change are marked and left as they are. Returns true when refused.
+ */
+static bool refused(const struct plan *p, const struct exec_opts *o, struct exec_result *res,
+		    const size_t *members, size_t n)
+{
+	char why[EXEC_ERROR_LEN];
+	size_t k;
+	bool any = false;
+
+	for (k = 0; k < n; k++)
+		any |= acts(&p->dev[members[k]]);
+	if (!o->refuse || !any)
+		return false;
+	why[0] = '\0';
+	if (!o->refuse(o->refuse_data, members, n, why, sizeof(why)))
+		return false;
+	for (k = 0; k < n; k++) {
+		struct exec_dev *ed = &res->dev[members[k]];
+
+		if (!acts(&p->dev[members[k]]))
+			continue;
+		ed->result = RES_REFUSED;
+		set_error(ed, "%s", why[0] ? why : "in use");
+	}
+	return true;
+}
+
 int execute(const struct plan *p, const struct settings *s, const struct inventory *inv,
 	    const struct exec_opts *o, struct exec_result *res)
 {
@@ -495,6 +531,11 @@ int execute(const struct plan *p, const struct settings *s, const struct invento
 
 		if (!pg->viable)
 			continue;
+		if (refused(p, o, res, pg->members, pg->n_members)) {
+			for (k = 0; k < pg->n_members; k++)
+				done[pg->members[k]] = true;
+			continue;
+		}
 		for (k = 0; k < pg->n_members; k++) {
 			size_t m = pg->members[k];
 
@@ -508,7 +549,7 @@ int execute(const struct plan *p, const struct settings *s, const struct invento
 			group_failed(pg, p, s, inv, o, res);
 	}
 	for (i = 0; i < inv->n; i++)
-		if (!done[i])
+		if (!done[i] && !refused(p, o, res, &i, 1))
 			run_one(p, inv, o, res, i, modules_ok);
 	free(done);
 
@@ -520,7 +561,9 @@ int execute(const struct plan *p, const struct settings *s, const struct invento
 
 		if (!p->dev[i].selected)
 			continue;
-		if (p->dev[i].failed || r == RES_FAILED || r == RES_HELD || r == RES_RELEASED)
+		if (r == RES_REFUSED)
+			res->n_refused++;
+		else if (p->dev[i].failed || r == RES_FAILED || r == RES_HELD || r == RES_RELEASED)
 			res->n_failed++;
 		else
 			res->n_ok++;

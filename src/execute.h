@@ -16,6 +16,7 @@ enum dev_result {
 	RES_HELD,	/* the mode failed; claimed by no driver, as on_error=hold asks */
 	RES_RELEASED,	/* the mode failed; given back to the host, as on_error=release asks */
 	RES_FAILED,	/* a step failed: error says which */
+	RES_REFUSED,	/* apply --live: in use, left exactly as it was (error says by whom) */
 };
 
 #define EXEC_ERROR_LEN 200 /* the longest error, with its NUL */
@@ -49,6 +50,7 @@ struct exec_result {
 	size_t n_modules;
 	/* selected devices; n_failed also counts the plan's n_unidentified */
 	size_t n_ok, n_failed, n_changed;
+	size_t n_refused; /* selected devices that refuse() left as they were */
 	bool failed_modules;
 	struct strpool names; /* drivers read back that the inventory did not name */
 };
@@ -57,6 +59,13 @@ struct exec_opts {
 	bool load_modules; /* false under --root: record what would load */
 	bool verify;	   /* false under --root: no kernel behind the files */
 	unsigned timeout_ms;
+	/*
+	 * apply --live: asked before the first write to an IOMMU group (VM groups) or a device
+	 * (the others), with the inventory indexes it is about. true refuses: each of them
+	 * that the plan would change is left untouched, RES_REFUSED with why as its error.
+	 */
+	bool (*refuse)(void *data, const size_t *members, size_t n, char *why, size_t size);
+	void *refuse_data;
 };
 
 /*

@@ -4,8 +4,10 @@
  * driver can take it. This file parses the command line and decides what an outcome
  * means: it is the only place that picks an exit status.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "config.h"
@@ -22,6 +24,7 @@ enum {
 	EXIT_PARTIAL = 4,     /* some selected devices reached their state, others did not */
 	EXIT_PENDING = 5,     /* apply --defer/--resume: GPUs held, config='s disk awaited */
 	EXIT_NOT_APPLIED = 6, /* config set: written, but the next boot will not apply it */
+	EXIT_IN_USE = 7,      /* apply --live: a device in use was left as it was */
 };
 
 static void usage(FILE *f)
@@ -40,6 +43,11 @@ static void usage(FILE *f)
 		"  apply --resume      go on with a pending wait: once the disk is there, or the\n"
 		"                      wait (config_timeout) is over, apply the mode; else exit 5\n"
 		"                      and change nothing; without a pending wait, do nothing\n"
+		"  apply --live [--wait SECONDS]\n"
+		"                      on a running host: the same, but a device in use (an open\n"
+		"                      node, a VM, nvidia's clients) leaves its IOMMU group as it\n"
+		"                      is, named with pid and command, and exits 7; --wait waits\n"
+		"                      up to SECONDS for it to be free first\n"
 		"  plan                what apply would do, changing nothing\n"
 		"  status              devices, IOMMU groups, IOMMU state and the last apply\n"
 		"  status --nfd        a Node Feature Discovery feature file\n"
@@ -86,7 +94,8 @@ static void usage(FILE *f)
 		"  3  a VM mode was asked for and the IOMMU is not active\n"
 		"  4  partial: some selected devices reached their state, others did not\n"
 		"  5  apply --defer/--resume: GPUs held while config='s disk is awaited\n"
-		"  6  config set: written, but the next boot will not apply it\n",
+		"  6  config set: written, but the next boot will not apply it\n"
+		"  7  apply --live: a device in use was left as it was (the rest was applied)\n",
 		CONFIG_PATH);
 }
 
@@ -100,6 +109,7 @@ enum {
 	ALLOW_PCI_IDS = 64,
 	ALLOW_JSON = 128,
 	ALLOW_PLUGIN = 256,
+	ALLOW_LIVE = 512,
 };
 
 static const struct command_def {
@@ -109,7 +119,7 @@ static const struct command_def {
 	cmd_fn *fn;
 	unsigned opts;
 } commands[] = {
-	{ "apply", "", 0, 0, cmd_apply, ALLOW_DRY_RUN | ALLOW_DEFER | ALLOW_JSON },
+	{ "apply", "", 0, 0, cmd_apply, ALLOW_DRY_RUN | ALLOW_DEFER | ALLOW_JSON | ALLOW_LIVE },
 	{ "plan", "", 0, 0, cmd_plan, ALLOW_JSON },
 	{ "status", "", 0, 0, cmd_status, ALLOW_NFD | ALLOW_JSON },
 	{ "cmdline", "", 0, 0, cmd_cmdline, ALLOW_MODE | ALLOW_CPU | ALLOW_JSON },
@@ -131,6 +141,8 @@ static const char *misplaced(const struct options *o, unsigned allowed)
 		{ o->dry_run, ALLOW_DRY_RUN, "--dry-run" },
 		{ o->defer, ALLOW_DEFER, "--defer" },
 		{ o->resume, ALLOW_DEFER, "--resume" },
+		{ o->live, ALLOW_LIVE, "--live" },
+		{ o->wait_given, ALLOW_LIVE, "--wait" },
 		{ o->mode != NULL, ALLOW_MODE, "--mode" },
 		{ o->cpu != NULL, ALLOW_CPU, "--cpu" },
 		{ o->nfd, ALLOW_NFD, "--nfd" },
@@ -146,6 +158,22 @@ static const char *misplaced(const struct options *o, unsigned allowed)
 	return NULL;
 }
 
+/* --wait: seconds, 0 to a day. */
+#define WAIT_MAX_S 86400U
+static int parse_wait(const char *s, unsigned *out)
+{
+	unsigned long v;
+	char *end;
+
+	if (!*s || strspn(s, "0123456789") != strlen(s) || strlen(s) > 6)
+		return -EINVAL;
+	v = strtoul(s, &end, 10);
+	if (v > WAIT_MAX_S)
+		return -ERANGE;
+	*out = (unsigned)v;
+	return 0;
+}
+
 static int exit_status(const struct outcome *out)
 {
 	if (out->usage)
@@ -156,6 +184,8 @@ static int exit_status(const struct outcome *out)
 		return EXIT_PENDING;
 	if (out->iommu_unusable)
 		return EXIT_NO_IOMMU;
+	if (out->in_use)
+		return EXIT_IN_USE;
 	if (out->not_applied)
 		return EXIT_NOT_APPLIED;
 	if (out->failed == 0)
@@ -178,7 +208,9 @@ int main(int argc, char **argv)
 		OPT_PLUGIN,
 		OPT_DEFER,
 		OPT_RESUME,
-		OPT_PCI_IDS
+		OPT_PCI_IDS,
+		OPT_LIVE,
+		OPT_WAIT
 	};
 	static const struct option longopts[] = {
 		{ "root", required_argument, NULL, OPT_ROOT },
@@ -195,6 +227,8 @@ int main(int argc, char **argv)
 		{ "pci-ids", required_argument, NULL, OPT_PCI_IDS },
 		{ "defer", no_argument, NULL, OPT_DEFER },
 		{ "resume", no_argument, NULL, OPT_RESUME },
+		{ "live", no_argument, NULL, OPT_LIVE },
+		{ "wait", required_argument, NULL, OPT_WAIT },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -248,6 +282,21 @@ int main(int argc, char **argv)
 			break;
 		case OPT_RESUME:
 			o.resume = true;
+			break;
+		case OPT_LIVE:
+			o.live = true;
+			break;
+		case OPT_WAIT:
+			if (parse_wait(optarg, &o.wait_s) < 0) {
+				char shown[64];
+
+				term_safe(optarg, shown, sizeof(shown));
+				fprintf(stderr,
+					"gpuvm: --wait: '%s' is not a number of seconds from 0 to %u\nTry 'gpuvm --help'.\n",
+					shown, WAIT_MAX_S);
+				return EXIT_USAGE;
+			}
+			o.wait_given = true;
 			break;
 		case 'q':
 			o.quiet = true;
@@ -317,6 +366,16 @@ int main(int argc, char **argv)
 		fprintf(stderr,
 			"gpuvm: apply: --defer, --resume and --dry-run exclude each other\n"
 			"Try 'gpuvm --help'.\n");
+		return EXIT_USAGE;
+	}
+	if (o.live && (o.defer || o.resume || o.dry_run)) {
+		fprintf(stderr,
+			"gpuvm: apply: --live is for a running host: not with --defer, --resume or --dry-run\n"
+			"Try 'gpuvm --help'.\n");
+		return EXIT_USAGE;
+	}
+	if (o.wait_given && !o.live) {
+		fprintf(stderr, "gpuvm: apply: --wait goes with --live\nTry 'gpuvm --help'.\n");
 		return EXIT_USAGE;
 	}
 

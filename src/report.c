@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "inuse.h"
 #include "json.h"
 #include "log.h"
 #include "report.h"
@@ -40,6 +41,23 @@ static void json_vfio_nodes(struct json *j, const struct pci_dev *d, const struc
 	} else {
 		json_null(j, "vfio_cdev");
 	}
+}
+
+/* apply --live: the processes that held the device at its last check. */
+static void json_holders(struct json *j, const struct inuse *u)
+{
+	size_t k;
+
+	json_array_begin(j, "holders");
+	for (k = 0; k < u->n && k < INUSE_HOLDERS_MAX; k++) {
+		json_object_begin(j, NULL);
+		json_int(j, "pid", u->h[k].pid);
+		json_string(j, "comm", u->h[k].comm);
+		json_string(j, "node", u->h[k].node);
+		json_object_end(j);
+	}
+	json_array_end(j);
+	json_int(j, "holders_total", (long long)u->n);
 }
 
 static void json_device(struct json *j, const struct report *r, size_t i)
@@ -86,6 +104,8 @@ static void json_device(struct json *j, const struct report *r, size_t i)
 		json_string(j, "result", dev_result_name(ed->result));
 		json_string(j, "error", ed->error[0] ? ed->error : NULL);
 	}
+	if (r->live)
+		json_holders(j, &r->live->holders[i]);
 	json_object_end(j);
 }
 
@@ -195,7 +215,23 @@ void report_json(FILE *f, const struct report *r)
 		json_string(&j, "kernel", r->kernel);
 		json_int(&j, "elapsed_us", (long long)r->elapsed_us);
 	}
-	json_string(&j, "mode", mode_name(s->mode));
+	/*
+	 * The mode the host is in. A live switch that refused a device left the host in the
+	 * mode it was in (config set judges the running boot by this).
+	 */
+	if (r->live && r->exec && r->exec->n_refused)
+		json_string(&j, "mode", r->live->mode_before);
+	else
+		json_string(&j, "mode", mode_name(s->mode));
+	if (r->live) {
+		json_object_begin(&j, "live");
+		json_string(&j, "mode_before", r->live->mode_before);
+		json_string(&j, "mode_requested", mode_name(s->mode));
+		json_int(&j, "wait_s", (long long)r->live->wait_s);
+		json_int(&j, "waited_ms", (long long)r->live->waited_ms);
+		json_int(&j, "refused", r->exec ? (long long)r->exec->n_refused : 0);
+		json_object_end(&j);
+	}
 	json_string(&j, "mode_source", s->source[KEY_MODE]);
 	json_object_begin(&j, "settings");
 	for (k = 0; k < KEY__MAX; k++) {

@@ -11,6 +11,16 @@
 #include "confsource.h"
 #include "nextboot.h"
 
+struct inuse;
+
+/* apply --live: what the state file adds to an apply's. */
+struct live_report {
+	const char *mode_before; /* the last state file's mode; NULL when there was none */
+	unsigned wait_s;
+	unsigned long long waited_ms;
+	const struct inuse *holders; /* one per inventory device */
+};
+
 struct report {
 	const char *command; /* "plan", "apply", "status" */
 	const struct settings *settings;
@@ -25,6 +35,7 @@ struct report {
 	const char *result; /* ok, partial, failed, noop */
 	const char *kernel; /* the kernel release */
 	unsigned long long elapsed_us;
+	const struct live_report *live; /* apply --live, else NULL */
 };
 
 void report_json(FILE *f, const struct report *r);

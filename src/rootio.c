@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -255,6 +256,19 @@ int root_list(const char *dir, int (*cb)(const char *name, void *data), void *da
 bool root_exists(const char *path)
 {
 	return faccessat(rootfd, path, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
+int root_stat_rdev(const char *path, unsigned *maj, unsigned *min)
+{
+	struct stat st;
+
+	if (fstatat(rootfd, path, &st, 0) < 0)
+		return -errno;
+	if (!S_ISCHR(st.st_mode))
+		return -ENODEV;
+	*maj = major(st.st_rdev);
+	*min = minor(st.st_rdev);
+	return 0;
 }
 
 /*

@@ -53,6 +53,11 @@ int root_link_target(const char *path, char *buf, size_t size);
 int root_list(const char *dir, int (*cb)(const char *name, void *data), void *data);
 bool root_exists(const char *path);
 /*
+ * The device number of the character device path leads to (links followed: a
+ * /proc/PID/fd/N is the open file itself). -ENODEV when it is something else.
+ */
+int root_stat_rdev(const char *path, unsigned *maj, unsigned *min);
+/*
  * Write value to an attribute, bounded in time. The writes are made by one long-lived
  * writer process: a write still blocked after timeout_ms (some drivers hang in unbind)
  * returns -ETIMEDOUT and is left behind in that writer, and the next write starts a new

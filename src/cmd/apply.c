@@ -10,6 +10,7 @@
 
 #include "cmd.h"
 #include "execute.h"
+#include "live.h"
 #include "log.h"
 #include "prepare.h"
 #include "report.h"
@@ -27,6 +28,8 @@ static unsigned long long now_us(void)
 
 static const char *apply_result(const struct exec_result *x)
 {
+	if (x->n_refused && x->n_failed == 0)
+		return "refused";
 	if (x->n_failed == 0)
 		return x->n_changed ? "ok" : "noop";
 	return x->n_ok ? "partial" : "failed";
@@ -48,7 +51,7 @@ static void log_outcome(const struct inventory *inv, const struct plan *p,
 		const struct plan_dev *pd = &p->dev[i];
 		const struct exec_dev *ed = &x->dev[i];
 		bool bad = pd->failed || ed->result == RES_FAILED || ed->result == RES_HELD ||
-			ed->result == RES_RELEASED;
+			ed->result == RES_REFUSED || ed->result == RES_RELEASED;
 
 		if (bad) {
 			log_result(LOG_ERR, "%s: %s", inv->dev[i].name,
@@ -116,12 +119,18 @@ void cmd_apply(const struct options *o, struct outcome *out)
 	struct exec_opts eo = { .load_modules = !o->root, .verify = !o->root };
 	enum source_policy pol = o->defer ? SRC_DEFER : o->resume ? SRC_RESUME : SRC_LOOK;
 	unsigned long long t0 = now_us();
+	struct live live = { 0 };
+	char before[32];
+	bool live_on = false;
 	int r;
 
 	if (o->resume && !root_exists("run/gpuvm/pending")) {
 		log_debug("apply --resume: nothing is pending");
 		return;
 	}
+	/* --live: the mode the host is in, before this run replaces the state file. */
+	if (o->live && !state_top("mode", before, sizeof(before)))
+		before[0] = '\0';
 	if (prep_settings(&pp, o->root, o->cmdline, o->config, pol) < 0)
 		goto error;
 	if (pp.src.status == SRC_WAITING && o->resume) {
@@ -134,17 +143,35 @@ void cmd_apply(const struct options *o, struct outcome *out)
 	outcome_of_plan(out, &pp.p);
 	out->pending = pp.src.status == SRC_WAITING;
 	eo.timeout_ms = pp.s.write_timeout_ms;
+	if (o->live) {
+		if (live_init(&live, &pp.p, &pp.inv, o->wait_s, eo.timeout_ms) < 0) {
+			log_err("out of memory");
+			goto error;
+		}
+		live_on = true;
+		live.rep.mode_before = before[0] ? before : NULL;
+		eo.refuse = live_refuse;
+		eo.refuse_data = &live;
+		rep.live = &live.rep;
+	}
 	r = execute(&pp.p, &pp.s, &pp.inv, &eo, &x);
 	if (r < 0) {
 		log_err("cannot apply the plan: %s", strerror(-r));
 		goto error;
 	}
+	if (live_on)
+		live_release(&live, &x);
 	rep.result = out->pending ? "waiting" : apply_result(&x);
 	rep.elapsed_us = now_us() - t0;
 	if (out->pending) {
 		record_wait(&pp.src, &pp.inv, &pp.p);
 	} else {
 		log_outcome(&pp.inv, &pp.p, &x, (double)rep.elapsed_us / 1000.0);
+		if (x.n_refused)
+			log_result(LOG_WARNING,
+				   "live switch to %s: %zu selected device%s in use, left as %s (the next boot applies the mode, or apply --live again once free)",
+				   mode_name(pp.s.mode), x.n_refused, x.n_refused == 1 ? "" : "s",
+				   x.n_refused == 1 ? "it was" : "they were");
 		if (pp.src.pending || o->defer || o->resume) {
 			r = pending_remove();
 			if (r < 0)
@@ -154,12 +181,15 @@ void cmd_apply(const struct options *o, struct outcome *out)
 	state_write(&rep);
 	out->ok = x.n_ok;
 	out->failed = x.n_failed;
+	out->in_use = x.n_refused > 0;
 	if (o->json)
 		report_json(stdout, &rep);
 	goto out;
 error:
 	out->error = true;
 out:
+	if (live_on)
+		live_fini(&live);
 	exec_result_free(&x);
 	prep_fini(&pp);
 }

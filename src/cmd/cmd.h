@@ -17,8 +17,11 @@ struct options {
 	const char *cmdline;
 	const char *config;
 	bool json, quiet, verbose, dry_run;
-	bool defer;	      /* apply: hold and wait when config='s disk is not there */
-	bool resume;	      /* apply: go on with what a deferred apply left pending */
+	bool defer;	 /* apply: hold and wait when config='s disk is not there */
+	bool resume;	 /* apply: go on with what a deferred apply left pending */
+	bool live;	 /* apply: switch a running host, refusing what is in use */
+	unsigned wait_s; /* apply --live --wait: how long to wait for a device in use */
+	bool wait_given;
 	bool nfd;	      /* status: a Node Feature Discovery feature file */
 	bool external;	      /* kubevirt: the default, said (older scripts) */
 	bool kubevirt_plugin; /* kubevirt: for KubeVirt's own device plugin */
@@ -37,6 +40,7 @@ struct outcome {
 	bool iommu_unusable; /* a VM mode, devices selected, no active IOMMU */
 	bool pending;	     /* apply --defer/--resume: GPUs held, config='s disk awaited */
 	bool not_applied;    /* config set: written, but the next boot will not apply it */
+	bool in_use;	     /* apply --live: a device in use was left as it was */
 	size_t selected, ok, failed;
 };
 

@@ -74,9 +74,16 @@ case "$1 $2" in
 *) echo "stand-in kubectl: unexpected: $*" >&2; exit 3 ;;
 esac
 EOF
-	# chroot: records the rebuild it was asked to run, exits with $K/chroot-rc.
+	# chroot: records the rebuild it was asked to run, exits with $K/chroot-rc. `chroot ROOT
+	# gpuvm ARGS` (the live switch) runs the real gpuvm on the tree instead: --root ROOT ARGS.
 	cat >"$BIN/chroot" <<'EOF'
 #!/bin/sh
+if [ "$2" = gpuvm ]; then
+	printf '%s\n' "$*" >>"$K/lives"
+	root=$1
+	shift 2
+	exec "$GPUVM" --root "$root" "$@"
+fi
 printf '%s\n' "$*" >>"$K/rebuilds"
 echo "dracut: stand-in output"
 exit "$(cat "$K/chroot-rc")"
@@ -801,4 +808,78 @@ EOF
 	assert_success
 	assert_line --regexp '^gpuvm-label-mirror'
 	assert_line --regexp '^[1-9][0-9]* documents$'
+}
+
+# GPUVM_LIVE=auto (issue 21): the change tried live with the host's gpuvm (`chroot HOST gpuvm
+# apply --live`, here the real build/gpuvm on the tree); a GPU in use falls back to the reboot.
+@test "GPUVM_LIVE=auto: a free GPU switches live, no reboot asked for, the state file says so" {
+	SENT=run/gpuvm-reboot/reboot-required
+	mkdir -p "$ROOT/run/gpuvm-reboot"
+	node vm-passthrough
+	GPUVM_LIVE=auto mirror --once
+	assert_success
+	[ "$(cat "$K/lives")" = "$ROOT gpuvm apply --live" ]
+	assert_output --partial "live switch to vm-passthrough done (chroot $ROOT gpuvm apply --live): no reboot needed"
+	[ "$(annotation gpuvm.nvidia.com/reboot-required)" = absent ]
+	[ ! -e "$ROOT/$SENT" ]
+	[ "$(jq -r .mode "$ROOT/run/gpuvm/state.json")" = vm-passthrough ]
+	[ "$(cat "$ROOT/sys/bus/pci/devices/0000:01:00.0/driver_override")" = vfio-pci ]
+	# the next pass: the running boot is in the mode; nothing more to do
+	mirror --once
+	assert_success
+	assert_output --partial "the running boot is already in vm-passthrough"
+	[ "$(wc -l <"$K/lives")" -eq 1 ]
+}
+
+@test "GPUVM_LIVE=auto: a GPU in use refuses, the reboot is marked; once free, the next pass switches and clears it" {
+	SENT=run/gpuvm-reboot/reboot-required
+	mkdir -p "$ROOT/run/gpuvm-reboot" "$ROOT/proc/4242/fd"
+	mkdir -p "$ROOT/sys/bus/pci/devices/0000:01:00.0/drm/card1"
+	printf '226:1\n' >"$ROOT/sys/bus/pci/devices/0000:01:00.0/drm/card1/dev"
+	printf 'Xorg\n' >"$ROOT/proc/4242/comm"
+	ln -s /dev/dri/card1 "$ROOT/proc/4242/fd/5"
+	node vm-passthrough
+	GPUVM_LIVE=auto mirror --once
+	assert_success
+	assert_output --partial "live switch to vm-passthrough refused, a GPU in use (exit 7: 0000:01:00.0: in use: /dev/dri/card1 (0000:01:00.0) held by pid 4242 (Xorg)"
+	assert_output --partial "annotated gpuvm.nvidia.com/reboot-required=true"
+	[ "$(annotation gpuvm.nvidia.com/reboot-required)" = true ]
+	[ -e "$ROOT/$SENT" ]
+	[ "$(cat "$ROOT/sys/bus/pci/devices/0000:01:00.0/driver_override")" = "(null)" ]
+	# the state file keeps the mode the host is in: config set still asks for the reboot
+	[ "$(jq -r .mode "$ROOT/run/gpuvm/state.json")" = container ]
+	GPUVM_LIVE=auto mirror --once
+	assert_success
+	assert_output --partial "reboot needed: this boot runs container, the next one vm-passthrough"
+	assert_output --partial "refused, a GPU in use"
+	[ "$(annotation gpuvm.nvidia.com/reboot-required)" = true ]
+	# the holder is gone: switched live, the mark and the sentinel removed
+	rm "$ROOT/proc/4242/fd/5"
+	GPUVM_LIVE=auto mirror --once
+	assert_success
+	assert_output --partial "live switch to vm-passthrough done"
+	assert_output --partial "removed annotation gpuvm.nvidia.com/reboot-required"
+	assert_output --partial "removed the reboot sentinel $ROOT/$SENT"
+	[ "$(annotation gpuvm.nvidia.com/reboot-required)" = absent ]
+	[ ! -e "$ROOT/$SENT" ]
+	[ "$(wc -l <"$K/lives")" -eq 3 ]
+}
+
+@test "GPUVM_LIVE=never (the default): no live switch; GPUVM_LIVE_CMD replaces the command; a bad value is a usage error" {
+	node vm-passthrough
+	mirror --once
+	assert_success
+	[ ! -e "$K/lives" ]
+	[ "$(annotation gpuvm.nvidia.com/reboot-required)" = true ]
+	[ "$(cat "$ROOT/sys/bus/pci/devices/0000:01:00.0/driver_override")" = "(null)" ]
+	# a failing command: a warning, the reboot mark stays
+	node vm-vgpu
+	GPUVM_LIVE=auto GPUVM_LIVE_CMD='echo "gpuvm: error: stand-in failure" >&2; exit 1' mirror --once
+	assert_success
+	assert_output --partial "warning: live switch to vm-vgpu failed (exit 1: "
+	assert_output --partial "stand-in failure): a reboot applies it"
+	[ "$(annotation gpuvm.nvidia.com/reboot-required)" = true ]
+	GPUVM_LIVE=sometimes mirror --once
+	assert_failure 2
+	assert_output --partial "GPUVM_LIVE must be auto or never, got 'sometimes'"
 }

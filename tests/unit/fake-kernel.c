@@ -21,6 +21,20 @@ struct fdev {
 	char driver[64], override[64], native[64];
 	int sriov;
 	int vfio; /* the index of its vfio device (vfio-dev/vfioN) while on a vfio driver, else -1 */
+	char drm[16];
+	unsigned drm_minor;
+	int nv_minor;	 /* -1: no nvidia information file */
+	int unbind_lock; /* -1 none, 0 free, 1 taken */
+	int nv_clients;
+	int numvfs;
+	bool removed;
+};
+
+struct fproc {
+	int pid;
+	char comm[16], path[48];
+	unsigned major, minor;
+	bool gone;
 };
 
 struct fault {
@@ -53,6 +67,9 @@ static struct {
 	int writes, loads;
 	int fired; /* faults that fired */
 	char probe_error[160];
+	struct fproc procs[8];
+	int n_procs, scans;
+	void (*on_scan)(int scans);
 } k;
 
 void fk_reset(bool iommu)
@@ -87,9 +104,84 @@ static struct fdev *find(const char *name)
 	int i;
 
 	for (i = 0; i < k.n; i++)
-		if (strcmp(k.dev[i].name, name) == 0)
+		if (!k.dev[i].removed && strcmp(k.dev[i].name, name) == 0)
 			return &k.dev[i];
 	return NULL;
+}
+
+void fk_drm(const char *addr, const char *name, unsigned minor)
+{
+	struct fdev *d = find(addr);
+
+	snprintf(d->drm, sizeof(d->drm), "%s", name);
+	d->drm_minor = minor;
+}
+
+void fk_nvidia(const char *addr, int minor, bool unbind_lock)
+{
+	struct fdev *d = find(addr);
+
+	d->nv_minor = minor;
+	d->unbind_lock = unbind_lock ? 0 : -1;
+}
+
+void fk_nvidia_clients(const char *addr, int clients)
+{
+	find(addr)->nv_clients = clients;
+}
+
+bool fk_unbind_locked(const char *addr)
+{
+	return find(addr)->unbind_lock == 1;
+}
+
+void fk_numvfs(const char *addr, int numvfs)
+{
+	find(addr)->numvfs = numvfs;
+}
+
+void fk_proc(int pid, const char *comm, const char *path, unsigned major, unsigned minor)
+{
+	struct fproc *p = &k.procs[k.n_procs++];
+
+	p->pid = pid;
+	snprintf(p->comm, sizeof(p->comm), "%s", comm);
+	snprintf(p->path, sizeof(p->path), "%s", path);
+	p->major = major;
+	p->minor = minor;
+}
+
+static struct fproc *find_proc(int pid)
+{
+	int i;
+
+	for (i = 0; i < k.n_procs; i++)
+		if (k.procs[i].pid == pid && !k.procs[i].gone)
+			return &k.procs[i];
+	return NULL;
+}
+
+void fk_proc_exit(int pid)
+{
+	struct fproc *p = find_proc(pid);
+
+	if (p)
+		p->gone = true;
+}
+
+void fk_on_proc_scan(void (*fn)(int scans))
+{
+	k.on_scan = fn;
+}
+
+int fk_proc_scans(void)
+{
+	return k.scans;
+}
+
+void fk_remove(const char *addr)
+{
+	find(addr)->removed = true;
 }
 
 void fk_add(const char *addr, unsigned vendor, unsigned device, unsigned class, int group,
@@ -105,6 +197,8 @@ void fk_add(const char *addr, unsigned vendor, unsigned device, unsigned class, 
 	set_driver(d, driver ? driver : "");
 	snprintf(d->native, sizeof(d->native), "%s", native ? native : (driver ? driver : ""));
 	d->sriov = -1;
+	d->nv_minor = -1;
+	d->unbind_lock = -1;
 }
 
 void fk_set_override(const char *addr, const char *drv)
@@ -277,6 +371,16 @@ const char *fk_kmsg_probe_error(void)
 	return k.probe_error;
 }
 
+/* "proc/driver/nvidia/gpus/ADDR/NAME": ADDR in addr (32 bytes). */
+static bool nv_file(const char *path, const char *name, char *addr)
+{
+	int end = 0;
+
+	if (sscanf(path, "proc/driver/nvidia/gpus/%31[^/]/%n", addr, &end) != 1 || !end)
+		return false;
+	return strcmp(path + end, name) == 0;
+}
+
 /* rootio.h */
 
 int root_init(const char *root)
@@ -335,8 +439,50 @@ ssize_t root_read(const char *path, char *buf, size_t size)
 		return out(buf, size, "6.1.0-fake\n");
 	if (strcmp(path, "run/gpuvm/state.json") == 0)
 		return k.state ? out(buf, size, k.state) : -ENOENT;
+	{
+		int pid, g, end = 0;
+		char addr[32];
+		struct fproc *p;
+		struct fdev *n;
+
+		if (sscanf(path, "proc/%d/comm%n", &pid, &end) == 1 && path[end] == '\0')
+			return (p = find_proc(pid)) ? out(buf, size, p->comm) : -ENOENT;
+		if (nv_file(path, "information", addr) && (n = find(addr)) && n->nv_minor >= 0) {
+			snprintf(tmp, sizeof(tmp), "Model: \t\t fake\nDevice Minor: \t %d\n",
+				 n->nv_minor);
+			return out(buf, size, tmp);
+		}
+		if (nv_file(path, "unbindLock", addr) && (n = find(addr)) && n->unbind_lock >= 0)
+			return out(buf, size, n->unbind_lock ? "1\n" : "0\n");
+		if (sscanf(path, "sys/class/vfio/%d/dev%n", &g, &end) == 1 && path[end] == '\0') {
+			char grp[48];
+
+			snprintf(grp, sizeof(grp), "sys/class/vfio/%d", g);
+			snprintf(tmp, sizeof(tmp), "243:%d\n", g);
+			return root_exists(grp) ? out(buf, size, tmp) : -ENOENT;
+		}
+	}
 	if (!d)
 		return -ENOENT;
+	if (d->drm[0] && strncmp(attr, "drm/", 4) == 0 &&
+	    strncmp(attr + 4, d->drm, strlen(d->drm)) == 0 &&
+	    strcmp(attr + 4 + strlen(d->drm), "/dev") == 0) {
+		snprintf(tmp, sizeof(tmp), "226:%u\n", d->drm_minor);
+		return out(buf, size, tmp);
+	}
+	if (strcmp(attr, "sriov_numvfs") == 0 && d->sriov >= 0) {
+		snprintf(tmp, sizeof(tmp), "%d\n", d->numvfs);
+		return out(buf, size, tmp);
+	}
+	{
+		int n, end = 0;
+
+		if (sscanf(attr, "vfio-dev/vfio%d/dev%n", &n, &end) == 1 && attr[end] == '\0' &&
+		    k.vfio_dev == 2 && d->vfio == n) {
+			snprintf(tmp, sizeof(tmp), "511:%d\n", n);
+			return out(buf, size, tmp);
+		}
+	}
 	if (strcmp(attr, "uevent") == 0) {
 		snprintf(tmp, sizeof(tmp),
 			 "%s%s%sPCI_CLASS=%X\nPCI_ID=%04X:%04X\nPCI_SUBSYS_ID=0000:0000\n"
@@ -424,10 +570,28 @@ int root_link_name(const char *path, char *buf, size_t size)
 /* The fake kernel has no block devices and no ttys: hostdev.c finds nothing. */
 int root_link_target(const char *path, char *buf, size_t size)
 {
-	(void)path;
-	(void)buf;
-	(void)size;
+	struct fproc *p;
+	int pid, end = 0;
+
+	if (sscanf(path, "proc/%d/fd/3%n", &pid, &end) == 1 && path[end] == '\0' &&
+	    (p = find_proc(pid))) {
+		snprintf(buf, size, "%s", p->path);
+		return 0;
+	}
 	return -ENOENT;
+}
+
+int root_stat_rdev(const char *path, unsigned *maj, unsigned *min)
+{
+	struct fproc *p;
+	int pid, end = 0;
+
+	if (sscanf(path, "proc/%d/fd/3%n", &pid, &end) != 1 || path[end] != '\0' ||
+	    !(p = find_proc(pid)) || (!p->major && !p->minor))
+		return -ENOENT;
+	*maj = p->major;
+	*min = p->minor;
+	return 0;
 }
 
 int root_list(const char *dir, int (*cb)(const char *name, void *data), void *data)
@@ -440,10 +604,33 @@ int root_list(const char *dir, int (*cb)(const char *name, void *data), void *da
 		return err;
 	if (strcmp(dir, "sys/bus/pci/devices") == 0) {
 		for (i = 0; i < k.n; i++)
-			if ((r = cb(k.dev[i].name, data)))
+			if (!k.dev[i].removed && (r = cb(k.dev[i].name, data)))
 				return r;
 		return 0;
 	}
+	if (strcmp(dir, "proc") == 0) {
+		char pid[16];
+
+		r = 0;
+		for (i = 0; i < k.n_procs && !r; i++) {
+			if (k.procs[i].gone)
+				continue;
+			snprintf(pid, sizeof(pid), "%d", k.procs[i].pid);
+			r = cb(pid, data);
+		}
+		k.scans++;
+		if (k.on_scan)
+			k.on_scan(k.scans);
+		return r;
+	}
+	{
+		int pid;
+
+		if (sscanf(dir, "proc/%d/fd%n", &pid, &end) == 1 && dir[end] == '\0')
+			return find_proc(pid) ? cb("3", data) : -ENOENT;
+	}
+	if (d && strcmp(attr, "drm") == 0)
+		return d->drm[0] ? cb(d->drm, data) : -ENOENT;
 	if (d && strcmp(attr, "vfio-dev") == 0 && d->vfio >= 0 && k.vfio_dev > 0) {
 		char name[16];
 
@@ -497,6 +684,13 @@ bool root_exists(const char *path)
 	if (d && sscanf(attr, "vfio-dev/vfio%d/dev%n", &n, &end) == 1 && attr[end] == '\0')
 		return k.vfio_dev == 2 && d->vfio == n;
 
+	{
+		char addr[32];
+		struct fdev *nd;
+
+		if (nv_file(path, "unbindLock", addr))
+			return (nd = find(addr)) && nd->unbind_lock >= 0;
+	}
 	/* No VFs in the fake; a registered driver has remove_id, and its directory. */
 	if (sscanf(path, "sys/bus/pci/drivers/%63[^/]/remove_id", drv) == 1)
 		return registered(drv);
@@ -520,6 +714,21 @@ int root_write(const char *path, const char *value, unsigned timeout_ms)
 		return err;
 	snprintf(v, sizeof(v), "%s", value);
 	v[strcspn(v, "\n")] = '\0';
+	{
+		char addr[32];
+		struct fdev *n;
+
+		/* As nvidia does at close: 1 taken when no client is left, 0 given back. */
+		if (nv_file(path, "unbindLock", addr)) {
+			if (!(n = find(addr)) || n->unbind_lock < 0)
+				return -ENOENT;
+			if (strcmp(v, "1") == 0 && n->nv_clients == 0)
+				n->unbind_lock = 1;
+			else if (strcmp(v, "0") == 0)
+				n->unbind_lock = 0;
+			return 0;
+		}
+	}
 	if (d && strcmp(attr, "driver_override") == 0) {
 		snprintf(d->override, sizeof(d->override), "%s", v);
 		return 0;

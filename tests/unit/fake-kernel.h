@@ -58,4 +58,24 @@ int fk_writes(void);	    /* sysfs writes so far */
 int fk_modules_loaded(void);
 const char *fk_kmsg_probe_error(void); /* what the kernel would have logged */
 
+/*
+ * apply --live: device nodes and the processes that hold them. A DRM node (drm/NAME, major
+ * 226), the nvidia driver's minor (/proc/driver/nvidia/gpus/ADDR/information, major 195)
+ * and, with unbind_lock, its unbindLock with clients that refuse it; a process with one
+ * descriptor on the node at path (major:minor; 0:0: a link that cannot be followed, matched
+ * by its text).
+ */
+void fk_drm(const char *addr, const char *name, unsigned minor);
+void fk_nvidia(const char *addr, int minor, bool unbind_lock);
+void fk_nvidia_clients(const char *addr, int clients);
+bool fk_unbind_locked(const char *addr);
+void fk_numvfs(const char *addr, int numvfs);
+void fk_proc(int pid, const char *comm, const char *path, unsigned major, unsigned minor);
+void fk_proc_exit(int pid);
+/* Called after each listing of /proc with how many there were (the wait's hook). */
+void fk_on_proc_scan(void (*fn)(int scans));
+/* The device is hot-unplugged: gone from sysfs. */
+void fk_remove(const char *addr);
+int fk_proc_scans(void);
+
 #endif
