@@ -24,7 +24,7 @@ static int parse_id_pair(const char *v, size_t n, uint16_t *a, uint16_t *b)
 {
 	unsigned long x, y;
 
-	if (n != 9 || v[4] != ':' || parse_hex_n(v, 4, 4, &x) < 0 || parse_hex_n(v + 5, 4, 4, &y) < 0)
+	if (n != 9 || v[4] != ':' || parse_hex_fixed(v, 4, &x) < 0 || parse_hex_fixed(v + 5, 4, &y) < 0)
 		return -EINVAL;
 	*a = (uint16_t)x;
 	*b = (uint16_t)y;
@@ -125,9 +125,9 @@ struct scan_ctx {
 	 * GONE for one whose uevent was not there any more.
 	 */
 	uint8_t *seen;
-	size_t *dom; /* where each domain's functions start in inv->dev, and the end */
-	size_t n_dom;
-	size_t hint; /* the function after the last line's: lines come in address order */
+	/* The functions by bus and devfn (a line's key): chains from head[hash], through next. */
+	uint32_t *head, *next;
+	bool domains; /* more than one: a bus and devfn may be in several */
 	int err;
 };
 
@@ -242,7 +242,9 @@ static void drop_gone(struct scan_ctx *c)
 	struct inventory *inv = c->inv;
 	size_t i, j;
 
-	for (i = j = 0; i < inv->n; i++)
+	for (i = 0; i < inv->n && c->seen[i] != GONE; i++)
+		;
+	for (j = i; i < inv->n; i++)
 		if (c->seen[i] != GONE)
 			inv->dev[j++] = inv->dev[i];
 	inv->n = j;
@@ -256,8 +258,12 @@ static int list_one(const char *name, void *data)
 	struct pci_dev *d;
 
 	if (inv->n == c->cap) {
-		/* 512 (40 KiB) hold most machines: no copy while they are listed */
-		size_t cap = c->cap ? c->cap * 2 : 512;
+		/*
+		 * 2,048 (160 KiB, mapped as it is used: past malloc's mmap threshold) hold
+		 * nearly every machine, and a larger one grows by mremap(2), not by a copy
+		 * into new pages
+		 */
+		size_t cap = c->cap ? c->cap * 2 : 2048;
 		struct pci_dev *nd = realloc(inv->dev, cap * sizeof(*nd));
 
 		if (!nd) {
@@ -269,8 +275,12 @@ static int list_one(const char *name, void *data)
 	}
 	d = &inv->dev[inv->n];
 	pci_dev_init(d);
-	if (pci_addr_parse(name, &d->addr) < 0 || strscpy(d->name, name, sizeof(d->name)) < 0)
-		return 0;  /* not a PCI address: not ours to judge */
+	if (pci_addr_parse(name, &d->addr) < 0)
+		return 0;     /* not a PCI address: not ours to judge */
+	if (name[12] == '\0') /* as sysfs names them: 12 characters */
+		memcpy(d->name, name, 13);
+	else if (strscpy(d->name, name, sizeof(d->name)) < 0)
+		return 0;
 	d->partial = true; /* nothing read yet */
 	inv->n++;
 	return 0;
@@ -280,8 +290,8 @@ int pci_proc_parse_line(const char *s, size_t len, uint16_t *key, uint16_t *vend
 {
 	unsigned long k, v, d;
 
-	if (len < 13 || s[4] != '\t' || (len > 13 && s[13] != '\t') || parse_hex_n(s, 4, 4, &k) < 0 ||
-	    parse_hex_n(s + 5, 4, 4, &v) < 0 || parse_hex_n(s + 9, 4, 4, &d) < 0)
+	if (len < 13 || s[4] != '\t' || (len > 13 && s[13] != '\t') || parse_hex_fixed(s, 4, &k) < 0 ||
+	    parse_hex_fixed(s + 5, 4, &v) < 0 || parse_hex_fixed(s + 9, 4, &d) < 0)
 		return -EINVAL;
 	*key = (uint16_t)k;
 	*vendor = (uint16_t)v;
@@ -289,54 +299,56 @@ int pci_proc_parse_line(const char *s, size_t len, uint16_t *key, uint16_t *vend
 	return 0;
 }
 
-static uint16_t bus_devfn(const struct pci_addr *a)
+static inline __attribute__((always_inline)) uint16_t bus_devfn(const struct pci_addr *a)
 {
 	return (uint16_t)(a->bus << 8 | a->dev << 3 | a->fn);
 }
 
-/* The function of [lo, hi) whose bus and devfn are key, or SIZE_MAX: they are sorted. */
-static size_t find_key(const struct pci_dev *dev, size_t lo, size_t hi, uint16_t key)
-{
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		uint16_t k = bus_devfn(&dev[mid].addr);
+#define KEY_BUCKETS 4096
+#define NIL UINT32_MAX
 
-		if (k == key)
-			return mid;
-		if (k < key)
-			lo = mid + 1;
-		else
-			hi = mid;
+static unsigned key_hash(uint16_t key)
+{
+	return (unsigned)(((uint32_t)key * 2654435761U) >> 20) & (KEY_BUCKETS - 1);
+}
+
+/* The functions by bus and devfn, in every domain. -ENOMEM. */
+static int key_index(struct scan_ctx *c)
+{
+	size_t i, n = c->inv->n;
+
+	c->head = malloc(KEY_BUCKETS * sizeof(*c->head));
+	c->next = malloc(n * sizeof(*c->next));
+	if (!c->head || !c->next || n >= NIL)
+		return -ENOMEM;
+	memset(c->head, 0xff, KEY_BUCKETS * sizeof(*c->head));
+	c->domains = n && c->inv->dev[n - 1].addr.domain != c->inv->dev[0].addr.domain;
+	for (i = n; i-- > 0;) {
+		unsigned h = key_hash(bus_devfn(&c->inv->dev[i].addr));
+
+		c->next[i] = c->head[h];
+		c->head[h] = (uint32_t)i;
 	}
-	return SIZE_MAX;
+	return 0;
 }
 
 /*
- * A line of /proc/bus/pci/devices. It has no domain: a line counts for the function with
- * its bus and devfn in every domain. Where several domains have one, the lines that name
+ * The IDs of a line of /proc/bus/pci/devices. It has no domain: a line counts for the
+ * function with its bus and devfn in every domain. Where several domains have one, the lines that name
  * it must be as many and all say the same IDs (as for the same slot of two identical
  * trees); else which line is whose cannot be told (CONFLICT), and their uevents say.
  */
 #define CONFLICT 0xfe
 #define SEEN_MAX 0xfd
 
-static int proc_line(const char *line, size_t len, void *data)
+static void proc_ids(struct scan_ctx *c, uint16_t key, uint16_t vendor, uint16_t device)
 {
-	struct scan_ctx *c = data;
 	struct pci_dev *dev = c->inv->dev;
-	uint16_t key, vendor, device;
-	size_t i, k;
+	uint32_t i;
 
-	if (pci_proc_parse_line(line, len, &key, &vendor, &device) < 0)
-		return -EINVAL; /* not the format this reads: the uevents say it all */
-	for (k = 0; k < c->n_dom; k++) {
-		if (c->n_dom == 1 && c->hint < c->inv->n && bus_devfn(&dev[c->hint].addr) == key)
-			i = c->hint;
-		else
-			i = find_key(dev, c->dom[k], c->dom[k + 1], key);
-		if (i == SIZE_MAX)
+	for (i = c->head[key_hash(key)]; i != NIL; i = c->next[i]) {
+		if (bus_devfn(&dev[i].addr) != key)
 			continue;
-		c->hint = i + 1;
 		if (c->seen[i] == 0) {
 			dev[i].vendor = vendor;
 			dev[i].device = device;
@@ -349,69 +361,96 @@ static int proc_line(const char *line, size_t len, void *data)
 			c->seen[i]++;
 		}
 	}
-	return 0;
+}
+
+/*
+ * Where the line at l (of at most rest bytes) ends: its '\n', or NULL. After the IDs and
+ * the IRQ come 14 fields the kernel writes as "\t%16llx", 17 bytes each whatever their
+ * value: where the tabs are where they must be, the search for the end starts past them
+ * (the driver's name), not at the line's start. A line that only looks so and hides a
+ * '\n' in them takes the next with it: the functions of both are read from their uevents.
+ */
+#define PROC_FIELD ((size_t)17)
+#define PROC_FIXED (14 * PROC_FIELD)
+
+static const char *proc_line_end(const char *l, size_t rest)
+{
+	const char *end = l + rest, *p = l + 14;
+	unsigned f;
+
+	while (p < end && p < l + 14 + 8 && *p != '\t' && *p != '\n')
+		p++; /* the IRQ, "%x" */
+	if (p + PROC_FIXED + 1 < end && *p == '\t') {
+		for (f = 1; f <= 14 && p[f * PROC_FIELD] == '\t'; f++)
+			;
+		if (f > 14)
+			return memchr(p + PROC_FIXED + 1, '\n', (size_t)(end - p) - PROC_FIXED - 1);
+	}
+	return memchr(l, '\n', rest);
+}
+
+/* The whole lines of a chunk of /proc/bus/pci/devices: the bytes used, or -EINVAL. */
+static ssize_t proc_chunk(const char *buf, size_t len, bool eof, void *data)
+{
+	struct scan_ctx *c = data;
+	size_t pos = 0;
+
+	while (pos < len) {
+		const char *l = buf + pos, *nl = proc_line_end(l, len - pos);
+		uint16_t key, vendor, device;
+
+		if (!nl && !eof)
+			break; /* cut by the read: the next chunk starts with it */
+		if (!nl)
+			nl = buf + len;
+		if (pci_proc_parse_line(l, (size_t)(nl - l), &key, &vendor, &device) < 0)
+			return -EINVAL; /* not the format this reads: the uevents say it all */
+		proc_ids(c, key, vendor, device);
+		pos = (size_t)(nl - buf) + 1;
+	}
+	return (ssize_t)(pos < len ? pos : len);
 }
 
 /* How many domains have a function at d's bus and devfn (d's own among them). */
 static unsigned domains_with(const struct scan_ctx *c, const struct pci_dev *d)
 {
-	size_t k;
+	uint16_t key = bus_devfn(&d->addr);
 	unsigned n = 0;
+	uint32_t i;
 
-	if (c->n_dom == 1)
+	if (!c->domains)
 		return 1;
-	for (k = 0; k < c->n_dom; k++)
-		n += find_key(c->inv->dev, c->dom[k], c->dom[k + 1], bus_devfn(&d->addr)) != SIZE_MAX;
+	for (i = c->head[key_hash(key)]; i != NIL; i = c->next[i])
+		n += bus_devfn(&c->inv->dev[i].addr) == key;
 	return n;
-}
-
-/* Where each domain's functions start in the sorted inventory. */
-static int domains(struct scan_ctx *c)
-{
-	const struct pci_dev *dev = c->inv->dev;
-	size_t i, n = 1;
-
-	for (i = 1; i < c->inv->n; i++)
-		n += dev[i].addr.domain != dev[i - 1].addr.domain;
-	c->dom = malloc((n + 1) * sizeof(*c->dom));
-	if (!c->dom)
-		return -ENOMEM;
-	c->dom[0] = 0;
-	for (i = 1, n = 1; i < c->inv->n; i++)
-		if (dev[i].addr.domain != dev[i - 1].addr.domain)
-			c->dom[n++] = i;
-	c->dom[n] = c->inv->n;
-	c->n_dom = n;
-	return 0;
 }
 
 /*
  * What each function is. /proc/bus/pci/devices gives every function's vendor and device
- * in a few reads; a function it names without doubt (proc_line) stays partial (IDs only)
- * until the plan looks at it. The others, and all of them when that file cannot be read or is not
- * in its format, are read from their uevents. Functions gone since the listing leave.
+ * in a few reads; a function it names without doubt (proc_ids) stays partial (IDs only)
+ * until the plan looks at it. The others, and all of them when that file cannot be read or
+ * is not in its format, are read from their uevents. Functions gone since the listing
+ * leave. The file is read through a buffer on the stack, where root_list()'s listing
+ * buffer was a moment before: its pages are there already (not inlined, so that the two
+ * frames share the same place), where a heap buffer would cost 16 page faults.
  */
 #define PROC_BUF ((size_t)64 * 1024)
 
-static int resolve(struct scan_ctx *c)
+static __attribute__((noinline)) int resolve(struct scan_ctx *c)
 {
 	struct inventory *inv = c->inv;
+	char buf[PROC_BUF];
 	bool flat = false;
 	size_t i;
-	char *buf;
 	int r;
 
 	c->seen = calloc(inv->n, 1);
 	if (!c->seen)
 		return -ENOMEM;
-	buf = malloc(PROC_BUF);
-	r = buf ? domains(c) : -ENOMEM;
-	if (r < 0) {
-		free(buf);
+	r = key_index(c);
+	if (r < 0)
 		return r;
-	}
-	r = root_read_lines("proc/bus/pci/devices", buf, PROC_BUF, proc_line, c);
-	free(buf);
+	r = root_read_chunks("proc/bus/pci/devices", buf, sizeof(buf), proc_chunk, c);
 	if (r == 0) {
 		flat = true;
 	} else {
@@ -503,10 +542,10 @@ static int dev_cmp(const void *a, const void *b)
 	return pci_addr_cmp(&((const struct pci_dev *)a)->addr, &((const struct pci_dev *)b)->addr);
 }
 
-/* An address as one number, in pci_addr_cmp's order. */
+/* An address as one number, in pci_addr_cmp's order: domain, bus, devfn (3 sort passes). */
 static uint64_t addr_key(const struct pci_addr *a)
 {
-	return (uint64_t)a->domain << 24 | (uint64_t)a->bus << 16 | (uint64_t)a->dev << 8 | a->fn;
+	return (uint64_t)a->domain << 16 | (uint64_t)a->bus << 8 | (uint64_t)(a->dev << 3 | a->fn);
 }
 
 /*
@@ -742,7 +781,8 @@ out:
 	root_batch_close(&c.uevents);
 	free(groups);
 	free(c.seen);
-	free(c.dom);
+	free(c.head);
+	free(c.next);
 	return r;
 }
 

@@ -21,9 +21,23 @@ static int hex_field(const char *s, size_t n, unsigned max_digits, unsigned long
 
 int pci_addr_parse(const char *s, struct pci_addr *a)
 {
-	const char *c1 = strchr(s, ':'), *c2, *dot;
+	const char *c1, *c2, *dot;
 	unsigned long dom = 0, bus, dev, fn;
 
+	/* As sysfs names every function ("%04x:%02x:%02x.%d"): no search, no copy. */
+	if (s[0] && s[1] && s[2] && s[3] && s[4] == ':' && s[5] && s[6] && s[7] == ':' && s[8] &&
+	    s[9] && s[10] == '.' && s[11] && !s[12] && parse_hex_fixed(s, 4, &dom) == 0 &&
+	    parse_hex_fixed(s + 5, 2, &bus) == 0 && parse_hex_fixed(s + 8, 2, &dev) == 0 &&
+	    parse_hex_fixed(s + 11, 1, &fn) == 0) {
+		if (dev > 0x1f || fn > 7)
+			return -EINVAL;
+		a->domain = (uint32_t)dom;
+		a->bus = (uint8_t)bus;
+		a->dev = (uint8_t)dev;
+		a->fn = (uint8_t)fn;
+		return 0;
+	}
+	c1 = strchr(s, ':');
 	if (!c1)
 		return -EINVAL;
 	c2 = strchr(c1 + 1, ':');

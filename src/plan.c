@@ -146,6 +146,18 @@ static void classify(struct plan *p, const struct settings *s, const struct inve
 		struct plan_dev *pd = &p->dev[i];
 
 		pd->role = ROLE_NONE;
+		if (d->partial) {
+			/*
+			 * Known by its IDs only: the scan found it cannot matter (no selection
+			 * takes it, it is in no slot or group of one that does). Not selected,
+			 * and that is all (p->dev is zeroed: no reason to drop).
+			 */
+			pd->action = ACT_SKIP;
+			pd->target = "";
+			pd->reason = "not selected";
+			pd->listed = d->vendor == PCI_VENDOR_NVIDIA;
+			continue;
+		}
 		set(pd, ACT_SKIP, NULL, "not selected");
 		pd->listed = d->vendor == PCI_VENDOR_NVIDIA;
 		if (d->unidentified) {

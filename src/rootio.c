@@ -125,12 +125,12 @@ ssize_t root_read_batched(struct root_batch *b, const char *path, char *buf, siz
 }
 
 /*
- * A file read in size-byte chunks through buf, each whole line handed to cb: proc's
- * seq_file fills a read as far as the buffer goes, so a 64 KiB buffer takes some 240
- * lines of /proc/bus/pci/devices a call. A line that does not fit is -EFBIG.
+ * A file read through buf, size bytes at a time: proc's seq_file fills a read as far as
+ * the buffer goes, so a 64 KiB buffer takes some 240 lines of /proc/bus/pci/devices a
+ * call. What cb leaves of a chunk (a line cut by the read) starts the next.
  */
-int root_read_lines(const char *path, char *buf, size_t size,
-		    int (*cb)(const char *line, size_t len, void *data), void *data)
+int root_read_chunks(const char *path, char *buf, size_t size,
+		     ssize_t (*cb)(const char *chunk, size_t len, bool eof, void *data), void *data)
 {
 	size_t have = 0;
 	int fd, r = 0;
@@ -141,8 +141,7 @@ int root_read_lines(const char *path, char *buf, size_t size,
 	if (fd < 0)
 		return -errno;
 	for (;;) {
-		ssize_t n = read(fd, buf + have, size - have);
-		size_t start = 0, end;
+		ssize_t n = read(fd, buf + have, size - have), used;
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -150,30 +149,21 @@ int root_read_lines(const char *path, char *buf, size_t size,
 			r = -errno;
 			break;
 		}
-		if (n == 0) {
-			if (have) /* a last line without its newline */
-				r = cb(buf, have, data);
+		have += (size_t)n;
+		used = cb(buf, have, n == 0, data);
+		if (used < 0) {
+			r = (int)used;
 			break;
 		}
-		end = have + (size_t)n;
-		for (;;) {
-			char *nl = memchr(buf + start, '\n', end - start);
-
-			if (!nl)
-				break;
-			r = cb(buf + start, (size_t)(nl - (buf + start)), data);
-			if (r)
-				goto out;
-			start = (size_t)(nl - buf) + 1;
-		}
-		have = end - start;
+		if (n == 0)
+			break;
+		have -= (size_t)used;
 		if (have == size) {
-			r = -EFBIG;
+			r = -EFBIG; /* a record longer than buf */
 			break;
 		}
-		memmove(buf, buf + start, have);
+		memmove(buf, buf + used, have);
 	}
-out:
 	close(fd);
 	return r;
 }

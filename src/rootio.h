@@ -39,12 +39,13 @@ struct root_batch {
 ssize_t root_read_batched(struct root_batch *b, const char *path, char *buf, size_t size);
 void root_batch_close(struct root_batch *b);
 /*
- * A text file line by line through buf (of size bytes): cb(line, len, data) for each line,
- * without its '\n' and not NUL-terminated; cb's non-zero return stops and is returned.
- * -errno when the file cannot be read, -EFBIG for a line longer than buf.
+ * A file through buf (of size bytes), a read at a time: cb(buf, len, eof, data) gets what
+ * is there and returns how many bytes of it it used (whole records), or -errno to stop;
+ * the rest starts the next call. eof: the file ended, all of it is there. -errno when the
+ * file cannot be read, -EFBIG for a record longer than buf.
  */
-int root_read_lines(const char *path, char *buf, size_t size,
-		    int (*cb)(const char *line, size_t len, void *data), void *data);
+int root_read_chunks(const char *path, char *buf, size_t size,
+		     ssize_t (*cb)(const char *chunk, size_t len, bool eof, void *data), void *data);
 /* The last component of a symlink's target ("vfio-pci" for a driver link). */
 int root_link_name(const char *path, char *buf, size_t size);
 /* A symlink's whole target, as readlink(2) gives it; -ENAMETOOLONG past size. */

@@ -2,6 +2,7 @@
 /* Small string helpers shared by the parsers. */
 #include <ctype.h>
 #include <errno.h>
+#include <stdlib.h>
 
 #include "util.h"
 
@@ -170,11 +171,61 @@ static void sift_down(struct sort_key *k, size_t root, size_t n)
 	}
 }
 
+/*
+ * LSD radix sort by key, a byte a pass, skipping the bytes every key shares (most of a PCI
+ * address's domain): 3,000 functions in a few passes, not 70,000 comparisons. Stable, so
+ * keys that tie keep their order: by index when they came so. false when they did not, or
+ * without memory for the second array: the heap sort then.
+ */
+static bool radix_sort(struct sort_key *k, size_t n)
+{
+	struct sort_key *tmp, *src = k, *dst, *t;
+	uint64_t any = 0, all = ~(uint64_t)0;
+	size_t count[256], i;
+	unsigned b;
+
+	for (i = 0; i < n; i++) {
+		if (i && k[i].idx <= k[i - 1].idx)
+			return false;
+		any |= k[i].key;
+		all &= k[i].key;
+	}
+	tmp = malloc(n * sizeof(*tmp));
+	if (!tmp)
+		return false;
+	dst = tmp;
+	for (b = 0; b < 64; b += 8) {
+		size_t pos = 0, c;
+
+		if ((((any ^ all) >> b) & 0xff) == 0)
+			continue; /* the same byte in every key */
+		memset(count, 0, sizeof(count));
+		for (i = 0; i < n; i++)
+			count[(src[i].key >> b) & 0xff]++;
+		for (i = 0; i < 256; i++) {
+			c = count[i];
+			count[i] = pos;
+			pos += c;
+		}
+		for (i = 0; i < n; i++)
+			dst[count[(src[i].key >> b) & 0xff]++] = src[i];
+		t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != k)
+		memcpy(k, src, n * sizeof(*k));
+	free(tmp);
+	return true;
+}
+
 void sort_keys(struct sort_key *k, size_t n)
 {
 	size_t i;
 
 	if (n < 2)
+		return;
+	if (n >= 64 && radix_sort(k, n))
 		return;
 	for (i = n / 2; i-- > 0;)
 		sift_down(k, i, n);

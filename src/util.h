@@ -2,6 +2,7 @@
 #ifndef GPUVM_UTIL_H
 #define GPUVM_UTIL_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -28,6 +29,30 @@ int parse_hex(const char *s, unsigned max_digits, unsigned long *out);
 /* The same on the len bytes at s, which need not end there (a value inside a line). */
 int parse_hex_n(const char *s, size_t len, unsigned max_digits, unsigned long *out);
 /*
+ * Exactly n hex digits (either case), no prefix: the fixed fields the kernel writes (an
+ * address's, a line's of /proc/bus/pci/devices), parsed for every function: inline.
+ */
+static inline __attribute__((always_inline)) int parse_hex_fixed(const char *s, size_t n,
+								 unsigned long *out)
+{
+	unsigned long v = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		unsigned c = (unsigned char)s[i], d = c - '0';
+
+		if (d > 9) {
+			d = (c | 0x20) - 'a';
+			if (d > 5)
+				return -EINVAL;
+			d += 10;
+		}
+		v = v << 4 | d;
+	}
+	*out = v;
+	return n ? 0 : -EINVAL;
+}
+/*
  * Copy in for a terminal (a log line, text output): C0 controls, DEL, C1 controls (as
  * UTF-8, U+0080-U+009F, and as raw bytes), and every byte that is not part of a valid,
  * shortest-form UTF-8 character become '?', one a byte; valid UTF-8 is kept. A copy cut
@@ -42,7 +67,8 @@ struct sort_key {
 };
 
 /*
- * Sort by key, then index: an in-place heapsort, O(n log n), no allocation and no callback
+ * Sort by key, then index: a radix sort when the keys come in index order (as every caller
+ * fills them) and a second array can be had, else an in-place heapsort; no callback
  * (libc's qsort, called for each comparison, cost a fifth of a plan's instructions).
  */
 void sort_keys(struct sort_key *k, size_t n);

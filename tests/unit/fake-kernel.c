@@ -515,11 +515,13 @@ void root_batch_close(struct root_batch *b)
 }
 
 /* /proc/bus/pci/devices as the kernel writes it: one line a function, no domain. */
-int root_read_lines(const char *path, char *buf, size_t size,
-		    int (*cb)(const char *line, size_t len, void *data), void *data)
+int root_read_chunks(const char *path, char *buf, size_t size,
+		     ssize_t (*cb)(const char *chunk, size_t len, bool eof, void *data), void *data)
 {
-	int i, r, err = read_faulted(path);
+	int i, f, err = read_faulted(path);
 	unsigned dom, bus, dev, fn;
+	size_t n = 0;
+	ssize_t used;
 
 	if (err)
 		return err;
@@ -527,23 +529,22 @@ int root_read_lines(const char *path, char *buf, size_t size,
 		return -ENOENT;
 	for (i = 0; i < k.n; i++) {
 		const struct fdev *d = &k.dev[i];
-		int n;
+		int w;
 
 		if (sscanf(d->name, "%x:%x:%x.%x", &dom, &bus, &dev, &fn) != 4)
 			continue;
-		n = snprintf(buf, size, "%02x%02x\t%04x%04x\t%x", bus, dev << 3 | fn, d->vendor,
-			     d->device, 16 + i);
-		for (r = 0; r < 14 && n > 0 && (size_t)n < size; r++)
-			n += snprintf(buf + n, size - (size_t)n, "\t%16x", 0);
-		if (n > 0 && (size_t)n < size)
-			n += snprintf(buf + n, size - (size_t)n, "\t%s", d->driver);
-		if (n < 0 || (size_t)n >= size)
+		w = snprintf(buf + n, size - n, "%02x%02x\t%04x%04x\t%x", bus, dev << 3 | fn,
+			     d->vendor, d->device, 16 + i);
+		for (f = 0; f < 14 && w > 0 && n + (size_t)w < size; f++)
+			w += snprintf(buf + n + (size_t)w, size - n - (size_t)w, "\t%16x", 0);
+		if (w > 0 && n + (size_t)w < size)
+			w += snprintf(buf + n + (size_t)w, size - n - (size_t)w, "\t%s\n", d->driver);
+		if (w < 0 || n + (size_t)w >= size)
 			return -EFBIG;
-		r = cb(buf, (size_t)n, data);
-		if (r)
-			return r;
+		n += (size_t)w;
 	}
-	return 0;
+	used = cb(buf, n, true, data);
+	return used < 0 ? (int)used : 0;
 }
 
 int root_link_name(const char *path, char *buf, size_t size)
