@@ -1,26 +1,45 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# bench/run.sh: the cost of gpuvm on the boot path (issue 8). `make bench` runs it.
+# bench/run.sh: the cost of gpuvm on the boot path (issues 8 and 20). `make bench` runs it.
 #
 # For each workload (a fixture tree built by tests/fixture/mkfixture, shaped like a real
-# machine) and for `plan` and `apply --root`, it measures:
+# machine) it measures the floor program, `plan` and `apply --root`, and Debian's driverctl
+# doing what apply does, in ONE interleaved run (timeit -m: floor, plan, apply, driverctl,
+# floor, …; the tree put back before every run, untimed), so that machine noise hits all alike:
 #   wall time    median, min and max of many runs (bench/timeit.c: fork to reaped exit,
 #                output to /dev/null), and the median CPU time (user + system)
-#   syscalls     every call of every process (strace -ff -y; the forked writer counts)
+#   syscalls     every call of every process (strace -ff -y; the forked writer counts);
+#                execs: the execve calls among them
 #   floor        the fewest syscalls that fetch what the run used and make the changes it
 #                made (bench/floor.awk says how), and gpuvm's ratio to it
 #   instructions callgrind's total Ir (all processes), repeatable on a busy machine
 #   page faults  the median minor faults of a run (wait4), and its peak RSS (VmHWM at exit)
 # Every measured command starts with descriptors 0-2 only, as at boot (timeit closes the
-# rest; timeit -x runs strace and callgrind so).
-# and the size of build/gpuvm; and the same for bench/floorprog.c, a program that does
-# only the per-function part of the floor, to show what that costs on this machine. apply writes into its tree; before every apply run the
-# files the previous run changed are put back as they were (outside the timed region),
-# and run.sh checks that nothing else changed.
+# rest; timeit -x runs strace and callgrind so). Also the size of build/gpuvm, and the
+# start of gpuvm alone (`gpuvm --version`). bench/floorprog.c does only the per-function
+# part of the floor, to show what that costs on this machine.
+#
+# The peer: `driverctl --nosave set-override ADDR vfio-pci` for each function gpuvm's plan
+# binds (on hgx8 the 8 GPUs), one process after another. driverctl has no --root: it runs in
+# a private mount namespace (bench/peer-ns.sh) where the fixture's sys is bound over /sys,
+# /etc/driverctl.d and /run are tmpfs, and a program that does nothing stands in for
+# /sbin/modprobe (kmod) and udevadm; peer-ns.sh checks through /sys that it is the fixture
+# (a marker with this run's token) before anything runs. run.sh checks after driverctl's
+# probe run that each override was written in the tree and that this machine's PCI devices,
+# /etc/driverctl.d and loaded modules are as they were (again after each workload).
+#
+# apply and driverctl write into their tree: run.sh saves every file they may write, makes
+# one probe run of each, finds what it changed and puts exactly that back before every run;
+# it stops if one changed anything it did not save, and checks that nothing differs after
+# a restore.
+#
+# Then bench/boot.sh: the boot ratio in QEMU (gpuvm apply against `modprobe vfio-pci ids=`,
+# the kernel's own bind, between kmsg markers, interleaved boots; see its header).
 #
 # Environment:
-#   BENCH_QUICK=1    a smoke run for CI: fewer repetitions, no 10,000-function workload;
-#                    writes build/bench/RESULTS-quick.md, never bench/RESULTS.md
+#   BENCH_QUICK=1    a smoke run for CI: fewer repetitions, no 10,000-function workload,
+#                    3 boots a path; writes build/bench/RESULTS-quick.md, never
+#                    bench/RESULTS.md
 #   BENCH_RUNS=N     timed runs per measurement (default 200, 100 at 1,000 functions,
 #                    20 at 10,000; 20 / 10 with BENCH_QUICK)
 #   BENCH_TREES=DIR  where the fixture trees go (about 1.3 GB with the 10,000-function
@@ -31,11 +50,16 @@
 #                    (ext4's auto_da_alloc), which no sysfs write does.
 #   BENCH_KEEP=1     reuse trees already built there (the fixture build is then not timed)
 #   BENCH_ONLY="W.." only these workloads (workstation hgx8 hgx8-sriov synthetic-1000
-#                    synthetic-10000)
-#   BENCH_BIN=FILE   measure FILE instead of build/gpuvm (an A/B comparison of a change):
-#                    writes build/bench/RESULTS-bin.md; link FILE unstripped (make -f Makefile
-#                    -f bench/syms.mk build/bench/gpuvm.syms) for Ir and profiles
-# Needs: strace, valgrind (callgrind), a host C compiler, cpio (mkfixture), tar.
+#                    synthetic-10000); writes build/bench/RESULTS-quick.md
+#   BENCH_BIN=FILE   measure FILE instead of build/gpuvm (an A/B comparison of a change),
+#                    in the fixtures and in the boots: writes build/bench/RESULTS-bin.md;
+#                    link FILE unstripped (make -f Makefile -f bench/syms.mk
+#                    build/bench/gpuvm.syms) for Ir and profiles
+#   BENCH_PEERS=0    leave driverctl out (it is also left out, with the reason in the
+#                    report, when it is not installed or no mount namespace can be made)
+#   BENCH_BOOT=0     leave the boot ratio out; BENCH_BOOTS=N boots a path (default 7)
+# Needs: strace, valgrind (callgrind), a host C compiler, cpio (mkfixture), tar, jq,
+# driverctl and unshare (the peer), qemu-system-x86 (the boots): scripts/install-packages.sh.
 set -eu
 
 if [ -n "${BENCH_BIN:-}" ]; then
@@ -836,12 +860,14 @@ if [ -n "$QUICK" ]; then mode="BENCH_QUICK=1 (smoke run: fewer repetitions, no 1
 	echo "|---|---|---|---|---|"
 	fixtures
 	echo
-	echo "Apply writes into its tree. run.sh saves every file apply may write (sys/bus, each"
-	echo "driver_override, run/), makes one probe run, finds what it changed (driver_override,"
-	echo "the drivers' unbind, drivers_probe, run/gpuvm/state.json) and puts exactly that back"
-	echo "before each timed run, untimed; it stops if apply changed anything it did not save, and"
-	echo "checks that nothing differs after a restore. Under \`--root\` apply loads no module and"
-	echo "verifies no binding, so it measures reading, planning and writing only."
+	echo "Apply and driverctl write into their tree. run.sh saves every file they may write"
+	echo "(sys/bus, each driver_override, run/), makes one probe run of each, finds what it changed"
+	echo "(driver_override, the drivers' unbind, drivers_probe, run/gpuvm/state.json) and puts"
+	echo "exactly that back before each timed run, untimed; it stops if one changed anything it did"
+	echo "not save, and checks that nothing differs after a restore. Under \`--root\` apply loads no"
+	echo "module and verifies no binding, so it measures reading, planning and writing only; in"
+	echo "the fixture driverctl's check that the device got a driver passes on the driver link"
+	echo "the tree already has (nothing binds in a fixture)."
 } >"$REPORT.tmp"
 mv "$REPORT.tmp" "$REPORT"
 [ "$REPORT" = "$OUT/RESULTS.md" ] || cp "$REPORT" "$OUT/RESULTS.md"
