@@ -3,6 +3,7 @@
 # Prints "@bench KEY=VALUE" lines that boot.sh reads from the console:
 #   step      the step this boot measured (bench.step= on the kernel command line)
 #   driver    the driver of the stand-in GPU (1234:1111), "none" when unbound
+#   modules   the modules loaded (/proc/modules), sorted
 #   elapsed_us  gpuvm's own elapsed_us from /run/gpuvm/state.json ("-" without one)
 #   kmsg      the kernel log from the "gpuvm-bench: begin" marker to the "end" one, a line
 #             each, with its printk time: "@bench kmsg=SECONDS TEXT"
@@ -21,6 +22,7 @@ for d in /sys/bus/pci/devices/*; do
 	echo "@bench device=${d##*/}"
 done
 echo "@bench driver=$drv"
+echo "@bench modules=$(cut -d' ' -f1 /proc/modules | sort | tr '\n' ' ' | sed 's/ $//')"
 us=-
 if [ -f /run/gpuvm/state.json ]; then
 	us=$(sed -n 's/.*"elapsed_us": *\([0-9]*\).*/\1/p' /run/gpuvm/state.json | head -n 1)
