@@ -33,8 +33,10 @@
 # it stops if one changed anything it did not save, and checks that nothing differs after
 # a restore.
 #
-# Then bench/boot.sh: the boot ratio in QEMU (gpuvm apply against `modprobe vfio-pci ids=`,
-# the kernel's own bind, between kmsg markers, interleaved boots; see its header).
+# Then bench/boot.sh, twice: the boot ratio in QEMU (the `gpuvm apply` step against the
+# kernel's own bind, busybox modprobe of vfio-pci with ids= and vfio_iommu_type1, between
+# kmsg markers, interleaved boots; see its header), on the real clock (BENCH_BOOTS boots a
+# path) and instruction-counted (BOOT_ICOUNT=1, 3 boots a path: repeatable).
 #
 # Environment:
 #   BENCH_QUICK=1    a smoke run for CI: fewer repetitions, no 10,000-function workload,
