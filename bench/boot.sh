@@ -20,8 +20,8 @@
 #             ignores modules.softdep, where vfio asks for it ("post:"), and kmod's modprobe
 #             (what vfio-pci.ids= or a modprobe.d line gets at boot) and gpuvm's libkmod load
 #             it: both paths must load the same modules (checked in every boot)
-#   modprobe-nosoftdep  `modprobe vfio-pci ids=1234:1111`: the same without
-#             vfio_iommu_type1, as the first ad-hoc measurement of issue 20 had it
+#   modprobe-nosoftdep  `modprobe vfio-pci ids=1234:1111`, the command issue 20 names:
+#             with busybox's modprobe, the same without vfio_iommu_type1
 #   version   `run_gpuvm --version`: the backstop and gpuvm's process start alone
 # The time of a step is the difference of the two markers' printk timestamps. The stand-in
 # GPU is QEMU's VGA (1234:1111, its own driver bochs is not in the image), the IOMMU Intel's
@@ -274,8 +274,9 @@ RES=$OUT/RESULTS-boot.md
 	echo "  named because busybox's modprobe ignores modules.softdep, where vfio asks for it, and"
 	echo "  kmod (what \`vfio-pci.ids=\` or a modprobe.d line gets at boot) and gpuvm's libkmod load"
 	echo "  it: both paths ended every boot with the same modules loaded (checked): ${MODS:-?}"
-	echo "- \`modprobe-nosoftdep\`: \`modprobe vfio-pci ids=$STANDIN\`, without vfio_iommu_type1, as"
-	echo "  issue 20's first measurement had it (242 ms against 110 ms there: 2.19×)"
+	echo "- \`modprobe-nosoftdep\`: \`modprobe vfio-pci ids=$STANDIN\`, the command issue 20 names for"
+	echo "  the kernel's bind (busybox's modprobe: without vfio_iommu_type1, one module less than"
+	echo "  gpuvm loads); the issue's first measurement said 242 ms against 110 ms, 2.19×"
 	echo "- \`version\`: \`timeout -k 10 120 /sbin/gpuvm --version\`: the backstop and gpuvm's"
 	echo "  process start alone"
 	echo "- gpuvm: $BOOT_BIN ($(wc -c <"$BOOT_BIN") bytes, sha256 $(sha256sum "$BOOT_BIN" | cut -c1-12));" \
