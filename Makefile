@@ -24,7 +24,7 @@ HOST_OBJS := $(SRCS:%.c=$(B)/host/%.o)
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(B)/unit/%,$(filter-out tests/unit/unit.c,$(wildcard tests/unit/test-*.c)))
 
 .SECONDARY:
-.PHONY: all setup deps test unit bats e2e image clean demo lint sanitize memcheck fuzz bench install uninstall
+.PHONY: all setup deps test unit bats e2e image clean demo lint sanitize memcheck fuzz bench bench-boot install uninstall
 all: $(B)/gpuvm
 
 setup:
@@ -102,9 +102,14 @@ CI_FUZZ_SECONDS ?= 5
 fuzz:
 	FUZZ_JOBS=2 tests/fuzz/run.sh $(FUZZ_SECONDS)
 
-# The cost of gpuvm on the boot path (bench/run.sh); not part of make test.
+# The cost of gpuvm on the boot path (bench/run.sh): the fixtures, with Debian's driverctl
+# in the same interleaved run, and the boot ratio in QEMU (bench/boot.sh, also alone:
+# make bench-boot, BOOT_BIN=FILE for an A/B); not part of make test.
 bench: setup all
 	sh bench/run.sh
+
+bench-boot: setup all
+	sh bench/boot.sh
 
 # valgrind memcheck on the unit tests: no invalid access, no definite or indirect leak.
 memcheck: $(UNIT_TESTS)

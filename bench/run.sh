@@ -1,26 +1,47 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# bench/run.sh: the cost of gpuvm on the boot path (issue 8). `make bench` runs it.
+# bench/run.sh: the cost of gpuvm on the boot path (issues 8 and 20). `make bench` runs it.
 #
 # For each workload (a fixture tree built by tests/fixture/mkfixture, shaped like a real
-# machine) and for `plan` and `apply --root`, it measures:
+# machine) it measures the floor program, `plan` and `apply --root`, and Debian's driverctl
+# doing what apply does, in ONE interleaved run (timeit -m: floor, plan, apply, driverctl,
+# floor, …; the tree put back before every run, untimed), so that machine noise hits all alike:
 #   wall time    median, min and max of many runs (bench/timeit.c: fork to reaped exit,
 #                output to /dev/null), and the median CPU time (user + system)
-#   syscalls     every call of every process (strace -ff -y; the forked writer counts)
+#   syscalls     every call of every process (strace -ff -y; the forked writer counts);
+#                execs: the execve calls among them
 #   floor        the fewest syscalls that fetch what the run used and make the changes it
 #                made (bench/floor.awk says how), and gpuvm's ratio to it
 #   instructions callgrind's total Ir (all processes), repeatable on a busy machine
 #   page faults  the median minor faults of a run (wait4), and its peak RSS (VmHWM at exit)
 # Every measured command starts with descriptors 0-2 only, as at boot (timeit closes the
-# rest; timeit -x runs strace and callgrind so).
-# and the size of build/gpuvm; and the same for bench/floorprog.c, a program that does
-# only the per-function part of the floor, to show what that costs on this machine. apply writes into its tree; before every apply run the
-# files the previous run changed are put back as they were (outside the timed region),
-# and run.sh checks that nothing else changed.
+# rest; timeit -x runs strace and callgrind so). Also the size of build/gpuvm, and the
+# start of gpuvm alone (`gpuvm --version`). bench/floorprog.c does only the per-function
+# part of the floor, to show what that costs on this machine.
+#
+# The peer: `driverctl --nosave set-override ADDR vfio-pci` for each function gpuvm's plan
+# binds (on hgx8 the 8 GPUs), one process after another. driverctl has no --root: it runs in
+# a private mount namespace (bench/peer-ns.sh) where the fixture's sys is bound over /sys,
+# /etc/driverctl.d and /run are tmpfs, and a program that does nothing stands in for
+# /sbin/modprobe (kmod) and udevadm; peer-ns.sh checks through /sys that it is the fixture
+# (a marker with this run's token) before anything runs. run.sh checks after driverctl's
+# probe run that each override was written in the tree and that this machine's PCI devices,
+# /etc/driverctl.d and loaded modules are as they were (again after each workload).
+#
+# apply and driverctl write into their tree: run.sh saves every file they may write, makes
+# one probe run of each, finds what it changed and puts exactly that back before every run;
+# it stops if one changed anything it did not save, and checks that nothing differs after
+# a restore.
+#
+# Then bench/boot.sh, twice: the boot ratio in QEMU (the `gpuvm apply` step against the
+# kernel's own bind, busybox modprobe of vfio-pci with ids= and vfio_iommu_type1, between
+# kmsg markers, interleaved boots; see its header), on the real clock (BENCH_BOOTS boots a
+# path) and instruction-counted (BOOT_ICOUNT=1, 3 boots a path: repeatable).
 #
 # Environment:
-#   BENCH_QUICK=1    a smoke run for CI: fewer repetitions, no 10,000-function workload;
-#                    writes build/bench/RESULTS-quick.md, never bench/RESULTS.md
+#   BENCH_QUICK=1    a smoke run for CI: fewer repetitions, no 10,000-function workload,
+#                    3 boots a path; writes build/bench/RESULTS-quick.md, never
+#                    bench/RESULTS.md
 #   BENCH_RUNS=N     timed runs per measurement (default 200, 100 at 1,000 functions,
 #                    20 at 10,000; 20 / 10 with BENCH_QUICK)
 #   BENCH_TREES=DIR  where the fixture trees go (about 1.3 GB with the 10,000-function
@@ -31,11 +52,16 @@
 #                    (ext4's auto_da_alloc), which no sysfs write does.
 #   BENCH_KEEP=1     reuse trees already built there (the fixture build is then not timed)
 #   BENCH_ONLY="W.." only these workloads (workstation hgx8 hgx8-sriov synthetic-1000
-#                    synthetic-10000)
-#   BENCH_BIN=FILE   measure FILE instead of build/gpuvm (an A/B comparison of a change):
-#                    writes build/bench/RESULTS-bin.md; link FILE unstripped (make -f Makefile
-#                    -f bench/syms.mk build/bench/gpuvm.syms) for Ir and profiles
-# Needs: strace, valgrind (callgrind), a host C compiler, cpio (mkfixture), tar.
+#                    synthetic-10000); writes build/bench/RESULTS-quick.md
+#   BENCH_BIN=FILE   measure FILE instead of build/gpuvm (an A/B comparison of a change),
+#                    in the fixtures and in the boots: writes build/bench/RESULTS-bin.md;
+#                    link FILE unstripped (make -f Makefile -f bench/syms.mk
+#                    build/bench/gpuvm.syms) for Ir and profiles
+#   BENCH_PEERS=0    leave driverctl out (it is also left out, with the reason in the
+#                    report, when it is not installed or no mount namespace can be made)
+#   BENCH_BOOT=0     leave the boot ratio out; BENCH_BOOTS=N boots a path (default 7)
+# Needs: strace, valgrind (callgrind), a host C compiler, cpio (mkfixture), tar, jq,
+# driverctl and unshare (the peer), qemu-system-x86 (the boots): scripts/install-packages.sh.
 set -eu
 
 if [ -n "${BENCH_BIN:-}" ]; then
@@ -66,6 +92,7 @@ CMDLINE=gpuvm.mode=vm-passthrough
 TSV=$OUT/results.tsv
 FLOORS=$OUT/floors.tsv
 FIXT=$OUT/fixtures.tsv
+PEERS=$OUT/peers.tsv
 if [ -n "${BENCH_BIN:-}" ]; then
 	REPORT=$OUT/RESULTS-bin.md
 elif [ -n "$QUICK" ] || [ -n "${BENCH_ONLY:-}" ]; then
@@ -114,6 +141,27 @@ dirty=$(git status --porcelain -- src Makefile 2>/dev/null | head -n 1)
 ${MUSL_CC:-musl-gcc} -static -O2 -Wall -Wextra -o "$TIMEIT" bench/timeit.c
 FLOORPROG=$OUT/floorprog
 ${MUSL_CC:-musl-gcc} -static -Os -s -Wall -Wextra -o "$FLOORPROG" bench/floorprog.c
+
+# The peer: Debian's driverctl, run in a private mount namespace where the fixture is /sys
+# (bench/peer-ns.sh), with a stand-in that does nothing over /sbin/modprobe and udevadm.
+STANDIN=$OUT/standin
+printf 'int main(void)\n{\n\treturn 0;\n}\n' |
+	${MUSL_CC:-musl-gcc} -static -Os -s -x c -o "$STANDIN" -
+TOKEN=$$-$(date +%s%N)
+PEER='' PEER_AND='' PEER_WHY=''
+if [ "${BENCH_PEERS:-1}" = 0 ]; then
+	PEER_WHY="BENCH_PEERS=0"
+elif ! command -v driverctl >/dev/null 2>&1; then
+	PEER_WHY="driverctl is not installed (scripts/install-packages.sh installs it)"
+elif ! command -v jq >/dev/null 2>&1; then
+	PEER_WHY="no jq to read gpuvm's plan"
+elif ! unshare -m --propagation private true 2>/dev/null; then
+	PEER_WHY="no private mount namespace here (unshare -m: not root, or not allowed)"
+else
+	PEER=$(command -v driverctl)
+	PEER_AND=" and driverctl"
+fi
+[ -z "$PEER_WHY" ] || log "driverctl not measured: $PEER_WHY"
 
 # callgrind names functions only in the unstripped link; it must be the same code.
 PROFBIN=$SYMS
@@ -189,18 +237,140 @@ profile() {
 	rm -f "$_pre".[0-9]*
 }
 
-# measure WORKLOAD COMMAND PREPARE CMD...: time, trace, count instructions (and profile)
-# one command; PREPARE (a script, may be "") runs before each run. Appends to the tables.
+# tsv_row WORKLOAD COMMAND FLOOR EXECS: the row of the results table, from $OUT/W-C.time
+# (the interleaved run) and $OUT/W-C.floor (syscalls, Ir)
+tsv_row() {
+	_k=$OUT/$1-$2
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$fns" "$2" \
+		"$(kv "$_k.time" runs)" "$(kv "$_k.time" min_us)" "$(kv "$_k.time" median_us)" \
+		"$(kv "$_k.time" max_us)" "$(kv "$_k.time" cpu_median_us)" \
+		"$(kv "$_k.time" hwm_kib)" "$(kv "$_k.time" minflt)" "$(kv "$_k.floor" total)" \
+		"$3" "$(kv "$_k.floor" ir)" "$(kv "$_k.time" status)" "$4" >>"$TSV"
+}
+
+# execs CALLS: the execve calls of a trace (floor.awk's list)
+execs() {
+	awk '$1 == "syscall" && $2 == "execve" { n += $3 } END { print n + 0 }' "$1"
+}
+
+# spec_entry NAME CMD...: an entry of the interleaved run (timeit -m), the tree put back first
+spec_entry() {
+	echo "entry $1"
+	echo "prep sh $restore"
+	shift
+	printf 'exec %s' "$1"
+	shift
+	printf '\t%s' "$@"
+	echo
+}
+
+# probe_run LABEL CMD...: run CMD once on the tree ($tree, files listed in $OUT/$name.before,
+# those saved in $cand.tar) and find what it changed: appended to $OUT/$name.keep (files
+# saved, to put back) and .remove (new paths); stop when it changed a file that is not saved.
+# Then put the tree back from $cand.tar. Also $OUT/$name.LABEL.keep, .remove, .err.
+probe_run() {
+	_l=$1
+	shift
+	: >"$marker.$_l"
+	# file times tick with the kernel's coarse clock: let one tick pass
+	sleep 0.1 2>/dev/null || sleep 1
+	"$@" >/dev/null 2>"$OUT/$name.$_l.err" || log "$name: the $_l probe run failed: $(tail -n 2 "$OUT/$name.$_l.err" | tr '\n' ' ')"
+	(cd "$tree" && find . -newer "$TOP/$marker.$_l" -printf '%y %p\n') | sed 's| \./| |' >"$OUT/$name.changed"
+	_keep=$OUT/$name.$_l.keep _remove=$OUT/$name.$_l.remove _unsaved=$OUT/$name.$_l.unsaved
+	: >"$_keep"
+	: >"$_remove"
+	: >"$_unsaved"
+	awk -v keep="$_keep" -v remove="$_remove" -v unsaved="$_unsaved" '
+		FILENAME == ARGV[1] { before[$0] = 1; next }
+		FILENAME == ARGV[2] { cand[$0] = 1; next }
+		{
+			p = substr($0, 3)
+			if (p == ".") next
+			if (!(p in before)) print p >remove	# new: a file or directory
+			else if ($1 == "d") next		# an entry added or removed in it
+			else if (p in cand) print p >keep
+			else print p >unsaved
+		}' "$OUT/$name.before" "$cand" "$OUT/$name.changed"
+	if [ -s "$_unsaved" ]; then
+		rm -rf "$tree"
+		die "$name: $_l changed files that run.sh did not save (the tree is removed; run again): $(head -n 3 "$_unsaved" | tr '\n' ' ')"
+	fi
+	if [ "$_l" = driverctl ]; then
+		# what driverctl was asked to do happened in the tree, and nowhere else
+		while IFS= read -r _a; do
+			[ "$(cat "$tree/sys/bus/pci/devices/$_a/driver_override")" = vfio-pci ] ||
+				die "$name: driverctl did not set $_a's driver_override in the tree (see $OUT/$name.$_l.err)"
+		done <"$peer_list"
+		host_state >"$OUT/host.after"
+		cmp -s "$OUT/host.before" "$OUT/host.after" ||
+			die "THIS MACHINE'S PCI devices or /etc/driverctl.d changed: diff $OUT/host.before $OUT/host.after"
+	fi
+	cat "$_keep" >>"$OUT/$name.keep"
+	cat "$_remove" >>"$OUT/$name.remove"
+	(cd "$tree" && xargs -r rm -rf <"$TOP/$_remove")
+	[ ! -s "$_keep" ] || tar -C "$tree" -xf "$cand.tar" -T "$_keep"
+	rm -f "$marker.$_l"
+}
+
+# measure_peer WORKLOAD PREPARE ADDRS N: syscalls and instructions of driverctl's N runs
+# (one a function of ADDRS), every process of each, in the fixture's namespace
+# (bench/peer-ns.sh); its wall time comes from the interleaved run. Appends to the results.
+measure_peer() {
+	_w=$1 _p=$2 _a=$3
+	_k=$OUT/$_w-driverctl
+	_dir=$OUT/trace-$_w-driverctl
+	sh "$_p"
+	rm -rf "$_dir"
+	mkdir -p "$_dir"
+	sh bench/peer-ns.sh "$tree_abs" "$TOKEN" "$TOP/$STANDIN" "$TOP/$_a" -- sh -c '
+		while read -r a; do
+			"$1" -x -- strace -ff -y -o "$2/t" "$3" --nosave set-override "$a" vfio-pci \
+				>/dev/null 2>&1 || :
+		done <"$4"' sh "$TIMEIT" "$_dir" "$PEER" "$TOP/$_a"
+	awk -v list=1 -f bench/floor.awk "$_dir"/t.* >"$_dir.calls"
+	head -n 1 "$_dir.calls" >"$_k.floor"
+	# the stand-in's runs: driverctl calls /sbin/modprobe for the driver
+	echo "standin=$(grep -l '^execve("/sbin/modprobe"' "$_dir"/t.* | wc -l)" >>"$_k.floor"
+	rm -rf "$_dir"
+	sh "$_p"
+	# callgrind: every process (--trace-children), each part once (--dump-before=fork)
+	rm -f "$OUT/cg-$_w-driverctl".*
+	sh bench/peer-ns.sh "$tree_abs" "$TOKEN" "$TOP/$STANDIN" "$TOP/$_a" -- sh -c '
+		while read -r a; do
+			"$1" -x -- valgrind -q --tool=callgrind --trace-children=yes --dump-before=fork \
+				--callgrind-out-file="$2.%p" "$3" --nosave set-override "$a" vfio-pci \
+				>/dev/null 2>&1 || :
+		done <"$4"' sh "$TIMEIT" "$TOP/$OUT/cg-$_w-driverctl" "$PEER" "$TOP/$_a"
+	echo "ir=$(awk '/^totals:/ { s += $2 } END { print s + 0 }' "$OUT/cg-$_w-driverctl".[0-9]*)" >>"$_k.floor"
+	rm -f "$OUT/cg-$_w-driverctl".*
+	sh "$_p"
+	tsv_row "$_w" driverctl 0 "$(execs "$_dir.calls")"
+	printf '%s\t%s\t%s\n' "$_w" "$4" "$(kv "$_k.floor" standin)" >>"$PEERS"
+}
+
+# host_state: what must not change on this machine: its PCI devices' drivers and overrides,
+# /etc/driverctl.d, the loaded modules
+host_state() {
+	for d in /sys/bus/pci/devices/*; do
+		[ -e "$d" ] || continue
+		printf '%s override=%s driver=%s\n' "${d##*/}" "$(cat "$d/driver_override" 2>/dev/null)" \
+			"$(readlink "$d/driver" 2>/dev/null)"
+	done
+	if [ -d /etc/driverctl.d ]; then
+		find /etc/driverctl.d -mindepth 1 -printf 'driverctl.d %p %s %T@\n' | sort
+	fi
+	cut -d' ' -f1 /proc/modules 2>/dev/null | sort | sed 's/^/module /'
+	return 0
+}
+
+# measure WORKLOAD COMMAND PREPARE CMD...: trace, count instructions (and profile) one
+# command whose wall time the interleaved run (time_all) measured into $OUT/W-C.time;
+# PREPARE (a script, may be "") puts the tree back after each run. Appends to the tables.
 measure() {
 	_w=$1 _c=$2 _p=$3
 	shift 3
 	_k=$OUT/$_w-$_c
-	if [ -n "$_p" ]; then
-		"$TIMEIT" -n "$runs" -w 3 -p "sh $_p" -- "$@" >"$_k.time"
-		sh "$_p"
-	else
-		"$TIMEIT" -n "$runs" -w 3 -- "$@" >"$_k.time"
-	fi
+	[ -z "$_p" ] || sh "$_p"
 	trace "$OUT/trace-$_w-$_c" "$@" >"$_k.floor"
 	[ -z "$_p" ] || sh "$_p"
 	# callgrind names functions in the unstripped twin of build/gpuvm
@@ -213,11 +383,7 @@ measure() {
 		profile "$OUT/prof-$_w-$_c" "$_bin" "$@"
 		[ -z "$_p" ] || sh "$_p" ;;
 	esac
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$_w" "$fns" "$_c" \
-		"$(kv "$_k.time" runs)" "$(kv "$_k.time" min_us)" "$(kv "$_k.time" median_us)" \
-		"$(kv "$_k.time" max_us)" "$(kv "$_k.time" cpu_median_us)" \
-		"$(kv "$_k.time" hwm_kib)" "$(kv "$_k.time" minflt)" "$(kv "$_k.floor" total)" \
-		"$(kv "$_k.floor" floor)" "$(kv "$_k.floor" ir)" "$(kv "$_k.time" status)" >>"$TSV"
+	tsv_row "$_w" "$_c" "$(kv "$_k.floor" floor)" "$(execs "$OUT/trace-$_w-$_c.calls")"
 	# floor parts: per function (uevent 3), iommu_group links, listings, other reads,
 	# writes (3 each + mkdir + rename), process and output
 	awk -v w="$_w" -v c="$_c" -v n="$fns" '/^total=/ {
@@ -243,9 +409,11 @@ fi
 
 LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
 rm -f "$OUT/missed"
-printf 'workload\tfunctions\tcommand\truns\tmin_us\tmedian_us\tmax_us\tcpu_us\trss_kib\tminflt\tsyscalls\tfloor\tir\tstatus\n' >"$TSV"
+printf 'workload\tfunctions\tcommand\truns\tmin_us\tmedian_us\tmax_us\tcpu_us\trss_kib\tminflt\tsyscalls\tfloor\tir\tstatus\texecs\n' >"$TSV"
+host_state >"$OUT/host.before"
 printf 'workload\tcommand\tfunctions\tuevent\tiommu_group\tdir_calls\tother_reads\twrites\tfixed\tfloor\tsyscalls\tfork\n' >"$FLOORS"
 printf 'workload\tfunctions\tfiles\tMiB\tbuild_ms\n' >"$FIXT"
+printf 'workload\truns\tstandin\n' >"$PEERS"
 
 # The exec cost of this binary alone: what any program pays on this machine.
 log "baseline: gpuvm --version"
@@ -257,8 +425,10 @@ for w in $WORKLOADS; do
 	tree=$TREES/$name
 
 	# The fixture: built fresh (and timed) unless BENCH_KEEP reuses it (not a tree that
-	# an interrupted apply left changed: run/gpuvm is gone after every restore).
-	if [ -n "$KEEP" ] && [ -d "$tree/sys/bus/pci/devices" ] && [ ! -e "$tree/run/gpuvm" ]; then
+	# an interrupted run left changed: run/gpuvm is gone after every restore, TREE.dirty
+	# after the last).
+	if [ -n "$KEEP" ] && [ -d "$tree/sys/bus/pci/devices" ] && [ ! -e "$tree/run/gpuvm" ] &&
+		[ ! -e "$tree.dirty" ]; then
 		build_ms=reused
 	else
 		log "$name: building the fixture ($args)"
@@ -268,20 +438,20 @@ for w in $WORKLOADS; do
 		tests/fixture/mkfixture "$tree" $args >/dev/null
 		build_ms=$(($(now_ms) - t0))
 	fi
+	tree_abs=$(cd "$tree" && pwd)
+	# the marker bench/peer-ns.sh looks for under /sys before it lets driverctl run
+	echo "$TOKEN" >"$tree/sys/.gpuvm-bench-fixture"
 	fns=$(find "$tree/sys/bus/pci/devices" -mindepth 1 -maxdepth 1 | wc -l)
 	files=$(find "$tree" | wc -l)
 	mib=$(du -sm "$tree" | cut -f1)
 	printf '%s\t%s\t%s\t%s\t%s\n' "$name" "$fns" "$files" "$mib" "$build_ms" >>"$FIXT"
 	runs=$(runs_for "$fns")
 
-	# the floor program (reads only) and plan: the tree stays as it is
-	log "$name: floor program, plan ($fns functions, $runs runs each)"
-	measure "$name" floor "" "$FLOORPROG" "$tree"
-	measure "$name" plan "" "$BIN" --root "$tree" --cmdline "$CMDLINE" plan
-
-	# apply writes into the tree: learn what one run changes (the files it may write are
-	# saved first), then put exactly that back before every run, outside the timed region.
-	log "$name: apply (finding what a run changes)"
+	# apply and driverctl write into the tree: learn what one run of each changes (the
+	# files they may write are saved first), then put exactly that back before every run,
+	# outside the timed region.
+	log "$name: finding what apply$PEER_AND changes"
+	: >"$tree.dirty"
 	cand=$OUT/$name.candidates
 	(cd "$tree" && {
 		find sys/bus -type f
@@ -292,29 +462,24 @@ for w in $WORKLOADS; do
 	(cd "$tree" && find . | sed 's|^\./||') >"$OUT/$name.before"
 	marker=$OUT/$name.marker
 	: >"$marker"
-	# file times tick with the kernel's coarse clock: let one tick pass
-	sleep 0.1 2>/dev/null || sleep 1
-	"$BIN" --root "$tree" --cmdline "$CMDLINE" apply >/dev/null 2>&1 || :
-	(cd "$tree" && find . -newer "$TOP/$marker" -printf '%y %p\n') | sed 's| \./| |' >"$OUT/$name.changed"
 	: >"$OUT/$name.keep"
 	: >"$OUT/$name.remove"
-	: >"$OUT/$name.unsaved"
-	awk -v keep="$OUT/$name.keep" -v remove="$OUT/$name.remove" -v unsaved="$OUT/$name.unsaved" '
-		FILENAME == ARGV[1] { before[$0] = 1; next }
-		FILENAME == ARGV[2] { cand[$0] = 1; next }
-		{
-			p = substr($0, 3)
-			if (p == ".") next
-			if (!(p in before)) print p >remove	# new: a file or directory
-			else if ($1 == "d") next		# an entry added or removed in it
-			else if (p in cand) print p >keep
-			else print p >unsaved
-		}' "$OUT/$name.before" "$cand" "$OUT/$name.changed"
-	if [ -s "$OUT/$name.unsaved" ]; then
-		rm -rf "$tree"
-		die "$name: apply changed files that run.sh did not save (the tree is removed; run again): $(head -n 3 "$OUT/$name.unsaved" | tr '\n' ' ')"
-	fi
+	probe_run apply "$BIN" --root "$tree" --cmdline "$CMDLINE" apply
 	[ -s "$OUT/$name.keep" ] || die "$name: apply changed no file of the tree"
+
+	# the peer: driverctl set-override for each function that gpuvm binds (from its plan)
+	peer_list=$OUT/$name.peer-addrs
+	"$BIN" --root "$tree" --cmdline "$CMDLINE" --json plan 2>/dev/null |
+		jq -r '.devices[] | select(.action == "bind") | .address' >"$peer_list" || :
+	npeer=$(grep -c . "$peer_list" || :)
+	if [ -n "$PEER" ] && [ "$npeer" -gt 0 ]; then
+		# shellcheck disable=SC2016 # the inner shell's variables
+		probe_run driverctl sh bench/peer-ns.sh "$tree_abs" "$TOKEN" "$TOP/$STANDIN" "$TOP/$peer_list" -- \
+			sh -c 'while read -r a; do driverctl --nosave set-override "$a" vfio-pci || exit 1; done <"$1"' \
+			sh "$TOP/$peer_list"
+	fi
+	sort -u -o "$OUT/$name.keep" "$OUT/$name.keep"
+	sort -u -o "$OUT/$name.remove" "$OUT/$name.remove"
 	rm -rf "$OUT/$name.saved"
 	mkdir -p "$OUT/$name.saved"
 	tar -C "$OUT/$name.saved" -xf "$cand.tar" -T "$OUT/$name.keep"
@@ -323,9 +488,9 @@ for w in $WORKLOADS; do
 	restore=$OUT/$name.restore.sh
 	{
 		echo "#!/bin/sh"
-		echo "# put back what one gpuvm apply changes in $tree"
+		echo "# put back what one gpuvm apply or one driverctl run changes in $tree"
 		echo "set -e"
-		echo "cd '$(cd "$tree" && pwd)'"
+		echo "cd '$tree_abs'"
 		if [ -s "$OUT/$name.remove" ]; then
 			printf 'rm -rf'
 			while IFS= read -r f; do printf " '%s'" "$f"; done <"$OUT/$name.remove"
@@ -338,9 +503,71 @@ for w in $WORKLOADS; do
 	[ "$left" -eq 0 ] || die "$name: $left files still differ after the restore"
 	rm -f "$OUT/$name.before"
 
-	log "$name: apply ($(cat "$OUT/$name.keep" "$OUT/$name.remove" | wc -l) paths changed a run, $runs runs)"
+	# one interleaved run: floor program, plan, apply, driverctl, floor program, … each
+	# after the tree was put back (untimed)
+	spec=$OUT/$name.spec
+	{
+		spec_entry "$name-floor" "$FLOORPROG" "$tree"
+		spec_entry "$name-plan" "$BIN" --root "$tree" --cmdline "$CMDLINE" plan
+		spec_entry "$name-apply" "$BIN" --root "$tree" --cmdline "$CMDLINE" apply
+		if [ -n "$PEER" ] && [ "$npeer" -gt 0 ]; then
+			echo "entry $name-driverctl"
+			echo "prep sh $restore"
+			while IFS= read -r a; do
+				printf 'exec %s\t--nosave\tset-override\t%s\tvfio-pci\n' "$PEER" "$a"
+			done <"$peer_list"
+		fi
+	} >"$spec"
+	if [ -n "$PEER" ] && [ "$npeer" -gt 0 ]; then
+		log "$name: floor program, plan, apply, driverctl ×$npeer interleaved ($fns functions, $runs runs each)"
+		sh bench/peer-ns.sh "$tree_abs" "$TOKEN" "$TOP/$STANDIN" "$TOP/$peer_list" -- \
+			"$TIMEIT" -n "$runs" -w 3 -m "$spec" -o "$OUT"
+	else
+		log "$name: floor program, plan, apply interleaved ($fns functions, $runs runs each)"
+		"$TIMEIT" -n "$runs" -w 3 -m "$spec" -o "$OUT"
+	fi
+	sh "$restore"
+
+	log "$name: syscalls and instructions ($(wc -l <"$OUT/$name.keep") files and $(wc -l <"$OUT/$name.remove") paths put back a run)"
+	measure "$name" floor "$restore" "$FLOORPROG" "$tree"
+	measure "$name" plan "$restore" "$BIN" --root "$tree" --cmdline "$CMDLINE" plan
 	measure "$name" apply "$restore" "$BIN" --root "$tree" --cmdline "$CMDLINE" apply
+	if [ -n "$PEER" ] && [ "$npeer" -gt 0 ]; then
+		measure_peer "$name" "$restore" "$peer_list" "$npeer"
+	fi
+	sh "$restore"
+	rm -f "$tree.dirty"
+	host_state >"$OUT/host.after"
+	cmp -s "$OUT/host.before" "$OUT/host.after" ||
+		die "THIS MACHINE'S PCI devices or /etc/driverctl.d changed during $name: diff $OUT/host.before $OUT/host.after"
 done
+
+# The boot ratio in QEMU (bench/boot.sh), after the fixtures, so that its boots do not run
+# while they are timed: on the real clock (the issue's method, BENCH_BOOTS boots a path),
+# then instruction-counted (BOOT_ICOUNT=1: repeatable, 3 boots a path show it).
+BOOT_FAILED=''
+BOOT_MDS=''
+if [ "${BENCH_BOOT:-1}" = 0 ]; then
+	BOOT_WHY="not measured: BENCH_BOOT=0"
+else
+	BOOT_WHY=''
+	for ic in '' 1; do
+		bo=$OUT/boot${ic:+-icount}
+		rm -f "$bo/RESULTS-boot.md"
+		log "boot ratio${ic:+, instructions counted}: bench/boot.sh (QEMU, one boot at a time)"
+		if [ -n "$ic" ]; then
+			BOOT_ICOUNT=$ic BENCH_BOOTS=3 BOOT_BIN=$TOP/$BIN sh bench/boot.sh >"$bo.out" 2>&1 || BOOT_FAILED=1
+		else
+			BOOT_BIN=$TOP/$BIN sh bench/boot.sh >"$bo.out" 2>&1 || BOOT_FAILED=1
+		fi
+		if [ -n "$BOOT_FAILED" ]; then
+			BOOT_WHY="**failed**: $(grep '^boot-bench: ' "$bo.out" | tail -n 1 | sed 's/^boot-bench: //') ($bo.out)"
+			log "boot ratio: $BOOT_WHY"
+			break
+		fi
+		BOOT_MDS="$BOOT_MDS $bo/RESULTS-boot.md"
+	done
+fi
 LOAD1=$(cut -d' ' -f1-3 /proc/loadavg)
 
 # --- report ------------------------------------------------------------------------------
@@ -351,13 +578,20 @@ fstype=$(df -PT "$TREES" | awk 'NR == 2 { print $2 }')
 
 # table rows; the headline is hgx8 apply
 table() {
-	awk -F '\t' 'NR > 1 {
+	awk -F '\t' 'FILENAME == ARGV[1] { if (FNR > 1) np[$1] = $2; next }
+	FNR > 1 {
 		ratio = $12 ? $11 / $12 : 0
 		c = $3 == "floor" ? "floor program" : "`" $3 "`"
+		if ($3 == "driverctl") {
+			printf "| %s | %d | driverctl ×%d | %.2f (%.2f–%.2f) | %.2f | %d | %d | %.2f | – | – | %.2fM | %d | %d |\n",
+				$1, $2, np[$1], $6 / 1000, $5 / 1000, $7 / 1000, $8 / 1000, $10, $11, $11 / $2,
+				$13 / 1e6, $13 / $2, $9
+			next
+		}
 		printf "| %s | %d | %s | %.2f (%.2f–%.2f) | %.2f | %d | %d | %.2f | %d | %.2f× | %.2fM | %d | %d |\n",
 			$1, $2, c, $6 / 1000, $5 / 1000, $7 / 1000, $8 / 1000, $10, $11, $11 / $2, $12,
 			ratio, $13 / 1e6, $13 / $2, $9
-	}' "$TSV"
+	}' "$PEERS" "$TSV"
 }
 
 targets() {
@@ -366,6 +600,7 @@ targets() {
 	function miss(ok, what) { if (!ok) print what >missed; return pm(ok) }
 	NR == 1 { next }
 	$3 == "floor" { fmed[$1] = $6; next }
+	$3 == "driverctl" { next }
 	{
 		key = $1 " " $3
 		wl[key] = $1; cmd[key] = $3; fn[key] = $2; med[key] = $6; rss[key] = $9
@@ -427,6 +662,25 @@ floors() {
 	awk -F '\t' 'NR > 1 && $2 != "floor" {
 		printf "| %s | `%s` | %d | %d | %d | %d | %d | %d | %d | **%d** | %d | %.2f× | %d |\n",
 			$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11 / $10, $12 }' "$FLOORS"
+}
+
+# gpuvm apply against driverctl, per workload: both from the same interleaved run
+peers() {
+	awk -F '\t' 'FILENAME == ARGV[1] { if (FNR > 1) { np[$1] = $2; si[$1] = $3 } next }
+	FNR == 1 { next }
+	{ k = $1 SUBSEP $3; fn[$1] = $2; med[k] = $6; lo[k] = $5; hi[k] = $7; cpu[k] = $8
+	  sc[k] = $11; ir[k] = $13; ex[k] = $15; if ($3 == "driverctl") order[++n] = $1 }
+	function r(a, b) { return b > 0 ? sprintf("%.1f×", a / b) : "–" }
+	END {
+		for (i = 1; i <= n; i++) {
+			w = order[i]; d = w SUBSEP "driverctl"; a = w SUBSEP "apply"; p = w SUBSEP "plan"
+			printf "| %s | %d | %d | %.1f (%.1f–%.1f) | %.2f (%.2f–%.2f) | **%s** | %s | %.1fM / %.2fM = **%s** | %d / %d = %s | %d / %d = %s |\n",
+				w, fn[w], np[w], med[d] / 1000, lo[d] / 1000, hi[d] / 1000,
+				med[a] / 1000, lo[a] / 1000, hi[a] / 1000, r(med[d], med[a]), r(cpu[d], cpu[a]),
+				ir[d] / 1e6, ir[a] / 1e6, r(ir[d], ir[a]), sc[d], sc[a], r(sc[d], sc[a]),
+				ex[d], ex[a], r(ex[d], ex[a])
+		}
+	}' "$PEERS" "$TSV"
 }
 
 fixtures() {
@@ -503,7 +757,9 @@ if [ -n "$QUICK" ]; then mode="BENCH_QUICK=1 (smoke run: fewer repetitions, no 1
 	echo
 	echo "## Results"
 	echo
-	echo "Wall: median (min–max) of the timed runs, from fork to exit. CPU: median user + system."
+	echo "Wall: median (min–max) of the timed runs, from fork to exit; the rows of a workload come"
+	echo "from one interleaved run (floor program, plan, apply, driverctl, floor program, …), so that"
+	echo "whatever else this machine does hits them alike. CPU: median user + system."
 	echo "Page faults: median minor faults of a run (exec included). Syscalls: every call of"
 	echo "every process (the writer process \`apply\` forks included); ratio: syscalls / floor. Ir:"
 	echo "instructions (callgrind, all processes). Peak RSS: VmHWM of the command's process, read"
@@ -527,6 +783,53 @@ if [ -n "$QUICK" ]; then mode="BENCH_QUICK=1 (smoke run: fewer repetitions, no 1
 	echo
 	missed_notes
 	echo
+	echo "## gpuvm vs driverctl (Debian's)"
+	echo
+	if [ -s "$PEERS" ] && [ "$(wc -l <"$PEERS")" -gt 1 ]; then
+		echo "Debian's \`driverctl\` ($(dpkg-query -W -f='${Version}' driverctl 2>/dev/null || echo '?'), a bash script) doing what"
+		echo "\`gpuvm apply\` does on each tree: \`driverctl --nosave set-override ADDR vfio-pci\` once for each"
+		echo "function gpuvm binds (its plan's \`bind\` actions: on hgx8 the 8 GPUs, which have no companion"
+		echo "functions there; on workstation the GPU and its 3 companions; on the synthetic trees each"
+		echo "GPU and its audio function), one after another as a shell loop would run them. \`--nosave\`,"
+		echo "since gpuvm at boot saves nothing either (its mode comes from the kernel command line)."
+		echo "Both in the same interleaved run as the floor program and \`plan\` (the rows above), the tree"
+		echo "put back before every run, untimed. driverctl has no --root: it runs in a private mount"
+		echo "namespace (bench/peer-ns.sh) where the fixture's sys is bound over /sys, after checks"
+		echo "through /sys itself that it is the fixture (a marker with this run's token, not a sysfs,"
+		echo "every address driverctl is given under /sys/bus/pci/devices) and with tmpfs over"
+		echo "/etc/driverctl.d and /run. What would touch this machine is replaced by a stand-in, a"
+		echo "static program that does nothing (bound over /sbin/modprobe, which is kmod, and over"
+		echo "udevadm): driverctl runs \`/sbin/modprobe -q vfio-pci\` on every call (it looks for"
+		echo "/sys/module/vfio-pci, a name the kernel spells vfio_pci), and the stand-in ran"
+		echo "$(awk -F '\t' 'NR > 1 { s += $3 } END { print s + 0 }' "$PEERS") times in the traced runs: the real modprobe would cost more, so the"
+		echo "ratios below are in driverctl's favour. Under --root gpuvm loads no module either. After"
+		echo "each probe run the tree was checked (every address's driver_override is vfio-pci, no"
+		echo "file changed that run.sh does not put back), and this machine's own PCI devices' drivers"
+		echo "and overrides, /etc/driverctl.d and its loaded modules were the same after every workload"
+		echo "as before the run."
+		echo
+		echo "Wall: median (min–max) ms of the interleaved runs; CPU: median user + system; Ir:"
+		echo "callgrind, every process of every run (bash and what it runs: realpath, cut, readlink,"
+		echo "basename, the stand-in); syscalls: strace -ff, every process; execs: execve calls."
+		echo "Ratios: driverctl / gpuvm apply."
+		echo
+		echo "| workload | functions | driverctl runs | driverctl wall ms | gpuvm apply wall ms | wall | CPU | instructions | syscalls | execs |"
+		echo "|---|---|---|---|---|---|---|---|---|---|"
+		peers
+	else
+		echo "Not measured: ${PEER_WHY:-no workload had a function to bind}."
+	fi
+	echo
+	for md in $BOOT_MDS; do
+		cat "$md"
+		echo
+	done
+	if [ -n "$BOOT_WHY" ]; then
+		echo "## The boot ratio (QEMU, bench/boot.sh)"
+		echo
+		echo "$BOOT_WHY"
+		echo
+	fi
 	echo "## The syscall floor"
 	echo
 	echo "The fewest plain synchronous syscalls that fetch every piece of information the run"
@@ -570,12 +873,14 @@ if [ -n "$QUICK" ]; then mode="BENCH_QUICK=1 (smoke run: fewer repetitions, no 1
 	echo "|---|---|---|---|---|"
 	fixtures
 	echo
-	echo "Apply writes into its tree. run.sh saves every file apply may write (sys/bus, each"
-	echo "driver_override, run/), makes one probe run, finds what it changed (driver_override,"
-	echo "the drivers' unbind, drivers_probe, run/gpuvm/state.json) and puts exactly that back"
-	echo "before each timed run, untimed; it stops if apply changed anything it did not save, and"
-	echo "checks that nothing differs after a restore. Under \`--root\` apply loads no module and"
-	echo "verifies no binding, so it measures reading, planning and writing only."
+	echo "Apply and driverctl write into their tree. run.sh saves every file they may write"
+	echo "(sys/bus, each driver_override, run/), makes one probe run of each, finds what it changed"
+	echo "(driver_override, the drivers' unbind, drivers_probe, run/gpuvm/state.json) and puts"
+	echo "exactly that back before each timed run, untimed; it stops if one changed anything it did"
+	echo "not save, and checks that nothing differs after a restore. Under \`--root\` apply loads no"
+	echo "module and verifies no binding, so it measures reading, planning and writing only; in"
+	echo "the fixture driverctl's check that the device got a driver passes on the driver link"
+	echo "the tree already has (nothing binds in a fixture)."
 } >"$REPORT.tmp"
 mv "$REPORT.tmp" "$REPORT"
 [ "$REPORT" = "$OUT/RESULTS.md" ] || cp "$REPORT" "$OUT/RESULTS.md"
@@ -586,3 +891,4 @@ log "written: $REPORT"
 if [ -n "$TREES_TMP" ] && [ -z "$KEEP" ]; then
 	rm -rf "$TREES"	# memory: keep it with BENCH_KEEP=1
 fi
+[ -z "$BOOT_FAILED" ] || die "the boot ratio failed: $BOOT_WHY"

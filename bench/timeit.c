@@ -7,6 +7,7 @@
  *
  *   timeit [-n RUNS] [-w WARMUP] [-p PREPARE] -- COMMAND [ARG]...
  *   timeit -x -- COMMAND [ARG]...    (run it once, untimed, as below: for strace, callgrind)
+ *   timeit [-n RUNS] [-w WARMUP] -m SPEC -o DIR   (several commands, interleaved: below)
  *
  * The command starts as a boot hook does, with descriptors 0-2 only: whatever else the
  * caller's shell holds (a job runner's pipe, say) is closed first, so that it cannot change
@@ -20,6 +21,19 @@
  * keeps in it the memory the child had before its execve (the pages of this launcher: about
  * 170 KiB more with glibc, which is why bench/run.sh builds it static with musl), and its
  * RSS counters lag by up to 64 pages a CPU (a small program can show 0).
+ *
+ * -m SPEC: the entries of the file SPEC are measured in one interleaved run (A B C A B C …,
+ * warm-up rounds first), so that whatever else the machine does hits them alike. SPEC has
+ * one line a directive:
+ *   entry NAME        a new entry (its results go to DIR/NAME.time, one line as above)
+ *   prep COMMAND      a shell command run before each run of the entry, untimed
+ *   exec ARG<TAB>ARG… a command of the entry (tab-separated arguments, the first a path);
+ *                     an entry of several runs them one after another, each forked from
+ *                     here, as a shell script would; its time is from the first fork to the
+ *                     last reap, its CPU time and page faults the sum, its status the first
+ *                     non-zero one (the rest of its commands are not run then); hwm_kib the
+ *                     largest VmHWM of its commands (each command's own process)
+ * DIR/NAME.samples gets the wall time of each timed run, in µs, in the order run.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -189,19 +203,222 @@ static int usage(void)
 {
 	fprintf(stderr,
 		"usage: timeit [-n RUNS] [-w WARMUP] [-p PREPARE] -- CMD [ARG]...\n"
-		"       timeit -x -- CMD [ARG]...\n");
+		"       timeit -x -- CMD [ARG]...\n"
+		"       timeit [-n RUNS] [-w WARMUP] -m SPEC -o DIR\n");
 	return 2;
+}
+
+/* One entry of an interleaved run (-m). */
+struct entry {
+	char *name;
+	char *prep;
+	char ***argv; /* nexec commands, each a NULL-terminated argv */
+	int nexec;
+	long long *wall, *cpu, *flt, sum;
+	long maxrss;
+	int status;
+};
+
+static void *xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n);
+	if (!p) {
+		perror("timeit");
+		exit(1);
+	}
+	return p;
+}
+
+/* A tab-separated line (no newline) as a NULL-terminated argv; the line is kept. */
+static char **split_tabs(char *line)
+{
+	char **argv = NULL;
+	int n = 0;
+
+	for (char *tok = strtok(line, "\t"); tok; tok = strtok(NULL, "\t")) {
+		argv = xrealloc(argv, sizeof(*argv) * (size_t)(n + 2));
+		argv[n++] = tok;
+	}
+	if (!argv)
+		return NULL;
+	argv[n] = NULL;
+	return argv;
+}
+
+static int read_spec(const char *path, struct entry **out)
+{
+	struct entry *e = NULL, *cur = NULL;
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	int n = 0, lineno = 0;
+	FILE *f = fopen(path, "r");
+
+	if (!f) {
+		fprintf(stderr, "timeit: %s: %s\n", path, strerror(errno));
+		exit(1);
+	}
+	while ((len = getline(&line, &cap, f)) >= 0) {
+		char *copy;
+
+		lineno++;
+		if (len > 0 && line[len - 1] == '\n')
+			line[--len] = '\0';
+		if (len == 0 || line[0] == '#')
+			continue;
+		copy = strdup(line);
+		if (!copy) {
+			perror("timeit");
+			exit(1);
+		}
+		if (strncmp(copy, "entry ", 6) == 0) {
+			e = xrealloc(e, sizeof(*e) * (size_t)(n + 1));
+			cur = &e[n++];
+			memset(cur, 0, sizeof(*cur));
+			cur->name = copy + 6;
+		} else if (cur && strncmp(copy, "prep ", 5) == 0) {
+			cur->prep = copy + 5;
+		} else if (cur && strncmp(copy, "exec ", 5) == 0) {
+			char **argv = split_tabs(copy + 5);
+
+			if (!argv) {
+				fprintf(stderr, "timeit: %s:%d: exec without a command\n", path,
+					lineno);
+				exit(1);
+			}
+			cur->argv = xrealloc(cur->argv, sizeof(*cur->argv) * (size_t)(cur->nexec + 1));
+			cur->argv[cur->nexec++] = argv;
+		} else {
+			fprintf(stderr, "timeit: %s:%d: expected entry, prep or exec\n", path, lineno);
+			exit(1);
+		}
+	}
+	free(line);
+	fclose(f);
+	for (int i = 0; i < n; i++)
+		if (e[i].nexec == 0) {
+			fprintf(stderr, "timeit: %s: entry %s has no exec line\n", path, e[i].name);
+			exit(1);
+		}
+	*out = e;
+	return n;
+}
+
+/* One run of an entry: its commands one after another; the first non-zero status stops it. */
+static int run_entry(struct entry *e, long long *wall, long long *cpu, long long *flt)
+{
+	long long w, u, f;
+	long rss;
+	int st = 0;
+
+	*wall = *cpu = *flt = 0;
+	for (int k = 0; k < e->nexec; k++) {
+		st = run_once(e->argv[k], &w, &u, &rss, &f);
+		*wall += w;
+		*cpu += u;
+		*flt += f;
+		if (rss > e->maxrss)
+			e->maxrss = rss;
+		if (st != 0)
+			break;
+	}
+	return st;
+}
+
+static int interleaved(const char *spec, const char *dir, int runs, int warm)
+{
+	struct entry *e;
+	int n = read_spec(spec, &e);
+
+	for (int i = 0; i < n; i++) {
+		e[i].wall = calloc((size_t)runs, sizeof(long long));
+		e[i].cpu = calloc((size_t)runs, sizeof(long long));
+		e[i].flt = calloc((size_t)runs, sizeof(long long));
+		if (!e[i].wall || !e[i].cpu || !e[i].flt)
+			return 1;
+		e[i].status = -1;
+	}
+	for (int r = 0; r < warm + runs; r++) {
+		for (int i = 0; i < n; i++) {
+			long long w, u, f;
+			int st;
+
+			prepare(e[i].prep);
+			st = run_entry(&e[i], &w, &u, &f);
+			if (r > 0 && st != e[i].status) {
+				fprintf(stderr,
+					"timeit: %s: exit status changed between runs (%#x, %#x)\n",
+					e[i].name, e[i].status, st);
+				return 1;
+			}
+			e[i].status = st;
+			if (r < warm)
+				continue;
+			e[i].wall[r - warm] = w;
+			e[i].cpu[r - warm] = u;
+			e[i].flt[r - warm] = f;
+			e[i].sum += w;
+		}
+	}
+	for (int i = 0; i < n; i++) {
+		char path[4096];
+		long hwm = -1;
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s/%s.samples", dir, e[i].name);
+		f = fopen(path, "w");
+		if (!f) {
+			fprintf(stderr, "timeit: %s: %s\n", path, strerror(errno));
+			return 1;
+		}
+		for (int r = 0; r < runs; r++)
+			fprintf(f, "%lld\n", e[i].wall[r] / 1000);
+		fclose(f);
+		prepare(e[i].prep);
+		for (int k = 0; k < e[i].nexec; k++) {
+			long h = hwm_run(e[i].argv[k]);
+
+			if (h > hwm)
+				hwm = h;
+		}
+		snprintf(path, sizeof(path), "%s/%s.time", dir, e[i].name);
+		f = fopen(path, "w");
+		if (!f) {
+			fprintf(stderr, "timeit: %s: %s\n", path, strerror(errno));
+			return 1;
+		}
+		{
+			long long med = median(e[i].wall, runs), cmed = median(e[i].cpu, runs),
+				  fmed = median(e[i].flt, runs);
+			int st = e[i].status;
+
+			fprintf(f,
+				"runs=%d min_us=%lld median_us=%lld max_us=%lld mean_us=%lld "
+				"cpu_median_us=%lld maxrss_kib=%ld hwm_kib=%ld minflt=%lld status=%d\n",
+				runs, e[i].wall[0] / 1000, med / 1000, e[i].wall[runs - 1] / 1000,
+				e[i].sum / runs / 1000, cmed / 1000, e[i].maxrss, hwm, fmed,
+				WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+		}
+		fclose(f);
+	}
+	return 0;
 }
 
 int main(int argc, char **argv)
 {
-	const char *prep = NULL;
+	const char *prep = NULL, *spec = NULL, *dir = NULL;
 	int runs = 30, warm = 3, once = 0, c, i, status = -1;
 	long long *wall, *cpu, *flt, sum = 0;
 	long rss, maxrss = 0, hwm;
 
-	while ((c = getopt(argc, argv, "+n:w:p:x")) != -1) {
+	while ((c = getopt(argc, argv, "+n:w:p:xm:o:")) != -1) {
 		switch (c) {
+		case 'm':
+			spec = optarg;
+			break;
+		case 'o':
+			dir = optarg;
+			break;
 		case 'x':
 			once = 1;
 			break;
@@ -217,6 +434,11 @@ int main(int argc, char **argv)
 		default:
 			return usage();
 		}
+	}
+	if (spec || dir) {
+		if (!spec || !dir || optind != argc || runs < 1 || warm < 0 || once || prep)
+			return usage();
+		return interleaved(spec, dir, runs, warm);
 	}
 	if (optind >= argc || runs < 1 || warm < 0) {
 		return usage();

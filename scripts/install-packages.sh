@@ -6,7 +6,7 @@ set -eu
 PKGS="
 build-essential musl-tools musl-dev linux-libc-dev dpkg-dev file pkg-config
 autoconf automake libtool autopoint gettext bison
-bats bats-assert bats-support jq shellcheck strace valgrind
+bats bats-assert bats-support jq shellcheck strace valgrind driverctl
 clang libclang-rt-14-dev cppcheck clang-tidy clang-format libkmod-dev libblkid-dev fdisk
 cpio xz-utils zstd kmod busybox-static
 qemu-system-x86 qemu-utils e2fsprogs dosfstools mtools
