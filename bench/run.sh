@@ -51,8 +51,10 @@
 #                    write (open O_TRUNC, write, close) also starts writeback at its close
 #                    (ext4's auto_da_alloc), which no sysfs write does.
 #   BENCH_KEEP=1     reuse trees already built there (the fixture build is then not timed)
-#   BENCH_ONLY="W.." only these workloads (workstation hgx8 hgx8-sriov synthetic-1000
-#                    synthetic-10000); writes build/bench/RESULTS-quick.md
+#   BENCH_ONLY="W.." only these workloads (workstation hgx8 hgx8-1000 hgx8-3000 hgx8-sriov
+#                    synthetic-1000 synthetic-10000); writes build/bench/RESULTS-quick.md.
+#                    hgx8-1000 and hgx8-3000 are hgx8 grown with NIC VFs (mkfixture
+#                    hgx8-wide): the same GPUs, more functions no plan takes
 #   BENCH_BIN=FILE   measure FILE instead of build/gpuvm (an A/B comparison of a change),
 #                    in the fixtures and in the boots: writes build/bench/RESULTS-bin.md;
 #                    link FILE unstripped (make -f Makefile -f bench/syms.mk
@@ -396,7 +398,7 @@ measure() {
 }
 
 # --- workloads -------------------------------------------------------------------------
-WORKLOADS="workstation:workstation hgx8:hgx8 hgx8-sriov:hgx8-sriov synthetic-1000:synthetic,1000"
+WORKLOADS="workstation:workstation hgx8:hgx8 hgx8-1000:hgx8-wide,1000 hgx8-3000:hgx8-wide,3000 hgx8-sriov:hgx8-sriov synthetic-1000:synthetic,1000"
 [ -n "$QUICK" ] || WORKLOADS="$WORKLOADS synthetic-10000:synthetic,10000"
 if [ -n "${BENCH_ONLY:-}" ]; then
 	_all=$WORKLOADS
@@ -604,7 +606,7 @@ targets() {
 	{
 		key = $1 " " $3
 		wl[key] = $1; cmd[key] = $3; fn[key] = $2; med[key] = $6; rss[key] = $9
-		sc[key] = $11; fl[key] = $12; ir[key] = $13
+		pf[key] = $10; sc[key] = $11; fl[key] = $12; ir[key] = $13
 		order[++n] = key
 	}
 	END {
@@ -630,6 +632,17 @@ targets() {
 			}
 			printf "| wall ≤ 5 ms, hgx8 (300 functions), `%s` | %s | median %.2f ms; here the process start alone (`gpuvm --version`) takes %.2f ms, the floor program %.2f ms |\n",
 				cmd[k], miss(med[k] <= 5000, "wall"), med[k] / 1000, base / 1000, fmed["hgx8"] / 1000
+		}
+		for (c = 1; c <= 2; c++) {
+			cm = c == 1 ? "plan" : "apply"
+			a = "hgx8 " cm; b = "hgx8-3000 " cm
+			if (!(a in med) || !(b in med)) {
+				printf "| flat: 3,000 functions (hgx8-3000) within 1.5× of 300 (hgx8), `%s` | not measured | |\n", cm
+				continue
+			}
+			printf "| flat: 3,000 functions (hgx8-3000) within 1.5× of 300 (hgx8), `%s` | %s | wall %.2f ms / %.2f ms = %.2f×; instructions %.2f×, syscalls %.2f×, page faults %.2f× |\n",
+				cm, miss(med[b] <= 1.5 * med[a], "flat"), med[b] / 1000, med[a] / 1000, med[b] / med[a],
+				ir[b] / ir[a], sc[b] / sc[a], pf[b] / pf[a]
 		}
 		for (c = 1; c <= 2; c++) {
 			cm = c == 1 ? "plan" : "apply"
@@ -703,22 +716,32 @@ missed_notes() {
 		awk -F '\t' -v base="$base_med" -v bcpu="$base_cpu" '
 		$1 == "hgx8" { med[$3] = $6; cpu[$3] = $8; sc[$3] = $11; ir[$3] = $13; pf[$3] = $10 }
 		END {
-			printf "- Wall, hgx8: the floor program alone, which makes only the 3 syscalls a function\n"
-			printf "  that reading sysfs needs (%d calls), takes %.2f ms (CPU %.2f ms), and starting a\n", sc["floor"], med["floor"] / 1000, cpu["floor"] / 1000
-			printf "  process (`gpuvm --version`) %.2f ms (CPU %.2f ms): on this machine a syscall into\n", base / 1000, bcpu / 1000
-			printf "  sysfs costs about %.1f µs", sc["floor"] ? (cpu["floor"] - bcpu) / sc["floor"] : 0
-			if (med["floor"] >= 5000)
-				printf ", so no program reading the tree this way gets under 5 ms.\n"
-			else
-				printf "; the floor program is under 5 ms, gpuvm is not.\n"
-			d = sc["plan"] - sc["floor"]
-			printf "  gpuvm over the floor program: plan +%.2f ms CPU (%d %s syscalls, %.2fM more\n", (cpu["plan"] - cpu["floor"]) / 1000, d < 0 ? -d : d, d < 0 ? "fewer" : "more", (ir["plan"] - ir["floor"]) / 1e6
+			printf "- Wall, hgx8: the floor program alone (the listing and /proc/bus/pci/devices,\n"
+			printf "  %d calls) takes %.2f ms (CPU %.2f ms), and starting a process (`gpuvm --version`)\n", sc["floor"], med["floor"] / 1000, cpu["floor"] / 1000
+			printf "  %.2f ms (CPU %.2f ms). gpuvm over the floor program: plan +%.2f ms CPU (%.2fM more\n", base / 1000, bcpu / 1000, (cpu["plan"] - cpu["floor"]) / 1000, (ir["plan"] - ir["floor"]) / 1e6
 			printf "  instructions, %d more page faults), apply +%.2f ms over plan: its %d writes, each sysfs\n", pf["plan"] - pf["floor"], (cpu["apply"] - cpu["plan"]) / 1000, w
 			printf "  write a round trip to the writer process that bounds it in time, and the state file.\n"
 		}' w="$(awk -F '\t' '$1 == "hgx8" && $2 == "apply" { print int(($8 - 2) / 3) }' "$FLOORS")" "$TSV"
 	fi
+	if grep -qx flat "$OUT/missed"; then
+		awk -F '\t' '
+		$1 == "hgx8" || $1 == "hgx8-3000" { k = $1 " " $3; med[k] = $6; cpu[k] = $8; sc[k] = $11; ir[k] = $13; pf[k] = $10 }
+		function d(c, a) { return a[("hgx8-3000 " c)] - a[("hgx8 " c)] }
+		END {
+			printf "- Flat, hgx8-3000 against hgx8 (2,700 more functions, none of them planned):\n"
+			printf "  the floor program (listing and /proc/bus/pci/devices only) grows by %.2f ms\n", d("floor", med) / 1000
+			printf "  (%.2f -> %.2f ms): what the kernel itself costs to list 2,700 more entries\n", med["hgx8 floor"] / 1000, med["hgx8-3000 floor"] / 1000
+			printf "  and hand out their lines, and on its own %.0f%% of the 1.5× allowed. gpuvm plan\n", 100 * d("floor", med) / (0.5 * med["hgx8 plan"])
+			printf "  grows by %.2f ms: %.2fM instructions (%d a function: the name, the proc line,\n", d("plan", med) / 1000, d("plan", ir) / 1e6, d("plan", ir) / 2700
+			printf "  the sort, the plan entry), %d page faults (an 80-byte inventory entry, a plan\n", d("plan", pf)
+			printf "  entry and sort keys a function) and %d syscalls. What would close it: keeping\n", d("plan", sc)
+			printf "  the functions no plan takes out of the inventory (their address and IDs, 16\n"
+			printf "  bytes, in a table of their own), so that they cost no plan entry and no page\n"
+			printf "  of inventory; the floor program shows the bound that leaves.\n"
+		}' "$TSV"
+	fi
 	grep -qx rss "$OUT/missed" &&
-		echo "- Peak RSS: over 2 MiB at the workloads named above; at 10,000 functions gpuvm keeps 72 bytes a function in its inventory, 40 in the plan and 32 in the execution results, and streams the state file (64 KiB buffer)."
+		echo "- Peak RSS: over 2 MiB at the workloads named above; at 10,000 functions gpuvm keeps 80 bytes a function in its inventory, 40 in the plan and 32 in the execution results, and streams the state file (64 KiB buffer)."
 	grep -qx syscalls "$OUT/missed" &&
 		echo "- Syscalls: see the floor table below for the part over the floor."
 	grep -qx linear "$OUT/missed" &&
@@ -764,8 +787,8 @@ if [ -n "$QUICK" ]; then mode="BENCH_QUICK=1 (smoke run: fewer repetitions, no 1
 	echo "every process (the writer process \`apply\` forks included); ratio: syscalls / floor. Ir:"
 	echo "instructions (callgrind, all processes). Peak RSS: VmHWM of the command's process, read"
 	echo "at its exit (bench/timeit.c traces one more run to stop it there). The floor program"
-	echo "(bench/floorprog.c, static musl) does only the per-function part of the floor: the"
-	echo "listing and each uevent read; its wall time is what"
+	echo "(bench/floorprog.c, static musl) does only what learns every function and its IDs: the"
+	echo "listing and /proc/bus/pci/devices; its wall time is what"
 	echo "reading sysfs costs on this machine before any planning."
 	echo
 	echo "| workload | functions | command | wall ms | CPU ms | page faults | syscalls | per function | floor | ratio | Ir | Ir per function | peak RSS KiB |"
@@ -842,7 +865,9 @@ if [ -n "$QUICK" ]; then mode="BENCH_QUICK=1 (smoke run: fewer repetitions, no 1
 	echo "(brk, mmap, munmap), fcntl, fstat, repeated reads, fsync (a no-op on /run's tmpfs at"
 	echo "boot) and the writer process that bounds each write in time (socketpair, fork, its"
 	echo "stdio and close_range, the request and the answer on its socket: 4 calls a write, wait4)."
-	echo "The part that grows with the machine is 3 per function: the uevent (open, read, close)."
+	echo "Nothing grows a function: every function's IDs come from /proc/bus/pci/devices (one"
+	echo "file; its 64 KiB reads, one per some 240 functions, count here as one read) and the"
+	echo "listing; a uevent (open, read, close) is read only for the functions a plan can touch."
 	echo "IOMMU groups are read only for the devices a plan can touch: their iommu_group links"
 	echo "and each of their groups' listing (/sys/kernel/iommu_groups/N/devices). The floor takes"
 	echo "the set of files gpuvm reads as needed: it measures how dearly gpuvm reads, not whether"
