@@ -86,7 +86,8 @@ int main(int argc, char **argv)
 				lines++;
 		close(fd);
 		if (lines != n)
-			fprintf(stderr, "floorprog: %d functions listed, %d lines in /proc/bus/pci/devices\n",
+			fprintf(stderr,
+				"floorprog: %d functions listed, %d lines in /proc/bus/pci/devices\n",
 				n, lines);
 	}
 	printf("%d\n", n);
