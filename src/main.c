@@ -184,12 +184,11 @@ static int exit_status(const struct outcome *out)
 		return EXIT_PENDING;
 	if (out->iommu_unusable)
 		return EXIT_NO_IOMMU;
-	if (out->in_use)
-		return EXIT_IN_USE;
 	if (out->not_applied)
 		return EXIT_NOT_APPLIED;
 	if (out->failed == 0)
-		return EXIT_OK;
+		return out->in_use ? EXIT_IN_USE : EXIT_OK;
+	/* a failure says more than a refusal: 4 or 1 even when another group was refused */
 	return out->ok ? EXIT_PARTIAL : EXIT_FAILED;
 }
 

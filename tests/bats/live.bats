@@ -221,3 +221,18 @@ state() {
 	assert_failure 2
 	assert_regex "$stderr" "--live is not an option of this command"
 }
+
+@test "a refused group and a failed one: the failure's exit status (4), the refusal in the state file" {
+	mkfx hgx8
+	drm 0000:03:00.0 card1 1
+	holder 4242 Xorg /dev/dri/card1
+	d=$ROOT/sys/bus/pci/devices/0000:23:00.0/driver_override
+	rm "$d" && mkdir "$d"
+	gv --cmdline "gpuvm.mode=vm-passthrough" apply --live
+	assert_failure 4
+	state
+	[ "$(dev_field 0000:03:00.0 result)" = refused ]
+	[ "$(dev_field 0000:23:00.0 result)" != ok ]
+	[ "$(dev_field 0000:43:00.0 result)" = unverified ]
+	[ "$(jqr .live.refused)" = 1 ]
+}
