@@ -125,13 +125,16 @@ struct scan_ctx {
 	 * GONE for one whose uevent was not there any more.
 	 */
 	uint8_t *seen;
-	/* The functions by bus and devfn (a line's key): chains from head[hash], through next. */
-	uint32_t *head, *next;
-	bool domains; /* more than one: a bus and devfn may be in several */
+	/* The functions by bus and devfn (a line's key): see key_index(). */
+	uint32_t *head, *next, *rep;
+	uint8_t *nfn;
+	size_t buckets;
 	int err;
 };
 
 #define GONE 0xff
+#define CONFLICT 0xfe
+#define SEEN_MAX 0xfd
 
 static int read_int_attr(const char *name, const char *attr, int *out)
 {
@@ -304,62 +307,83 @@ static inline __attribute__((always_inline)) uint16_t bus_devfn(const struct pci
 	return (uint16_t)(a->bus << 8 | a->dev << 3 | a->fn);
 }
 
-#define KEY_BUCKETS 4096
 #define NIL UINT32_MAX
 
-static unsigned key_hash(uint16_t key)
+static unsigned key_hash(const struct scan_ctx *c, uint16_t key)
 {
-	return (unsigned)(((uint32_t)key * 2654435761U) >> 20) & (KEY_BUCKETS - 1);
+	return (unsigned)(((uint32_t)key * 2654435761U) >> 16) & (c->buckets - 1);
 }
 
-/* The functions by bus and devfn, in every domain. -ENOMEM. */
+/* The function that stands for key (the first with it), or NIL. */
+static uint32_t key_rep(const struct scan_ctx *c, uint16_t key)
+{
+	uint32_t i;
+
+	for (i = c->head[key_hash(c, key)]; i != NIL; i = c->next[i])
+		if (bus_devfn(&c->inv->dev[i].addr) == key)
+			return i;
+	return NIL;
+}
+
+/*
+ * The functions by bus and devfn: a hash of the distinct keys (one bucket a function or
+ * so), each key's first function standing for it (rep) with how many functions have it
+ * (nfn: one a domain that has it). A line then costs one lookup however many domains
+ * share its key. -ENOMEM.
+ */
 static int key_index(struct scan_ctx *c)
 {
 	size_t i, n = c->inv->n;
 
-	c->head = malloc(KEY_BUCKETS * sizeof(*c->head));
+	for (c->buckets = 512; c->buckets < n && c->buckets < 65536; c->buckets *= 2)
+		;
+	c->head = malloc(c->buckets * sizeof(*c->head));
 	c->next = malloc(n * sizeof(*c->next));
-	if (!c->head || !c->next || n >= NIL)
+	c->rep = malloc(n * sizeof(*c->rep));
+	c->nfn = calloc(n, 1);
+	if (!c->head || !c->next || !c->rep || !c->nfn || n >= NIL)
 		return -ENOMEM;
-	memset(c->head, 0xff, KEY_BUCKETS * sizeof(*c->head));
-	c->domains = n && c->inv->dev[n - 1].addr.domain != c->inv->dev[0].addr.domain;
-	for (i = n; i-- > 0;) {
-		unsigned h = key_hash(bus_devfn(&c->inv->dev[i].addr));
+	memset(c->head, 0xff, c->buckets * sizeof(*c->head));
+	for (i = 0; i < n; i++) {
+		uint16_t key = bus_devfn(&c->inv->dev[i].addr);
+		uint32_t r = key_rep(c, key);
 
-		c->next[i] = c->head[h];
-		c->head[h] = (uint32_t)i;
+		if (r == NIL) {
+			unsigned h = key_hash(c, key);
+
+			r = (uint32_t)i;
+			c->next[i] = c->head[h];
+			c->head[h] = r;
+		}
+		c->rep[i] = r;
+		if (c->nfn[r] < SEEN_MAX)
+			c->nfn[r]++;
 	}
 	return 0;
 }
 
 /*
  * The IDs of a line of /proc/bus/pci/devices. It has no domain: a line counts for the
- * function with its bus and devfn in every domain. Where several domains have one, the lines that name
- * it must be as many and all say the same IDs (as for the same slot of two identical
- * trees); else which line is whose cannot be told (CONFLICT), and their uevents say.
+ * functions with its bus and devfn in every domain. Where several domains have one, the
+ * lines that name it must be as many and all say the same IDs (as for the same slot of two
+ * identical trees); else which line is whose cannot be told (CONFLICT), and their uevents
+ * say. Kept on the key's rep: seen[rep] lines, its IDs those of the first.
  */
-#define CONFLICT 0xfe
-#define SEEN_MAX 0xfd
-
 static void proc_ids(struct scan_ctx *c, uint16_t key, uint16_t vendor, uint16_t device)
 {
 	struct pci_dev *dev = c->inv->dev;
-	uint32_t i;
+	uint32_t r = key_rep(c, key);
 
-	for (i = c->head[key_hash(key)]; i != NIL; i = c->next[i]) {
-		if (bus_devfn(&dev[i].addr) != key)
-			continue;
-		if (c->seen[i] == 0) {
-			dev[i].vendor = vendor;
-			dev[i].device = device;
-			c->seen[i] = 1;
-		} else if (c->seen[i] == CONFLICT) {
-			continue;
-		} else if (dev[i].vendor != vendor || dev[i].device != device) {
-			c->seen[i] = CONFLICT;
-		} else if (c->seen[i] < SEEN_MAX) {
-			c->seen[i]++;
-		}
+	if (r == NIL || c->seen[r] == CONFLICT)
+		return;
+	if (c->seen[r] == 0) {
+		dev[r].vendor = vendor;
+		dev[r].device = device;
+		c->seen[r] = 1;
+	} else if (dev[r].vendor != vendor || dev[r].device != device) {
+		c->seen[r] = CONFLICT;
+	} else if (c->seen[r] < SEEN_MAX) {
+		c->seen[r]++;
 	}
 }
 
@@ -411,20 +435,6 @@ static ssize_t proc_chunk(const char *buf, size_t len, bool eof, void *data)
 	return (ssize_t)(pos < len ? pos : len);
 }
 
-/* How many domains have a function at d's bus and devfn (d's own among them). */
-static unsigned domains_with(const struct scan_ctx *c, const struct pci_dev *d)
-{
-	uint16_t key = bus_devfn(&d->addr);
-	unsigned n = 0;
-	uint32_t i;
-
-	if (!c->domains)
-		return 1;
-	for (i = c->head[key_hash(key)]; i != NIL; i = c->next[i])
-		n += bus_devfn(&c->inv->dev[i].addr) == key;
-	return n;
-}
-
 /*
  * What each function is. /proc/bus/pci/devices gives every function's vendor and device
  * in a few reads; a function it names without doubt (proc_ids) stays partial (IDs only)
@@ -458,14 +468,24 @@ static __attribute__((noinline)) int resolve(struct scan_ctx *c)
 		for (i = 0; i < inv->n; i++)
 			inv->dev[i].vendor = inv->dev[i].device = 0;
 	}
+	/* Trusted or not, by its key's lines: the rep's seen and nfn stay as they are. */
 	for (i = 0; i < inv->n; i++) {
 		struct pci_dev *d = &inv->dev[i];
+		uint32_t k = c->rep[i];
 
-		if (flat && c->seen[i] != CONFLICT && c->seen[i] == domains_with(c, d)) {
+		if (flat && c->seen[k] != CONFLICT && c->seen[k] == c->nfn[k]) {
+			d->vendor = inv->dev[k].vendor;
+			d->device = inv->dev[k].device;
 			d->class = 0xffffff; /* unknown until its uevent is read */
-			continue;
+		} else {
+			c->rep[i] = NIL;
 		}
-		r = read_uevent(c, d);
+	}
+	memset(c->seen, 0, inv->n);
+	for (i = 0; i < inv->n; i++) {
+		if (c->rep[i] != NIL)
+			continue;
+		r = read_uevent(c, &inv->dev[i]);
 		if (r == -ENOENT)
 			c->seen[i] = GONE;
 		else if (r < 0)
@@ -783,6 +803,8 @@ out:
 	free(c.seen);
 	free(c.head);
 	free(c.next);
+	free(c.rep);
+	free(c.nfn);
 	return r;
 }
 
