@@ -73,7 +73,7 @@ $(B)/host/fake-kernel.o: tests/unit/fake-kernel.c tests/unit/fake-kernel.h src/*
 # test-alloc fails gpuvm's own allocations through the linker (not a make variable that a
 # command line such as sanitize's EXTRA_LDFLAGS= would override).
 $(B)/unit/test-alloc: WRAP := -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=strdup
-$(B)/unit/%: tests/unit/%.c tests/unit/unit.h $(UNIT_OBJS) | $(B)/unit
+$(B)/unit/%: tests/unit/%.c tests/unit/unit.h tests/unit/unit-log.h $(UNIT_OBJS) | $(B)/unit
 	@$(if $(Q),echo "  CCLD    $@")
 	$(Q)$(CC) $(CFLAGS_HOST) -Itests/unit -o $@ $< $(UNIT_OBJS) $(EXTRA_LDFLAGS) $(WRAP) -lblkid
 

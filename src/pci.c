@@ -28,15 +28,8 @@ int pci_addr_parse(const char *s, struct pci_addr *a)
 	if (s[0] && s[1] && s[2] && s[3] && s[4] == ':' && s[5] && s[6] && s[7] == ':' && s[8] &&
 	    s[9] && s[10] == '.' && s[11] && !s[12] && parse_hex_fixed(s, 4, &dom) == 0 &&
 	    parse_hex_fixed(s + 5, 2, &bus) == 0 && parse_hex_fixed(s + 8, 2, &dev) == 0 &&
-	    parse_hex_fixed(s + 11, 1, &fn) == 0) {
-		if (dev > 0x1f || fn > 7)
-			return -EINVAL;
-		a->domain = (uint32_t)dom;
-		a->bus = (uint8_t)bus;
-		a->dev = (uint8_t)dev;
-		a->fn = (uint8_t)fn;
-		return 0;
-	}
+	    parse_hex_fixed(s + 11, 1, &fn) == 0)
+		goto parsed;
 	c1 = strchr(s, ':');
 	if (!c1)
 		return -EINVAL;
@@ -53,6 +46,7 @@ int pci_addr_parse(const char *s, struct pci_addr *a)
 	if (hex_field(s, 2, 2, &bus) < 0 || hex_field(c1 + 1, 2, 2, &dev) < 0 ||
 	    hex_field(dot + 1, 1, 1, &fn) < 0)
 		return -EINVAL;
+parsed:
 	if (dev > 0x1f || fn > 7 || dom > 0xffffffffUL)
 		return -EINVAL;
 	a->domain = (uint32_t)dom;

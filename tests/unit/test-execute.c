@@ -10,6 +10,7 @@
 #include "json.h"
 #include "log.h"
 #include "cmd/cmd.h"
+#include "unit-log.h"
 #include "unit.h"
 
 #define GPU "0000:01:00.0"
@@ -27,19 +28,6 @@ static void apply(const char *cmdline)
 	log_setup(false, 0);
 	memset(&out, 0, sizeof(out));
 	cmd_apply(&o, &out);
-}
-
-static bool logged(const char *needle)
-{
-	size_t i;
-
-	for (i = 0; i < log_count(LOG_ERR); i++)
-		if (strstr(log_get(LOG_ERR, i), needle))
-			return true;
-	printf("#   no error with '%s'; errors:\n", needle);
-	for (i = 0; i < log_count(LOG_ERR); i++)
-		printf("#     %s\n", log_get(LOG_ERR, i));
-	return false;
 }
 
 static bool state_has(const char *needle)
@@ -149,7 +137,7 @@ static void no_iommu(void)
 	CHECK_INT(fk_modules_loaded(), 0, "vfio-pci not loaded without an IOMMU");
 	fk_load_driver("nouveau");
 	CHECK_STR(fk_driver(GPU), "", "nouveau loaded later does not take a held GPU");
-	CHECK(logged("IOMMU is not active"), "the error says why");
+	CHECK(unit_logged("IOMMU is not active"), "the error says why");
 	CHECK(state_has("\"result\": \"held\""), "state: held");
 
 	host(false);
@@ -175,7 +163,7 @@ static void group_and_probe(void)
 	fk_module("vfio-pci", "vfio-pci");
 	apply(PT);
 	CHECK_STR(fk_driver(GPU), "", "groupless GPU held");
-	CHECK(logged("no IOMMU group"), "and the plan says why");
+	CHECK(unit_logged("no IOMMU group"), "and the plan says why");
 
 	/* A NIC in the group: not viable, the NIC is untouched. */
 	host(true);
@@ -185,7 +173,7 @@ static void group_and_probe(void)
 	CHECK_STR(fk_driver(NIC), "igb", "the foreign NIC is never touched");
 	CHECK_STR(fk_override(NIC), "", "not even its override");
 	CHECK_STR(fk_driver(GPU), "", "GPU held");
-	CHECK(logged("0000:02:00.0 (8086:1533, igb)"), "the blocker is named");
+	CHECK(unit_logged("0000:02:00.0 (8086:1533, igb)"), "the blocker is named");
 	CHECK(!out.iommu_unusable && out.failed == 1 && out.ok == 0, "outcome failed");
 }
 
@@ -238,7 +226,7 @@ static void faults(void)
 			CHECK(out.failed == 0 && out.selected == 0, "fault %zu: nothing selected", i);
 			continue;
 		}
-		CHECK(logged(t[i].needle), "fault %zu: error names the step", i);
+		CHECK(unit_logged(t[i].needle), "fault %zu: error names the step", i);
 		CHECK(out.failed == 1 && out.ok == 0, "fault %zu: outcome failed", i);
 		CHECK(fk_state() && json_valid(fk_state(), strlen(fk_state())),
 		      "fault %zu: state file valid", i);
@@ -283,7 +271,7 @@ static void faults(void)
 	host(true);
 	fk_fault("state", 1, -EROFS);
 	apply(PT);
-	CHECK(logged("cannot write /run/gpuvm/state.json: Read-only file system"),
+	CHECK(unit_logged("cannot write /run/gpuvm/state.json: Read-only file system"),
 	      "state write failure logged");
 	CHECK_STR(fk_driver(GPU), "vfio-pci", "and the bind stands");
 	CHECK(out.failed == 0, "outcome still ok");
@@ -293,7 +281,7 @@ static void faults(void)
 	fk_fault("r:sys/bus/pci/devices", 0, -EACCES);
 	apply(PT);
 	CHECK(out.error, "an unreadable /sys/bus/pci/devices is an error");
-	CHECK(logged("cannot read the PCI devices"), "and says so");
+	CHECK(unit_logged("cannot read the PCI devices"), "and says so");
 }
 
 static void container_and_vgpu(void)
@@ -385,7 +373,8 @@ static void smmu_groups_at_probe(void)
 	apply(PT);
 	CHECK_STR(fk_driver(gh), "", "DMAR: a device without a group is not bound");
 	CHECK_STR(fk_override(gh), "vfio-pci", "DMAR: held (on_error=hold)");
-	CHECK(out.failed == 1 && logged("no IOMMU group"), "DMAR: it fails, naming the missing group");
+	CHECK(out.failed == 1 && unit_logged("no IOMMU group"),
+	      "DMAR: it fails, naming the missing group");
 
 	/* No IOMMU at all on arm64: the problem is still named. */
 	fk_reset(false);
@@ -393,7 +382,7 @@ static void smmu_groups_at_probe(void)
 	fk_module("vfio-pci", "vfio-pci");
 	apply(PT);
 	CHECK_STR(fk_driver(gh), "", "no IOMMU: not bound");
-	CHECK(out.failed == 1 && logged("IOMMU is not active"), "no IOMMU: named");
+	CHECK(out.failed == 1 && unit_logged("IOMMU is not active"), "no IOMMU: named");
 }
 
 /*

@@ -13,6 +13,7 @@
 #include "json.h"
 #include "log.h"
 #include "cmd/cmd.h"
+#include "unit-log.h"
 #include "unit.h"
 
 #define GPU "0000:01:00.0"
@@ -40,19 +41,6 @@ static bool state_has(const char *needle)
 	if (!ok)
 		printf("#   state file lacks '%s'\n", needle);
 	return ok;
-}
-
-static bool logged(const char *needle)
-{
-	size_t i;
-
-	for (i = 0; i < log_count(LOG_ERR); i++)
-		if (strstr(log_get(LOG_ERR, i), needle))
-			return true;
-	printf("#   no error with '%s'; errors:\n", needle);
-	for (i = 0; i < log_count(LOG_ERR); i++)
-		printf("#     %s\n", log_get(LOG_ERR, i));
-	return false;
 }
 
 /* A GPU on nouveau (card0) and its audio function in group 1; vfio-pci as a module. */
@@ -83,7 +71,7 @@ static void refused_whole(const char *what, const char *gpu_drv, const char *aud
 	CHECK(out.in_use && !out.error, "%s: outcome in use (exit 7)", what);
 	CHECK_STR(fk_driver(GPU), gpu_drv, "%s: GPU left on its driver", what);
 	CHECK_STR(fk_driver(AUD), aud_drv, "%s: its group's audio function too", what);
-	CHECK(logged(needle), "%s: the error names the culprit", what);
+	CHECK(unit_logged(needle), "%s: the error names the culprit", what);
 	CHECK(state_has("\"result\": \"refused\"") && state_has("\"refused\": 1"),
 	      "%s: the state file says refused", what);
 	CHECK(fk_state() && json_valid(fk_state(), strlen(fk_state())), "%s: state is JSON", what);
@@ -188,7 +176,7 @@ static void nvidia_holders(void)
 	fk_proc(555, "nvidia-persiste", "/dev/nvidia3", 195, 3);
 	apply_live(PT, 0);
 	CHECK(out.in_use, "nvidia node: refused");
-	CHECK(logged("in use: /dev/nvidia3 (0000:01:00.0) held by pid 555 (nvidia-persiste)"),
+	CHECK(unit_logged("in use: /dev/nvidia3 (0000:01:00.0) held by pid 555 (nvidia-persiste)"),
 	      "nvidia node: named");
 	CHECK_STR(fk_driver(GPU), "nvidia", "nvidia node: still on nvidia");
 
@@ -198,7 +186,7 @@ static void nvidia_holders(void)
 	fk_nvidia_clients(GPU, 1);
 	apply_live(PT, 0);
 	CHECK(out.in_use, "unbindLock refused: refused");
-	CHECK(logged("the nvidia driver has clients (its unbindLock was not granted)"),
+	CHECK(unit_logged("the nvidia driver has clients (its unbindLock was not granted)"),
 	      "unbindLock refused: said");
 	CHECK(!fk_unbind_locked(GPU), "unbindLock refused: not held");
 
@@ -280,7 +268,7 @@ static void vanished(void)
 	fk_on_proc_scan(vanish_after);
 	apply_live(PT, 0);
 	CHECK(!out.in_use && out.failed == 1 && !out.error, "vanished: failed, not refused");
-	CHECK(logged("0000:01:00.0"), "vanished: the device named");
+	CHECK(unit_logged("0000:01:00.0"), "vanished: the device named");
 	CHECK(fk_state() && json_valid(fk_state(), strlen(fk_state())), "vanished: state is JSON");
 	CHECK(state_has("\"result\": \"failed\""), "vanished: result failed");
 }
@@ -291,7 +279,7 @@ static void hanging_unbind(void)
 	fk_fault("drivers/nouveau/unbind", 0, -ETIMEDOUT);
 	apply_live(PT, 0);
 	CHECK(!out.in_use && out.failed == 1, "hanging unbind: failed, not refused");
-	CHECK(logged("unbind from nouveau: no answer in time"), "hanging unbind: said");
+	CHECK(unit_logged("unbind from nouveau: no answer in time"), "hanging unbind: said");
 	CHECK_STR(fk_override(GPU), "vfio-pci", "hanging unbind: held by its override");
 }
 
