@@ -196,6 +196,7 @@ install: all
 	install -D -m 0755 $(B)/gpuvm $(DESTDIR)$(SBINDIR)/gpuvm
 	install -D -m 0755 dracut/90gpuvm/module-setup.sh $(DESTDIR)$(DRACUTDIR)/module-setup.sh
 	install -D -m 0755 dracut/90gpuvm/gpuvm-pre-udev.sh $(DESTDIR)$(DRACUTDIR)/gpuvm-pre-udev.sh
+	install -D -m 0755 dracut/90gpuvm/gpuvm-pre-pivot.sh $(DESTDIR)$(DRACUTDIR)/gpuvm-pre-pivot.sh
 	install -D -m 0755 dracut/90gpuvm/gpuvm-resume.sh $(DESTDIR)$(DRACUTDIR)/gpuvm-resume.sh
 	install -D -m 0755 initramfs-tools/hooks/gpuvm $(DESTDIR)$(ITOOLSDIR)/hooks/gpuvm
 	for s in $(ITOOLS_STAGES); do install -D -m 0755 initramfs-tools/scripts/gpuvm \

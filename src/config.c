@@ -108,8 +108,8 @@ int config_read(int dirfd, const char *path, char **buf, size_t *len)
 	return config_read_max(dirfd, path, CONFIG_MAX_SIZE, buf, len);
 }
 
-/* Read the regular file open at fd, at most max bytes; closes fd. */
-static int read_fd(int fd, size_t max, char **buf, size_t *len)
+/* Read the regular file open at fd, at most max bytes; closes fd. one_link: refuse a hard link. */
+static int read_fd(int fd, size_t max, bool one_link, char **buf, size_t *len)
 {
 	struct stat st;
 	char *b = NULL;
@@ -118,6 +118,10 @@ static int read_fd(int fd, size_t max, char **buf, size_t *len)
 
 	if (fstat(fd, &st) < 0) {
 		r = -errno;
+		goto out;
+	}
+	if (one_link && S_ISREG(st.st_mode) && st.st_nlink != 1) {
+		r = -EMLINK;
 		goto out;
 	}
 	if (S_ISDIR(st.st_mode)) {
@@ -170,7 +174,41 @@ int config_read_max(int dirfd, const char *path, size_t max, char **buf, size_t 
 
 	if (fd < 0)
 		return -errno;
-	return read_fd(fd, max, buf, len);
+	return read_fd(fd, max, false, buf, len);
+}
+
+int config_read_nofollow(int dirfd, const char *path, char **buf, size_t *len)
+{
+	char part[PATH_MAX], *c, *next, *save = NULL;
+	struct stat st;
+	int cur, fd, r;
+
+	if (strlen(path) >= sizeof(part))
+		return -ENAMETOOLONG;
+	strscpy(part, path, sizeof(part));
+	cur = fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
+	if (cur < 0)
+		return -errno;
+	for (c = strtok_r(part, "/", &save); c; c = next) {
+		next = strtok_r(NULL, "/", &save);
+		if (streq(c, "..")) {
+			close(cur);
+			return -EXDEV; /* nothing above the directory given */
+		}
+		fd = openat(cur, c,
+			    (next ? O_PATH | O_DIRECTORY : O_RDONLY | O_NOCTTY | O_NONBLOCK) |
+				    O_NOFOLLOW | O_CLOEXEC);
+		r = fd < 0 ? -errno : 0;
+		/* A symlink on the way reads as "not a directory": say what it is. */
+		if (r == -ENOTDIR && fstatat(cur, c, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISLNK(st.st_mode))
+			r = -ELOOP;
+		close(cur);
+		if (r < 0)
+			return r;
+		cur = fd;
+	}
+	return read_fd(cur, CONFIG_MAX_SIZE, true, buf, len);
 }
 
 /* The key of a line, as parse_line sees it (same trimming), into key; false if none. */
@@ -325,7 +363,7 @@ int config_update(int dirfd, const char *path, const char *key, const char *valu
 	if (r >= 0) {
 		if (fstat(r, &st) == 0)
 			mode = st.st_mode & 0777;
-		r = read_fd(r, CONFIG_MAX_SIZE, &old, &oldlen);
+		r = read_fd(r, CONFIG_MAX_SIZE, false, &old, &oldlen);
 	}
 	if (r == -ENOENT) {
 		old = NULL;

@@ -38,6 +38,14 @@ int config_read(int dirfd, const char *path, char **buf, size_t *len);
 /* The same with another size limit (pci.ids is larger than any config). */
 int config_read_max(int dirfd, const char *path, size_t max, char **buf, size_t *len);
 
+/*
+ * The same, for gpuvm's own files where a link must not lead elsewhere (the host config
+ * read from the mounted root at boot): every component is opened with O_NOFOLLOW (-ELOOP
+ * at a symlink), and the file must be a regular file with one link (-EMLINK: a hard link
+ * could make it another file's name).
+ */
+int config_read_nofollow(int dirfd, const char *path, char **buf, size_t *len);
+
 /* How long config set waits for another writer's lock before it gives up. */
 #define CONFIG_LOCK_WAIT_S 5
 

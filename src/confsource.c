@@ -1,15 +1,18 @@
 // SPDX-License-Identifier: MIT
 /*
- * Where the settings come from, and the boot's wait for config='s disk: the initramfs's
- * config is read once; settings are first taken from it quietly to learn config=; then
- * from the config on that disk (or, when it cannot be used, from the initramfs's again),
- * and that pass is the one that logs.
+ * Where the settings come from, and the boot's wait for its config. On a running host the
+ * host config is read once; settings are first taken from it quietly to learn config=;
+ * then from the config on that disk (or, when it cannot be used, from the file again), and
+ * that pass is the one that logs. At boot the initramfs's own /etc carries no host config
+ * (one an earlier gpuvm baked in is ignored, and said so): the first call has the command
+ * line alone, and the last reads the host config from the mounted root, or config='s disk.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -32,13 +35,22 @@
 const char *source_status_name(enum source_status st)
 {
 	static const char *const n[] = {
-		[SRC_IMAGE] = "image",
-		[SRC_DISK] = "disk",
-		[SRC_WAITING] = "waiting",
-		[SRC_FALLBACK] = "fallback",
+		[SRC_FILE] = "file",	     [SRC_DISK] = "disk",	[SRC_WAITING] = "waiting",
+		[SRC_FALLBACK] = "fallback", [SRC_CMDLINE] = "cmdline", [SRC_HOLD] = "hold",
+		[SRC_ROOT] = "root",
 	};
 
 	return n[st];
+}
+
+const char *root_config_name(enum root_config rc)
+{
+	static const char *const n[] = {
+		[RC_NONE] = "pending",		[RC_READ] = "read",	  [RC_MISSING] = "missing",
+		[RC_UNREADABLE] = "unreadable", [RC_NO_ROOT] = "no-root",
+	};
+
+	return n[rc];
 }
 
 static unsigned long long boot_ms(void)
@@ -57,10 +69,12 @@ struct image_config {
 	int err; /* 0, or why it could not be read (-ENOENT of CONFIG_PATH is 0) */
 };
 
-static void image_read(const char *config_file, struct image_config *ic)
+static void image_read(const char *config_file, bool boot, struct image_config *ic)
 {
 	memset(ic, 0, sizeof(*ic));
-	if (config_file) {
+	if (boot) {
+		ic->path = CONFIG_PATH; /* the initramfs's: never read at boot */
+	} else if (config_file) {
 		ic->path = config_file;
 		ic->err = config_read(AT_FDCWD, config_file, &ic->buf, &ic->len);
 	} else {
@@ -157,8 +171,8 @@ static void on_pending(const struct config_item *it, void *data)
 	}
 }
 
-/* The pending record: 0 and the deadline and held devices in src, -ENOENT, -EINVAL. */
-static int pending_read(struct source *src)
+/* A pending record: 0 and the deadline and held devices in src, -ENOENT, -EINVAL. */
+static int record_read(const char *path, struct source *src)
 {
 	struct pending_ctx c = { .src = src };
 	char *buf = malloc(PENDING_MAX);
@@ -166,7 +180,7 @@ static int pending_read(struct source *src)
 
 	if (!buf)
 		return -ENOMEM;
-	n = root_read(PENDING_PATH, buf, PENDING_MAX);
+	n = root_read(path, buf, PENDING_MAX);
 	if (n >= 0)
 		config_parse(buf, (size_t)n, on_pending, &c);
 	free(buf);
@@ -176,37 +190,73 @@ static int pending_read(struct source *src)
 	return c.ok ? 0 : -EINVAL;
 }
 
+static int pending_read(struct source *src)
+{
+	return record_read(PENDING_PATH, src);
+}
+
+/* "held=ADDR" lines after a header, into buf; the length. */
+static size_t held_lines(char *buf, size_t size, size_t len, const struct pci_addr *held, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n && i < SOURCE_HELD_MAX && len + 32 < size; i++) {
+		char a[PCI_ADDR_LEN];
+
+		pci_addr_format(&held[i], a, sizeof(a));
+		len += (size_t)snprintf(buf + len, size - len, "held=%s\n", a);
+	}
+	return len;
+}
+
 int pending_write(const struct source *src, const struct pci_addr *held, size_t n)
 {
 	char buf[PENDING_MAX];
-	size_t len, i;
+	size_t len;
 
 	len = (size_t)snprintf(buf, sizeof(buf),
 			       "# gpuvm apply --defer: these GPUs are held until config=%s can be read\n"
 			       "# or the deadline passes; `gpuvm apply --resume` decides.\n"
 			       "deadline_ms=%llu\n",
 			       src->spec, src->deadline_ms);
-	for (i = 0; i < n && i < SOURCE_HELD_MAX && len + 32 < sizeof(buf); i++) {
-		char a[PCI_ADDR_LEN];
-
-		pci_addr_format(&held[i], a, sizeof(a));
-		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "held=%s\n", a);
-	}
+	len = held_lines(buf, sizeof(buf), len, held, n);
 	return root_write_file(PENDING_DIR, PENDING_NAME, buf, len);
 }
 
-/* The record goes from /run/gpuvm itself: a symlink in its place is not followed. */
-int pending_remove(void)
+/* A record goes from /run/gpuvm itself: a symlink in its place is not followed. */
+static int record_remove(const char *name)
 {
 	const char *why;
 	int dfd = wf_open_dir(root_fd(), PENDING_DIR, false, &why), r = 0;
 
 	if (dfd < 0)
 		return dfd == -ENOENT ? 0 : dfd;
-	if (unlinkat(dfd, PENDING_NAME, 0) < 0 && errno != ENOENT)
+	if (unlinkat(dfd, name, 0) < 0 && errno != ENOENT)
 		r = -errno;
 	close(dfd);
 	return r;
+}
+
+int pending_remove(void)
+{
+	return record_remove(PENDING_NAME);
+}
+
+int root_pending_write(const struct pci_addr *held, size_t n)
+{
+	char buf[PENDING_MAX];
+	size_t len;
+
+	len = (size_t)snprintf(buf, sizeof(buf), "%s",
+			       "# gpuvm apply --defer: the mode is decided at the end of the initramfs,\n"
+			       "# by `gpuvm apply --resume --sysroot DIR` from DIR/etc/gpuvm/gpuvm.conf.\n");
+	len = held_lines(buf, sizeof(buf), len, held, n);
+	return root_write_file(PENDING_DIR, "root-pending", buf, len);
+}
+
+int root_pending_remove(void)
+{
+	return record_remove("root-pending");
 }
 
 /*
@@ -300,8 +350,106 @@ static int read_disk(bool under_root, const struct tag_spec *t, struct source *s
 	return r;
 }
 
+/*
+ * The root's config, read where the generator mounted the real root: 0 with the buffer,
+ * -ENOENT for no file; else why in src->reason (RC_NO_ROOT: -ENOTDIR).
+ */
+static int read_root(const char *sysroot, struct source *src, char **buf, size_t *len)
+{
+	struct stat st;
+	int dfd, r;
+
+	strscpy(src->sysroot, sysroot, sizeof(src->sysroot));
+	dfd = open(sysroot, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0) {
+		snprintf(src->reason, sizeof(src->reason), "the root is not there: %s: %s", sysroot,
+			 strerror(errno));
+		return -ENOTDIR;
+	}
+	/* A root still unmounted is the initramfs's own directory, where no /etc/gpuvm is. */
+	if (fstatat(dfd, "etc", &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode)) {
+		snprintf(src->reason, sizeof(src->reason),
+			 "the root is not there: %s has no /etc (not mounted?)", sysroot);
+		close(dfd);
+		return -ENOTDIR;
+	}
+	r = config_read_nofollow(dfd, CONFIG_PATH + 1, buf, len);
+	close(dfd);
+	if (r == -ENOENT)
+		return r;
+	if (r == -ELOOP)
+		snprintf(src->reason, sizeof(src->reason),
+			 "%s%s: a symlink on the way: not followed", sysroot, CONFIG_PATH);
+	else if (r == -EMLINK)
+		snprintf(src->reason, sizeof(src->reason), "%s%s: has another hard link: not read",
+			 sysroot, CONFIG_PATH);
+	else if (r == -EFBIG)
+		snprintf(src->reason, sizeof(src->reason), "%s%s: larger than %zu bytes", sysroot,
+			 CONFIG_PATH, CONFIG_MAX_SIZE);
+	else if (r == -EINVAL)
+		snprintf(src->reason, sizeof(src->reason), "%s%s: not a regular file", sysroot,
+			 CONFIG_PATH);
+	else if (r < 0)
+		snprintf(src->reason, sizeof(src->reason), "%s%s: cannot read: %s", sysroot,
+			 CONFIG_PATH, strerror(-r));
+	return r;
+}
+
+/*
+ * The boot without config=. First call: the command line alone; the mode on it acts now,
+ * else the GPUs are held. Last call (--sysroot): the root's config under the command line.
+ */
+static void boot_root(struct settings *s, struct source *src, const char *cmdline,
+		      enum source_policy pol, const char *sysroot)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	int r;
+
+	if (src->baked)
+		log_warn("%s in this initramfs is ignored: the host config is read from the root once it is mounted (an image an earlier gpuvm built carries a copy; rebuilding it drops the copy)",
+			 CONFIG_PATH);
+	if (pol == SRC_RESUME && !sysroot && pending_read(src) != -ENOENT) {
+		/* A wait for config='s disk whose config= is gone: decided by the line now. */
+		load(s, cmdline, NULL, 0, CONFIG_PATH, true);
+		src->status = SRC_CMDLINE;
+		return;
+	}
+	if (pol == SRC_DEFER || !sysroot) {
+		load(s, cmdline, NULL, 0, CONFIG_PATH, pol == SRC_DEFER);
+		src->status = streq(s->source[KEY_MODE], "cmdline") ? SRC_CMDLINE : SRC_HOLD;
+		return;
+	}
+	record_read(ROOT_PENDING_PATH, src); /* what the first call held */
+	src->status = SRC_ROOT;
+	r = read_root(sysroot, src, &buf, &len);
+	if (r == 0) {
+		src->root = RC_READ;
+		log_info("config: %s read from the root at %s", CONFIG_PATH, sysroot);
+		load(s, cmdline, buf, len, CONFIG_PATH, true);
+		free(buf);
+		return;
+	}
+	load(s, cmdline, NULL, 0, CONFIG_PATH, true);
+	if (r == -ENOENT) {
+		src->root = RC_MISSING;
+		log_info("config: no %s on the root at %s: %s", CONFIG_PATH, sysroot,
+			 streq(s->source[KEY_MODE], "cmdline") ? "the kernel command line decides" :
+								 "no mode is set");
+		return;
+	}
+	src->root = r == -ENOTDIR ? RC_NO_ROOT : RC_UNREADABLE;
+	log_warn("config: %s; %s", src->reason,
+		 streq(s->source[KEY_MODE], "cmdline") ?
+			 "the kernel command line decides" :
+			 s->on_error == ON_ERROR_HOLD ?
+			 "the GPUs stay held (on_error=hold)" :
+			 "the GPUs go to the host driver (on_error=release)");
+}
+
 void settings_resolve(const char *config_file, bool under_root, const char *cmdline,
-		      enum source_policy pol, struct settings *s, struct source *src)
+		      enum source_policy pol, const char *sysroot, struct settings *s,
+		      struct source *src)
 {
 	struct image_config ic;
 	struct tag_spec t;
@@ -309,16 +457,25 @@ void settings_resolve(const char *config_file, bool under_root, const char *cmdl
 	char *disk = NULL, spec[300], config_source[SOURCE_LEN];
 	size_t disk_len = 0;
 	unsigned long long now;
+	bool boot = pol == SRC_DEFER || pol == SRC_RESUME;
 	int r;
 
 	memset(src, 0, sizeof(*src));
-	image_read(config_file, &ic);
+	src->boot = boot;
+	src->baked = pol == SRC_DEFER && root_exists(CONFIG_PATH + 1);
+	image_read(config_file, boot, &ic);
 	image_load(s, cmdline, &ic, false); /* a first, quiet look: is there a config=? */
 	strscpy(config_source, s->source[KEY_CONFIG], sizeof(config_source));
 	if (pol == SRC_NO_DISK || !s->config[0] || tag_parse(s->config, &t, &why) < 0) {
-		image_load(s, cmdline, &ic, true);
+		if (boot)
+			boot_root(s, src, cmdline, pol, sysroot);
+		else
+			image_load(s, cmdline, &ic, true);
 		goto out;
 	}
+	if (src->baked)
+		log_warn("%s in this initramfs is ignored: config= says where the host config is",
+			 CONFIG_PATH);
 	strscpy(src->spec, s->config, sizeof(src->spec));
 	src->timeout_s = wait_seconds(s, cmdline);
 	if (pol == SRC_RESUME && pending_read(src) < 0)

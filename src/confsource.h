@@ -11,21 +11,36 @@
 
 /*
  * Where the settings come from: the kernel command line over a host config over the
- * defaults, the host config being the one config= names on a disk when that one can be
- * read, else the initramfs's (/etc/gpuvm/gpuvm.conf, or --config FILE).
+ * defaults. On a running host the host config is /etc/gpuvm/gpuvm.conf (or --config FILE),
+ * or the one config= names on a disk when that can be read. At boot the initramfs carries
+ * none: the first call (apply --defer) knows the command line alone, and the host config is
+ * read where the generator mounted the real root (apply --resume --sysroot DIR), or from
+ * config='s disk.
  */
 enum source_status {
-	SRC_IMAGE,    /* no config=: the initramfs's config */
+	SRC_FILE,     /* no config=: the host config file (a running host's, or --config) */
 	SRC_DISK,     /* the config read from config='s disk */
 	SRC_WAITING,  /* config='s disk is not there yet and the boot may wait for it */
-	SRC_FALLBACK, /* config='s disk or file could not be used: the initramfs's config */
+	SRC_FALLBACK, /* config='s disk or file could not be used: the file's, or none at boot */
+	SRC_CMDLINE,  /* boot, first call: the command line sets the mode; acts now */
+	SRC_HOLD,     /* boot: the mode waits for the root's config; GPUs held */
+	SRC_ROOT,     /* boot, last call: the root's config (see root_config) */
+};
+
+/* At the boot's last call: what became of the root's /etc/gpuvm/gpuvm.conf. */
+enum root_config {
+	RC_NONE,       /* not looked for (not that call) */
+	RC_READ,       /* read */
+	RC_MISSING,    /* no such file: no host config */
+	RC_UNREADABLE, /* there, but not usable (why in reason) */
+	RC_NO_ROOT,    /* the root is not there (why in reason) */
 };
 
 enum source_policy {
-	SRC_NO_DISK, /* config= is not followed: the initramfs's config (cmdline, config) */
+	SRC_NO_DISK, /* config= is not followed: the file's config (cmdline, config) */
 	SRC_LOOK,    /* one look; absent means fall back (plan, status, apply) */
-	SRC_DEFER,   /* apply --defer: absent means wait (until the deadline) */
-	SRC_RESUME,  /* apply --resume: the wait the pending record describes */
+	SRC_DEFER,   /* apply --defer: the boot's first call; absent means wait */
+	SRC_RESUME,  /* apply --resume: the wait the pending records describe */
 };
 
 #define SOURCE_HELD_MAX 64
@@ -40,17 +55,25 @@ struct source {
 	bool pending;			       /* a pending record was there */
 	struct pci_addr held[SOURCE_HELD_MAX]; /* what the pending record says is held */
 	size_t n_held;
+	bool boot;	       /* --defer or --resume: the initramfs's calls */
+	bool baked;	       /* the image carries a host config (ignored) */
+	enum root_config root; /* SRC_ROOT: the root's config */
+	char sysroot[256];     /* SRC_ROOT: where the root is mounted */
 };
 
 /*
- * Settings for a command: config_file (--config; NULL: the image's /etc/gpuvm/gpuvm.conf),
- * the command line, and config='s disk as pol says (under_root: --root, which mounts none).
- * Never fails the boot: every problem is logged and falls back.
+ * Settings for a command: config_file (--config; NULL: /etc/gpuvm/gpuvm.conf), the command
+ * line, and config='s disk as pol says (under_root: --root, which mounts none). At boot
+ * (SRC_DEFER, SRC_RESUME) the initramfs's own config is not read; sysroot (--sysroot: the
+ * real root, mounted) gives the last call the host's. Never fails the boot: every problem is
+ * logged and falls back.
  */
 void settings_resolve(const char *config_file, bool under_root, const char *cmdline,
-		      enum source_policy pol, struct settings *s, struct source *src);
+		      enum source_policy pol, const char *sysroot, struct settings *s,
+		      struct source *src);
 
 const char *source_status_name(enum source_status st);
+const char *root_config_name(enum root_config rc);
 
 /*
  * The pending record, /run/gpuvm/pending: while it exists, GPUs are held and `gpuvm apply
@@ -58,5 +81,14 @@ const char *source_status_name(enum source_status st);
  */
 int pending_write(const struct source *src, const struct pci_addr *held, size_t n);
 int pending_remove(void);
+
+/*
+ * The root's record, /run/gpuvm/root-pending: the boot's first call ran without config=,
+ * and its last call (apply --resume --sysroot DIR) decides from the root's config, or
+ * applies it over what the command line did. Written with the devices held, if any.
+ */
+#define ROOT_PENDING_PATH "run/gpuvm/root-pending"
+int root_pending_write(const struct pci_addr *held, size_t n);
+int root_pending_remove(void);
 
 #endif

@@ -37,12 +37,17 @@ static void usage(FILE *f)
 		"Commands:\n"
 		"  apply [--dry-run]   bind the GPUs as the mode asks (the boot hook's command);\n"
 		"                      --dry-run prints the plan and changes nothing\n"
-		"  apply --defer       the same, but when config= names a disk that is not there\n"
-		"                      yet: hold the GPUs, note the wait in /run/gpuvm/pending\n"
-		"                      and exit 5 (the boot's first call, before udev)\n"
-		"  apply --resume      go on with a pending wait: once the disk is there, or the\n"
-		"                      wait (config_timeout) is over, apply the mode; else exit 5\n"
-		"                      and change nothing; without a pending wait, do nothing\n"
+		"  apply --defer       the boot's first call, before udev: the kernel command line\n"
+		"                      alone (the initramfs carries no host config); its gpuvm.mode=\n"
+		"                      acts at once, else the GPUs are held until the root's config\n"
+		"                      is read; when config= names a disk that is not there yet:\n"
+		"                      hold the GPUs, note the wait in /run/gpuvm/pending, exit 5\n"
+		"  apply --resume [--sysroot DIR]\n"
+		"                      the boot's next calls: with config='s disk pending, apply once\n"
+		"                      the disk is there or config_timeout is over, else exit 5 and\n"
+		"                      change nothing; with --sysroot (the real root, mounted: the\n"
+		"                      last call), decide from DIR/etc/gpuvm/gpuvm.conf; without a\n"
+		"                      pending wait, do nothing\n"
 		"  apply --live [--wait SECONDS]\n"
 		"                      on a running host: the same, but a device in use (an open\n"
 		"                      node, a VM, nvidia's clients) leaves its IOMMU group as it\n"
@@ -141,6 +146,7 @@ static const char *misplaced(const struct options *o, unsigned allowed)
 		{ o->dry_run, ALLOW_DRY_RUN, "--dry-run" },
 		{ o->defer, ALLOW_DEFER, "--defer" },
 		{ o->resume, ALLOW_DEFER, "--resume" },
+		{ o->sysroot != NULL, ALLOW_DEFER, "--sysroot" },
 		{ o->live, ALLOW_LIVE, "--live" },
 		{ o->wait_given, ALLOW_LIVE, "--wait" },
 		{ o->mode != NULL, ALLOW_MODE, "--mode" },
@@ -209,7 +215,8 @@ int main(int argc, char **argv)
 		OPT_RESUME,
 		OPT_PCI_IDS,
 		OPT_LIVE,
-		OPT_WAIT
+		OPT_WAIT,
+		OPT_SYSROOT
 	};
 	static const struct option longopts[] = {
 		{ "root", required_argument, NULL, OPT_ROOT },
@@ -226,6 +233,7 @@ int main(int argc, char **argv)
 		{ "pci-ids", required_argument, NULL, OPT_PCI_IDS },
 		{ "defer", no_argument, NULL, OPT_DEFER },
 		{ "resume", no_argument, NULL, OPT_RESUME },
+		{ "sysroot", required_argument, NULL, OPT_SYSROOT },
 		{ "live", no_argument, NULL, OPT_LIVE },
 		{ "wait", required_argument, NULL, OPT_WAIT },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -281,6 +289,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_RESUME:
 			o.resume = true;
+			break;
+		case OPT_SYSROOT:
+			o.sysroot = optarg;
 			break;
 		case OPT_LIVE:
 			o.live = true;
@@ -370,6 +381,12 @@ int main(int argc, char **argv)
 	if (o.live && (o.defer || o.resume || o.dry_run)) {
 		fprintf(stderr,
 			"gpuvm: apply: --live is for a running host: not with --defer, --resume or --dry-run\n"
+			"Try 'gpuvm --help'.\n");
+		return EXIT_USAGE;
+	}
+	if (o.sysroot && (!o.resume || !*o.sysroot)) {
+		fprintf(stderr,
+			"gpuvm: apply: --sysroot DIR goes with --resume (the boot's last call)\n"
 			"Try 'gpuvm --help'.\n");
 		return EXIT_USAGE;
 	}

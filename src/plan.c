@@ -805,7 +805,8 @@ int plan_build(struct plan *p, const struct settings *s, const struct inventory 
 	return 0;
 }
 
-int plan_build_hold(struct plan *p, const struct settings *s, const struct inventory *inv)
+int plan_build_hold(struct plan *p, const struct settings *s, const struct inventory *inv,
+		    const char *until, bool failed)
 {
 	struct settings vm = *s;
 	size_t i;
@@ -823,16 +824,20 @@ int plan_build_hold(struct plan *p, const struct settings *s, const struct inven
 		const struct pci_dev *d = &inv->dev[i];
 		struct plan_dev *pd = &p->dev[i];
 
-		if (!pd->selected) {
+		if (!pd->selected)
 			continue;
-		} else if (streq(d->override, HOLD_OVERRIDE) && !d->driver[0]) {
-			set(pd, ACT_KEEP, HOLD_OVERRIDE,
-			    "held while gpuvm waits for its config (config=%s)", s->config);
-		} else {
+		pd->failed = failed;
+		if (failed)
+			p->n_failed++;
+		if (d->driver[0])
+			set(pd, ACT_KEEP, NULL,
+			    "left on %s while gpuvm waits for %s: the hold takes nothing from a driver",
+			    d->driver, until);
+		else if (streq(d->override, HOLD_OVERRIDE))
+			set(pd, ACT_KEEP, HOLD_OVERRIDE, "held while gpuvm waits for %s", until);
+		else
 			set(pd, ACT_HOLD, HOLD_OVERRIDE,
-			    "held, claimed by no driver, while gpuvm waits for its config (config=%s)",
-			    s->config);
-		}
+			    "held, claimed by no driver, while gpuvm waits for %s", until);
 	}
 	release_holds(p, inv);
 	r = reasons_kept(p);

@@ -83,8 +83,9 @@ struct plan {
 };
 
 /*
- * The driver_override that holds a GPU while gpuvm waits for its config's disk: no driver
- * has this name, so none can take the device (see plan_build_hold()).
+ * The driver_override that holds a GPU while gpuvm waits for its config (the root's, or
+ * config='s disk): no driver has this name, so none can take the device (see
+ * plan_build_hold()).
  */
 #define HOLD_OVERRIDE "gpuvm-hold"
 
@@ -97,10 +98,15 @@ bool plan_interesting(const struct pci_dev *d, const void *settings);
  */
 int plan_build(struct plan *p, const struct settings *s, const struct inventory *inv);
 /*
- * Pure: hold each device the settings select under a VM mode (override HOLD_OVERRIDE, off
- * any driver, no probe), and nothing else, while the mode is not known yet.
+ * Pure: hold each device the settings select under a VM mode that no driver has yet
+ * (override HOLD_OVERRIDE, no probe), and nothing else, while the mode is not known yet;
+ * a device a driver already has stays with it (the hold takes nothing). until: what the
+ * hold waits for, for the reasons ("config=LABEL=x", "the root's /etc/gpuvm/gpuvm.conf").
+ * failed: the boot's decision is this hold (on_error=hold, no config could be read): each
+ * selected device is failed, so the run does not report success.
  */
-int plan_build_hold(struct plan *p, const struct settings *s, const struct inventory *inv);
+int plan_build_hold(struct plan *p, const struct settings *s, const struct inventory *inv,
+		    const char *until, bool failed);
 void plan_free(struct plan *p);
 
 const char *action_name(enum action a);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "config.h"
 #include "hostdev.h"
 #include "iommu.h"
 #include "kcmdline.h"
@@ -146,7 +147,7 @@ static int read_models(struct prep *pp)
 }
 
 int prep_settings(struct prep *pp, const char *root, const char *cmdline, const char *config,
-		  enum source_policy pol)
+		  enum source_policy pol, const char *sysroot)
 {
 	pp->root = root;
 	pp->cmdline = kcmdline_read(cmdline);
@@ -154,7 +155,7 @@ int prep_settings(struct prep *pp, const char *root, const char *cmdline, const 
 		log_err("out of memory");
 		return -ENOMEM;
 	}
-	settings_resolve(config, root != NULL, pp->cmdline, pol, &pp->s, &pp->src);
+	settings_resolve(config, root != NULL, pp->cmdline, pol, sysroot, &pp->s, &pp->src);
 	return 0;
 }
 
@@ -163,13 +164,37 @@ int prep_scan(struct prep *pp)
 	return scan_for(&pp->s, &pp->src, pp->cmdline, &pp->inv);
 }
 
+/*
+ * Whether the plan is a hold, and what it waits for: config='s disk; the root, at the
+ * boot's first call with no mode on the command line; or, at the last, a root config that
+ * could not be read while on_error=hold and the command line sets no mode.
+ */
+static bool hold_what(const struct settings *s, const struct source *src, char *until, size_t size)
+{
+	bool pinned = streq(s->source[KEY_MODE], "cmdline");
+
+	if (src->status == SRC_WAITING)
+		snprintf(until, size, "its config (config=%s)", s->config);
+	else if (src->status == SRC_HOLD)
+		snprintf(until, size,
+			 "the host config on the root (%s, read at the end of the initramfs)",
+			 CONFIG_PATH);
+	else if (src->status == SRC_ROOT && !pinned && s->on_error == ON_ERROR_HOLD &&
+		 (src->root == RC_UNREADABLE || src->root == RC_NO_ROOT))
+		snprintf(until, size, "a host config it can read (%s; on_error=hold)", src->reason);
+	else
+		return false;
+	return true;
+}
+
 int prep_plan(struct prep *pp)
 {
+	char until[400];
 	int r;
 
 	modules_setup(pp->root, pp->kver, sizeof(pp->kver));
-	if (pp->src.status == SRC_WAITING) {
-		r = plan_build_hold(&pp->p, &pp->s, &pp->inv);
+	if (hold_what(&pp->s, &pp->src, until, sizeof(until))) {
+		r = plan_build_hold(&pp->p, &pp->s, &pp->inv, until, pp->src.status == SRC_ROOT);
 	} else {
 		r = find_variants(&pp->s, &pp->inv);
 		if (r == 0)

@@ -30,13 +30,15 @@ struct prep {
 };
 
 /*
- * cmdline: --cmdline, or NULL for the host's; config: --config, or NULL for the image's;
- * pol: whether and how config= is followed to a disk.
+ * cmdline: --cmdline, or NULL for the host's; config: --config, or NULL for
+ * /etc/gpuvm/gpuvm.conf; pol: whether and how config= is followed to a disk, and whether
+ * this is a boot call; sysroot: the real root's mount point for the boot's last call
+ * (apply --resume --sysroot), else NULL.
  */
 int prep_settings(struct prep *pp, const char *root, const char *cmdline, const char *config,
-		  enum source_policy pol);
+		  enum source_policy pol, const char *sysroot);
 int prep_scan(struct prep *pp);
-/* The plan for pp->s (a command may change it first); a hold while config='s disk is awaited. */
+/* The plan for pp->s (a command may change it first); a hold while the boot awaits its config. */
 int prep_plan(struct prep *pp);
 void prep_fini(struct prep *pp);
 

@@ -198,6 +198,35 @@ static void json_next_boot(struct json *j, const struct nextboot *nb)
 	json_object_end(j);
 }
 
+/*
+ * A boot call's: which call wrote it, whether the mode is decided, and what became of the
+ * host config. The same document is the boot's record (boot.json), read by config set and
+ * the label mirror: what this boot's initramfs did, and from which config.
+ */
+static void json_boot(struct json *j, const struct report *r)
+{
+	const struct source *src = r->source;
+	const char *stage = "first", *host = "pending";
+	bool failed = src->root == RC_UNREADABLE || src->root == RC_NO_ROOT;
+
+	if (src->spec[0]) {
+		stage = "disk";
+		host = "disk";
+	} else if (src->status == SRC_ROOT) {
+		stage = "root";
+		host = root_config_name(src->root);
+	}
+	json_object_begin(j, "boot");
+	json_string(j, "boot_id", r->boot_id && r->boot_id[0] ? r->boot_id : NULL);
+	json_string(j, "stage", stage);
+	json_bool(j, "decided", src->status != SRC_WAITING && src->status != SRC_HOLD);
+	json_string(j, "host_config", host);
+	json_string(j, "sysroot", src->sysroot[0] ? src->sysroot : NULL);
+	json_string(j, "why", failed ? src->reason : NULL);
+	json_string(j, "baked_config", src->baked ? "ignored" : NULL);
+	json_object_end(j);
+}
+
 void report_json(FILE *f, const struct report *r)
 {
 	const struct settings *s = r->settings;
@@ -254,6 +283,8 @@ void report_json(FILE *f, const struct report *r)
 		json_int(&j, "timeout_s", (long long)src->timeout_s);
 		json_object_end(&j);
 	}
+	if (r->source && r->source->boot)
+		json_boot(&j, r);
 
 	json_object_begin(&j, "iommu");
 	json_bool(&j, "active", io->active);

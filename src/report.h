@@ -36,6 +36,7 @@ struct report {
 	const char *kernel; /* the kernel release */
 	unsigned long long elapsed_us;
 	const struct live_report *live; /* apply --live, else NULL */
+	const char *boot_id;		/* a boot call (--defer, --resume): this boot's id */
 };
 
 void report_json(FILE *f, const struct report *r);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "confsource.h"
 #include "json.h"
 #include "log.h"
 #include "state.h"
@@ -38,13 +39,21 @@ static void fill_state(FILE *f, void *rep)
 	report_json(f, rep);
 }
 
-/* Streamed into the file: at 10,000 functions the text is a third of a megabyte. */
+/*
+ * Streamed into the file: at 10,000 functions the text is a third of a megabyte. A boot
+ * call's report is also the boot's record, which later commands leave alone.
+ */
 void state_write(struct report *rep)
 {
 	int r = root_write_file_with("run/gpuvm", "state.json", fill_state, rep);
 
 	if (r < 0)
 		log_err("cannot write /%s: %s", STATE_PATH, wf_strerror(r));
+	if (!rep->source || !rep->source->boot)
+		return;
+	r = root_write_file_with("run/gpuvm", "boot.json", fill_state, rep);
+	if (r < 0)
+		log_err("cannot write /%s: %s", BOOT_STATE_PATH, wf_strerror(r));
 }
 
 /*

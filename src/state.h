@@ -8,6 +8,8 @@
 #include "report.h"
 
 #define STATE_PATH "run/gpuvm/state.json" /* under the root */
+/* The boot's own record: the state file of its last boot call, which nothing else writes. */
+#define BOOT_STATE_PATH "run/gpuvm/boot.json"
 
 /* The last state file, valid JSON, NUL-terminated, for the caller to free; NULL when none. */
 char *state_read(void);

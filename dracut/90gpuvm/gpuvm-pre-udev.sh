@@ -1,7 +1,9 @@
 #!/bin/sh
 # dracut pre-udev hook (sourced by dracut, in its shell init and by dracut-pre-udev.service in
-# a systemd initramfs, before systemd-udevd starts): bind the GPUs before udev can load nouveau,
-# nova_core or nvidia. A failure warns; the boot goes on.
+# a systemd initramfs, before systemd-udevd starts): before udev can load nouveau, nova_core or
+# nvidia, bind the GPUs as the boot line's gpuvm.mode= says, or hold them until the pre-pivot
+# hook (gpuvm-pre-pivot.sh) reads the host config from the mounted root. A failure warns; the
+# boot goes on.
 #
 # When config= names a disk that is not there yet (its driver comes with udev), gpuvm holds
 # the GPUs and exits 5: an initqueue job (gpuvm-resume.sh) then runs `gpuvm apply --resume`

@@ -4,34 +4,29 @@
 # dracut module for gpuvm: bind GPUs in the initramfs before udev can load a GPU driver.
 # Installed as /usr/lib/dracut/modules.d/90gpuvm (`make install`); see gpuvm(8).
 #
-# dracut includes it by itself when the host asks for a VM mode: /etc/gpuvm/gpuvm.conf says
-# mode=vm-passthrough|vm-vgpu (or the label line), or dracut's kernel_cmdline= (as in
-# kernel-cmdline/*/dracut.conf) says [rd.]gpuvm.mode=vm-…; and whenever config= names where
-# the host config lives (a disk the mode may change on while the image stays): in the host
-# config, in dracut's kernel_cmdline=, or on the boot line as far as the build can see it
-# (the running one, /proc/cmdline, when building for this host; GRUB's defaults;
-# /etc/kernel/cmdline). Otherwise only when asked for (add_dracutmodules+=" gpuvm ", or
-# dracut -a gpuvm).
+# The image carries gpuvm, the vfio modules and the hooks, never the host config: the mode
+# is read at boot from the real root's /etc/gpuvm/gpuvm.conf (the pre-pivot hook), so a
+# change of the config (a label change) needs a reboot and no rebuild. The module therefore
+# includes itself in every image while the gpuvm binary is installed, whatever the config
+# says now; `omit_dracutmodules+=" gpuvm "` leaves it out.
 #
 # GPUVM_BINARY=PATH takes the binary from PATH instead of dracut's search (/usr/sbin, /sbin,
-# /usr/bin, /bin, then /usr/local/sbin and /usr/local/bin); GPUVM_CONFIG=FILE judges by and
-# installs FILE instead of the host config (images for another host; tests).
+# /usr/bin, /bin, then /usr/local/sbin and /usr/local/bin); GPUVM_CONFIG=FILE judges by FILE
+# instead of the host config, for the driver warning only (images for another host; tests).
 
-# The host config, if any, as it will be in the image.
+# The host config, as the build sees it (the boot reads the root's own, not this copy).
 gpuvm_conf() {
     echo "${GPUVM_CONFIG:-${dracutsysrootdir-}/etc/gpuvm/gpuvm.conf}"
 }
 
-# The mode the image will boot in, as far as the build can know: the host config's mode= (or
-# the label line), then [rd.]gpuvm.mode= from dracut's kernel_cmdline= (it lands in the
-# image's /etc/cmdline.d, which beats the config, as the kernel command line does); the last
-# one wins. Empty when neither says. The kernel command line of the boot loader can still
-# change it: the build cannot see that.
+# The mode the host config asks for now, for the driver warning: the host config's mode= (or
+# the label line), then [rd.]gpuvm.mode= from dracut's kernel_cmdline=; the last one wins. It
+# asks gpuvm, the one parser of the file. Empty when neither says.
 gpuvm_build_mode() {
-    local conf mode='' arg
+    local conf mode='' arg bin
     conf=$(gpuvm_conf)
-    if [[ -f $conf ]]; then
-        mode=$(sed -n -E 's/^[[:space:]]*(mode|nvidia\.com\/gpu\.workload\.config)[[:space:]]*=[[:space:]]*["'\'']?([a-z-]+).*/\2/p' "$conf" | tail -n 1)
+    if [[ -f $conf ]] && bin=$(gpuvm_binary); then
+        mode=$("${dracutsysrootdir-}$bin" --config "$conf" config get mode 2>/dev/null) || mode=''
     fi
     for arg in ${kernel_cmdline-}; do
         case $arg in
@@ -76,27 +71,11 @@ gpuvm_binary() {
     return 1
 }
 
-# config= names a disk or file for the host config, where the build can see it (see the top).
-gpuvm_config_named() {
-    local conf f root=${dracutsysrootdir-}
-    conf=$(gpuvm_conf)
-    [[ -f $conf ]] && grep -qE '^[[:space:]]*config[[:space:]]*=[[:space:]]*[^[:space:]#]' "$conf" && return 0
-    [[ " ${kernel_cmdline-} " =~ [[:space:]](rd\.)?gpuvm\.config= ]] && return 0
-    # The running boot's line is the next one's on a host that builds its own image.
-    [[ -z $root && -r /proc/cmdline ]] && grep -qE '(^|[[:space:]])(rd\.)?gpuvm\.config=' /proc/cmdline && return 0
-    for f in "$root"/etc/default/grub "$root"/etc/default/grub.d/*.cfg "$root"/etc/kernel/cmdline; do
-        [[ -f $f ]] && grep -qE '(^|[[:space:]"'\''])(rd\.)?gpuvm\.config=' "$f" && return 0
-    done
-    return 1
-}
-
-# 0: always (the host asks for a VM mode, or config= names where the host config lives);
-# 255: only when asked for (-a gpuvm); 1: cannot be included (no gpuvm binary).
+# 0: always, while gpuvm is installed (the mode is the root's at boot, and may change any
+# day without a rebuild); 1: cannot be included (no gpuvm binary).
 check() {
     gpuvm_binary >/dev/null || return 1
-    gpuvm_vm_mode && return 0
-    gpuvm_config_named && return 0
-    return 255
+    return 0
 }
 
 # dracut 108 and later (dracut-ng) ship the initqueue (/sbin/initqueue, the main loop's jobs,
@@ -152,11 +131,9 @@ gpuvm_warn_drivers() {
 }
 
 install() {
-    local bin f conf
+    local bin f
     bin=$(gpuvm_binary)
     inst_simple "$bin" /usr/sbin/gpuvm
-    conf=$(gpuvm_conf)
-    [[ -f $conf ]] && inst_simple "$conf" /etc/gpuvm/gpuvm.conf
     # modprobe.d files that say something about vfio (options such as disable_vga=1).
     for f in "${dracutsysrootdir-}"/etc/modprobe.d/*.conf "${dracutsysrootdir-}"/usr/lib/modprobe.d/*.conf \
         "${dracutsysrootdir-}"/lib/modprobe.d/*.conf; do
@@ -164,6 +141,8 @@ install() {
     done
     # libkmod in gpuvm reads the indexes; dracut's depmod writes them for the image's modules.
     inst_hook pre-udev 00 "$moddir/gpuvm-pre-udev.sh"
+    # The decision from the real root's config, once dracut has mounted it on $NEWROOT.
+    inst_hook pre-pivot 50 "$moddir/gpuvm-pre-pivot.sh"
     # config= on a disk: the initqueue job that waits for it. A systemd initramfs starts
     # dracut-initqueue.service only when the image asks for it, and only the build can ask:
     # systemd 257 and later make /usr (and /lib, a link into it) read-only at boot.

@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: MIT
 /*
  * gpuvm apply: the boot hook's command. The plan, carried out (execute.c), its outcome
- * logged and left in the state file; --defer and --resume wait for config='s disk with the
- * GPUs held.
+ * logged and left in the state file. At boot, --defer is the first call (the command line
+ * alone: its mode acts at once, else the GPUs are held) and --resume the next ones: for
+ * config='s disk, and with --sysroot once the real root is mounted, whose host config then
+ * decides.
  */
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
 #include "cmd.h"
+#include "config.h"
 #include "execute.h"
 #include "live.h"
 #include "log.h"
@@ -16,6 +19,7 @@
 #include "report.h"
 #include "state.h"
 #include "rootio.h"
+#include "util.h"
 #include "writefile.h"
 
 static unsigned long long now_us(void)
@@ -88,21 +92,67 @@ static void log_outcome(const struct inventory *inv, const struct plan *p,
 			   mode_name(p->mode), gpus, gpus == 1 ? "" : "s", x->n_failed, ms);
 }
 
+/* The devices a hold plan holds, into held (SOURCE_HELD_MAX at most); their number. */
+static size_t held_by(const struct inventory *inv, const struct plan *p, struct pci_addr *held)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < inv->n && n < SOURCE_HELD_MAX; i++)
+		if (p->dev[i].selected && streq(p->dev[i].target, HOLD_OVERRIDE))
+			held[n++] = inv->dev[i].addr;
+	return n;
+}
+
+/* A hold plan's failures: the devices it could not hold. */
+static size_t holds_failed(const struct plan *p, const struct exec_result *x)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < p->n_dev; i++)
+		if (p->dev[i].selected && x->dev[i].result == RES_FAILED)
+			n++;
+	return n;
+}
+
 /* apply while config='s disk is awaited: record what is held and until when. */
 static void record_wait(const struct source *src, const struct inventory *inv, const struct plan *p)
 {
 	struct pci_addr held[SOURCE_HELD_MAX];
-	size_t i, n = 0;
+	size_t n = held_by(inv, p, held);
 	int r;
 
-	for (i = 0; i < inv->n && n < SOURCE_HELD_MAX; i++)
-		if (p->dev[i].selected)
-			held[n++] = inv->dev[i].addr;
 	r = pending_write(src, held, n);
 	if (r < 0)
 		log_err("cannot write /run/gpuvm/pending: %s; the GPUs stay held", wf_strerror(r));
 	log_result(LOG_WARNING, "config=%s: not there yet; %zu GPU%s held, waiting up to %u s for it",
 		   src->spec, n, n == 1 ? "" : "s", src->timeout_s);
+}
+
+/*
+ * The boot's first call without config=: the last call (--resume --sysroot) decides from
+ * the root's config, or applies it over what the command line did.
+ */
+static void record_root(const struct source *src, const struct inventory *inv, const struct plan *p)
+{
+	struct pci_addr held[SOURCE_HELD_MAX];
+	size_t n = src->status == SRC_HOLD ? held_by(inv, p, held) : 0;
+	int r = root_pending_write(held, n);
+
+	if (r < 0)
+		log_err("cannot write /%s: %s; %s", ROOT_PENDING_PATH, wf_strerror(r),
+			n ? "the GPUs stay held" : "the root's config is not read at this boot");
+	if (src->status == SRC_HOLD)
+		log_result(LOG_INFO,
+			   "%zu GPU%s held until the host config is read from the root at the end of the initramfs",
+			   n, n == 1 ? "" : "s");
+}
+
+/* The kernel's boot_id, which tells this boot's records from an earlier one's. */
+static void read_boot_id(char *buf, size_t size)
+{
+	if (root_read("proc/sys/kernel/random/boot_id", buf, size) <= 0)
+		buf[0] = '\0';
+	rstrip(buf);
 }
 
 void cmd_apply(const struct options *o, struct outcome *out)
@@ -120,18 +170,28 @@ void cmd_apply(const struct options *o, struct outcome *out)
 	enum source_policy pol = o->defer ? SRC_DEFER : o->resume ? SRC_RESUME : SRC_LOOK;
 	unsigned long long t0 = now_us();
 	struct live live = { 0 };
-	char before[32];
-	bool live_on = false;
+	char before[32], boot_id[64];
+	bool live_on = false, waiting;
 	int r;
 
 	if (o->resume && !root_exists("run/gpuvm/pending")) {
-		log_debug("apply --resume: nothing is pending");
-		return;
+		if (!root_exists(ROOT_PENDING_PATH)) {
+			log_debug("apply --resume: nothing is pending");
+			return;
+		}
+		if (!o->sysroot) {
+			log_debug("apply --resume: the root's config decides, once --sysroot names it");
+			return;
+		}
+	}
+	if (o->defer || o->resume) {
+		read_boot_id(boot_id, sizeof(boot_id));
+		rep.boot_id = boot_id;
 	}
 	/* --live: the mode the host is in, before this run replaces the state file. */
 	if (o->live && !state_top("mode", before, sizeof(before)))
 		before[0] = '\0';
-	if (prep_settings(&pp, o->root, o->cmdline, o->config, pol) < 0)
+	if (prep_settings(&pp, o->root, o->cmdline, o->config, pol, o->sysroot) < 0)
 		goto error;
 	if (pp.src.status == SRC_WAITING && o->resume) {
 		out->pending = true; /* still waiting: nothing changes */
@@ -142,6 +202,7 @@ void cmd_apply(const struct options *o, struct outcome *out)
 	report_log_plan(&pp.inv, &pp.p, &pp.s, false);
 	outcome_of_plan(out, &pp.p);
 	out->pending = pp.src.status == SRC_WAITING;
+	waiting = out->pending || pp.src.status == SRC_HOLD;
 	eo.timeout_ms = pp.s.write_timeout_ms;
 	if (o->live) {
 		if (live_init(&live, &pp.p, &pp.inv, o->wait_s, eo.timeout_ms) < 0) {
@@ -161,10 +222,14 @@ void cmd_apply(const struct options *o, struct outcome *out)
 	}
 	if (live_on)
 		live_release(&live, &x);
-	rep.result = out->pending ? "waiting" : apply_result(&x);
+	rep.result = waiting ? "waiting" : apply_result(&x);
 	rep.elapsed_us = now_us() - t0;
 	if (out->pending) {
 		record_wait(&pp.src, &pp.inv, &pp.p);
+	} else if (o->defer && (pp.src.status == SRC_HOLD || pp.src.status == SRC_CMDLINE)) {
+		if (pp.src.status == SRC_CMDLINE)
+			log_outcome(&pp.inv, &pp.p, &x, (double)rep.elapsed_us / 1000.0);
+		record_root(&pp.src, &pp.inv, &pp.p);
 	} else {
 		log_outcome(&pp.inv, &pp.p, &x, (double)rep.elapsed_us / 1000.0);
 		if (x.n_refused)
@@ -177,10 +242,17 @@ void cmd_apply(const struct options *o, struct outcome *out)
 			if (r < 0)
 				log_err("cannot remove /run/gpuvm/pending: %s", wf_strerror(r));
 		}
+		if (pp.src.status == SRC_ROOT) {
+			r = root_pending_remove();
+			if (r < 0)
+				log_err("cannot remove /%s: %s", ROOT_PENDING_PATH, wf_strerror(r));
+		}
 	}
 	state_write(&rep);
 	out->ok = x.n_ok;
 	out->failed = x.n_failed;
+	if (pp.src.status == SRC_HOLD)
+		out->failed = holds_failed(&pp.p, &x); /* held is what this call is for */
 	out->in_use = x.n_refused > 0;
 	if (o->json)
 		report_json(stdout, &rep);

@@ -81,7 +81,7 @@ void cmd_check(const struct options *o, struct outcome *out)
 	char *iomem = NULL;
 	size_t n, i, errors = 0, warnings = 0;
 
-	if (prep_settings(&pp, o->root, o->cmdline, o->config, SRC_LOOK) < 0) {
+	if (prep_settings(&pp, o->root, o->cmdline, o->config, SRC_LOOK, NULL) < 0) {
 		out->error = true;
 		goto out;
 	}

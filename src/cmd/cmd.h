@@ -17,10 +17,11 @@ struct options {
 	const char *cmdline;
 	const char *config;
 	bool json, quiet, verbose, dry_run;
-	bool defer;	 /* apply: hold and wait when config='s disk is not there */
-	bool resume;	 /* apply: go on with what a deferred apply left pending */
-	bool live;	 /* apply: switch a running host, refusing what is in use */
-	unsigned wait_s; /* apply --live --wait: how long to wait for a device in use */
+	bool defer;	     /* apply: hold and wait when config='s disk is not there */
+	bool resume;	     /* apply: go on with what a deferred apply left pending */
+	const char *sysroot; /* apply --resume: where the real root is mounted (its config) */
+	bool live;	     /* apply: switch a running host, refusing what is in use */
+	unsigned wait_s;     /* apply --live --wait: how long to wait for a device in use */
 	bool wait_given;
 	bool nfd;	      /* status: a Node Feature Discovery feature file */
 	bool external;	      /* kubevirt: the default, said (older scripts) */

@@ -90,7 +90,7 @@ void cmd_cmdline(const struct options *o, struct outcome *out)
 	bool pinned = o->mode != NULL;
 	size_t n, i;
 
-	if (prep_settings(&pp, o->root, o->cmdline, o->config, SRC_NO_DISK) < 0) {
+	if (prep_settings(&pp, o->root, o->cmdline, o->config, SRC_NO_DISK, NULL) < 0) {
 		out->error = true;
 		return;
 	}

@@ -206,7 +206,7 @@ static void takes_effect(const struct options *o, int k, const char *stored, str
 	struct prep pp = { 0 };
 	char running[32];
 
-	if (prep_settings(&pp, o->root, o->cmdline, o->config, SRC_NO_DISK) < 0) {
+	if (prep_settings(&pp, o->root, o->cmdline, o->config, SRC_NO_DISK, NULL) < 0) {
 		out->error = true;
 		return;
 	}

@@ -129,7 +129,7 @@ void cmd_kubevirt(const struct options *o, struct outcome *out)
 	char *ids = NULL, name[160];
 	size_t i, j, n = 0, n_mdev = 0, len = 0, which = 0;
 
-	if (prep_settings(&pp, o->root, o->cmdline, o->config, SRC_LOOK) < 0) {
+	if (prep_settings(&pp, o->root, o->cmdline, o->config, SRC_LOOK, NULL) < 0) {
 		out->error = true;
 		goto out;
 	}

@@ -21,7 +21,7 @@ void cmd_plan(const struct options *o, struct outcome *out)
 		.command = "plan", .settings = &pp.s, .inv = &pp.inv, .source = &pp.src, .plan = &pp.p
 	};
 
-	if (prep_settings(&pp, o->root, o->cmdline, o->config, SRC_LOOK) < 0 ||
+	if (prep_settings(&pp, o->root, o->cmdline, o->config, SRC_LOOK, NULL) < 0 ||
 	    prep_scan(&pp) < 0 || prep_plan(&pp) < 0) {
 		out->error = true;
 		goto out;

@@ -69,7 +69,8 @@ void cmd_status(const struct options *o, struct outcome *out)
 	struct nextboot *nb;
 	char *state;
 
-	if (prep_settings(&pp, o->root, o->cmdline, o->config, SRC_LOOK) < 0 || prep_scan(&pp) < 0) {
+	if (prep_settings(&pp, o->root, o->cmdline, o->config, SRC_LOOK, NULL) < 0 ||
+	    prep_scan(&pp) < 0) {
 		out->error = true;
 		goto out;
 	}

@@ -21,6 +21,14 @@ gv() {
 	run --separate-stderr "$GPUVM" --root "$ROOT" "$@"
 }
 
+# nodriver ADDR: the function as the boot's first call finds it before udev: no driver (the
+# uevent's DRIVER= line and the driver link gone).
+nodriver() {
+	local d="$ROOT/sys/bus/pci/devices/$1"
+	sed -i '/^DRIVER=/d' "$d/uevent"
+	rm -f "$d/driver"
+}
+
 # jqr FILTER: evaluate FILTER on $output (JSON), print the raw result.
 jqr() {
 	printf '%s' "$output" | jq -r "$1"

@@ -500,7 +500,8 @@ static void add_exclude(const char *addr)
 static void build_hold(void)
 {
 	plan_free(&p);
-	CHECK_INT(plan_build_hold(&p, &s, &inv), 0, "hold plan builds");
+	CHECK_INT(plan_build_hold(&p, &s, &inv, "its config (config=LABEL=t)", false), 0,
+		  "hold plan builds");
 }
 
 /* Mark a device as held while gpuvm waited for its config: the override, no driver. */
@@ -521,11 +522,12 @@ static void hold_plan(void)
 	reset(true);
 	add("0000:00:01.0", 0x8086, 0x1901, 0x060400, 1, "pcieport");
 	add("0000:00:1f.3", 0x8086, 0xa348, 0x040300, 3, "snd_hda_intel");
-	add("0000:01:00.0", 0x10de, 0x2204, 0x030000, 13, "nouveau");
+	/* Before udev, as the boot's first call sees them: GPU drivers not loaded yet. */
+	add("0000:01:00.0", 0x10de, 0x2204, 0x030000, 13, NULL);
 	add("0000:01:00.1", 0x10de, 0x1aef, 0x040300, 13, "snd_hda_intel");
 	add("0000:02:00.0", 0x10de, 0x1ad0, 0x060400, 14, "pcieport"); /* an NVIDIA bridge */
-	add("0000:03:00.0", 0x10de, 0x2204, 0x030000, 15, "nouveau");
-	add("0000:04:00.0", 0x10de, 0x22a3, 0x068000, 16, "nvidia-nvswitch");
+	add("0000:03:00.0", 0x10de, 0x2204, 0x030000, 15, NULL);
+	add("0000:04:00.0", 0x10de, 0x22a3, 0x068000, 16, NULL);
 	add("0000:05:00.0", 0x10de, 0x2204, 0x030000, 17, NULL);
 	strcpy(s.config, "LABEL=gpuvm");
 	s.mode = MODE_CONTAINER; /* what the image says: the disk may say otherwise */
@@ -533,7 +535,7 @@ static void hold_plan(void)
 	held("0000:05:00.0");
 	build_hold();
 	expect("0000:01:00.0", ACT_HOLD, HOLD_OVERRIDE,
-	       "while gpuvm waits for its config (config=LABEL=gpuvm)");
+	       "while gpuvm waits for its config (config=LABEL=t)");
 	CHECK(p.dev[idx("0000:01:00.0")].role == ROLE_GPU && p.dev[idx("0000:01:00.0")].selected,
 	      "hold: the GPU selected, as under vm-passthrough");
 	expect("0000:01:00.1", ACT_SKIP, NULL, "not selected");
@@ -557,10 +559,16 @@ static void hold_plan(void)
 	expect("0000:04:00.0", ACT_HOLD, HOLD_OVERRIDE, NULL);
 	expect("0000:01:00.0", ACT_HOLD, HOLD_OVERRIDE, NULL);
 
-	/* Held but with a driver (it probed before the override): held again. */
+	/*
+	 * A driver that has a device before the hold keeps it (a built-in driver, a
+	 * vfio-pci.ids= bind): the hold takes nothing; the decision does what the mode says.
+	 */
 	devs[idx("0000:05:00.0")].driver = "nouveau";
+	devs[idx("0000:01:00.0")].driver = "vfio-pci";
 	build_hold();
-	expect("0000:05:00.0", ACT_HOLD, HOLD_OVERRIDE, "claimed by no driver");
+	expect("0000:05:00.0", ACT_KEEP, NULL, "left on nouveau while gpuvm waits");
+	expect("0000:01:00.0", ACT_KEEP, NULL, "the hold takes nothing from a driver");
+	devs[idx("0000:01:00.0")].driver = "";
 
 	/* ids=: only what they match is held. */
 	s.nvswitch_vm = false;
