@@ -26,7 +26,8 @@ gpuvm_build_mode() {
     local conf mode='' arg bin
     conf=$(gpuvm_conf)
     if [[ -f $conf ]] && bin=$(gpuvm_binary); then
-        mode=$("${dracutsysrootdir-}$bin" --config "$conf" config get mode 2>/dev/null) || mode=''
+        [[ -n ${GPUVM_BINARY-} ]] || bin=${dracutsysrootdir-}$bin
+        mode=$("$bin" --config "$conf" config get mode 2>/dev/null) || mode=''
     fi
     for arg in ${kernel_cmdline-}; do
         case $arg in
