@@ -138,38 +138,32 @@ modcheck() {
 		dracutsysrootdir='$1' kernel_cmdline='${2-}' GPUVM_BINARY='$TOP/build/gpuvm' check"
 }
 
-# Issue 18: an image built while the host was in container mode must still hold gpuvm when
-# config= names a disk whose config may say otherwise at the next boot.
-@test "dracut module: check() includes gpuvm for a VM mode, or when config= is named where the build can see it" {
+# The mode is the root's at boot and may change without a rebuild: every image built while
+# gpuvm is installed has it, whatever the host config says now; none without the binary.
+@test "dracut module: check() includes gpuvm whenever the binary is installed, and never copies the config" {
 	r=$BATS_TEST_TMPDIR/host
-	mkdir -p "$r/etc/gpuvm" "$r/etc/default/grub.d" "$r/etc/kernel"
+	mkdir -p "$r/etc/gpuvm"
 	modcheck "$r"
-	assert_failure 255
+	assert_success
 	printf 'mode=container\n' >"$r/etc/gpuvm/gpuvm.conf"
 	modcheck "$r"
-	assert_failure 255
-	modcheck "$r" " rd.gpuvm.config=LABEL=gpuvm-conf "
 	assert_success
-	printf 'mode=container\nconfig=LABEL=gpuvm-conf\n' >"$r/etc/gpuvm/gpuvm.conf"
-	modcheck "$r"
+	run bash -c ". '$TOP/dracut/90gpuvm/module-setup.sh'
+		dracutsysrootdir='$r' GPUVM_BINARY='$BATS_TEST_TMPDIR/none' check"
+	assert_failure 1
+	# install() puts the binary, the hooks and the modprobe.d files in, never /etc/gpuvm.
+	run bash -c "
+		inst_simple() { echo \"inst \$*\"; }; inst_script() { :; }; dracut_need_initqueue() { :; }
+		inst_hook() { echo \"hook \$*\"; }
+		. '$TOP/dracut/90gpuvm/module-setup.sh'
+		dracutsysrootdir='$r' GPUVM_BINARY='$TOP/build/gpuvm' moddir=/m install"
 	assert_success
-	printf 'mode=container\n# config=LABEL=gpuvm-conf\n' >"$r/etc/gpuvm/gpuvm.conf"
-	modcheck "$r"
-	assert_failure 255
-	# shellcheck disable=SC2016 # GRUB's own variable, written as is
-	printf 'GRUB_CMDLINE_LINUX="${GRUB_CMDLINE_LINUX} gpuvm.config=LABEL=gpuvm-conf"\n' \
-		>"$r/etc/default/grub.d/90-gpuvm.cfg"
-	modcheck "$r"
-	assert_success
-	rm "$r/etc/default/grub.d/90-gpuvm.cfg"
-	printf 'root=/dev/sda1 rd.gpuvm.config=UUID=1234\n' >"$r/etc/kernel/cmdline"
-	modcheck "$r"
-	assert_success
-	rm "$r/etc/kernel/cmdline"
-	printf 'GRUB_CMDLINE_LINUX_DEFAULT="quiet gpuvm.configx=1 notgpuvm.config=2"\n' >"$r/etc/default/grub"
-	modcheck "$r"
-	assert_failure 255
-	printf 'mode=vm-passthrough\n' >"$r/etc/gpuvm/gpuvm.conf"
-	modcheck "$r"
-	assert_success
+	assert_line "hook pre-udev 00 /m/gpuvm-pre-udev.sh"
+	assert_line "hook pre-pivot 50 /m/gpuvm-pre-pivot.sh"
+	refute_output --partial /etc/gpuvm
+	# The driver warning asks gpuvm for the mode: the label line counts, as at boot.
+	printf 'nvidia.com/gpu.workload.config=vm-passthrough   # the label\n' >"$r/etc/gpuvm/gpuvm.conf"
+	run bash -c ". '$TOP/dracut/90gpuvm/module-setup.sh'
+		dracutsysrootdir='$r' GPUVM_BINARY='$TOP/build/gpuvm' gpuvm_build_mode"
+	assert_output "$("$TOP/build/gpuvm" --config "$r/etc/gpuvm/gpuvm.conf" config get mode 2>/dev/null)"
 }
