@@ -3,7 +3,9 @@
 # keep behaviour (a refactor, a speed-up):
 #
 #   scripts/outputs.sh BIN OUTDIR     one file a run: stdout, stderr and exit status, and for
-#                                     apply the state file, with elapsed time taken out
+#                                     apply the state file, with elapsed time taken out; the
+#                                     boot path too (apply --defer, then --resume --sysroot
+#                                     with the root's config saying each mode, or none)
 #   diff -r OUTDIR.before OUTDIR.after
 #
 # The fixture trees are built once under $OUTPUTS_TREES (default build/outputs-trees) and
@@ -61,6 +63,25 @@ for f in $fixtures; do
 		clean <"$out/tree/run/gpuvm/state.json" >"$out/$f.$i.apply.state" 2>/dev/null || :
 		n=$((n + 1))
 	done
+	# The boot path: the first call with and without a mode on the line, then the last
+	# call with the root's config saying each mode, or nothing.
+	for line in "quiet" "gpuvm.mode=vm-passthrough"; do
+		for conf in container vm-passthrough vm-vgpu none; do
+			i=$((i + 1))
+			rm -rf "$out/tree" "$out/sysroot"
+			cp -a "$trees/$f" "$out/tree"
+			mkdir -p "$out/sysroot/etc/gpuvm"
+			[ "$conf" = none ] || echo "mode=$conf" >"$out/sysroot/etc/gpuvm/gpuvm.conf"
+			one "$f.$i.defer" "$out/tree" --cmdline "$line" apply --defer
+			clean <"$out/tree/run/gpuvm/state.json" >"$out/$f.$i.defer.state" 2>/dev/null || :
+			one "$f.$i.resume" "$out/tree" --cmdline "$line" apply --resume --sysroot "$out/sysroot"
+			sed "s|$out/sysroot|SYSROOT|g" "$out/$f.$i.resume.stderr" >"$out/$f.$i.tmp" &&
+				mv "$out/$f.$i.tmp" "$out/$f.$i.resume.stderr"
+			clean <"$out/tree/run/gpuvm/state.json" | sed "s|$out/sysroot|SYSROOT|g" \
+				>"$out/$f.$i.resume.state" 2>/dev/null || :
+			n=$((n + 2))
+		done
+	done
 done
-rm -rf "$out/tree"
+rm -rf "$out/tree" "$out/sysroot"
 echo "outputs: $n runs of $bin in $out"

@@ -213,6 +213,69 @@ static void files(void)
 	rmdir(dir);
 }
 
+/*
+ * The root's config at boot: no symlink on the way or at the file, a regular file with one
+ * link, nothing above the directory given.
+ */
+static void files_nofollow(void)
+{
+	char dir[] = "/tmp/gpuvm-unit-XXXXXX", p[256], q[256];
+	char *buf = NULL;
+	size_t len;
+	int dfd, fd;
+
+	if (!mkdtemp(dir)) {
+		CHECK(0, "mkdtemp");
+		return;
+	}
+	snprintf(p, sizeof(p), "%s/etc", dir);
+	mkdir(p, 0755);
+	snprintf(p, sizeof(p), "%s/real", dir);
+	mkdir(p, 0755);
+	snprintf(p, sizeof(p), "%s/real/gpuvm.conf", dir);
+	fd = open(p, O_CREAT | O_WRONLY, 0644);
+	CHECK(fd >= 0 && write(fd, "mode=container\n", 15) == 15, "write a config");
+	close(fd);
+	dfd = open(dir, O_PATH | O_DIRECTORY);
+	CHECK(dfd >= 0, "open the root");
+	CHECK_INT(config_read_nofollow(dfd, "real/gpuvm.conf", &buf, &len), 0,
+		  "nofollow: a plain file is read");
+	CHECK_INT(len, 15, "nofollow: its length");
+	free(buf);
+	CHECK_INT(config_read_nofollow(dfd, "etc/gpuvm/gpuvm.conf", &buf, &len), -ENOENT,
+		  "nofollow: missing: -ENOENT");
+	snprintf(q, sizeof(q), "%s/etc/gpuvm", dir);
+	CHECK(symlink("../real", q) == 0, "a directory link on the way");
+	CHECK_INT(config_read_nofollow(dfd, "etc/gpuvm/gpuvm.conf", &buf, &len), -ELOOP,
+		  "nofollow: a link on the way: -ELOOP");
+	unlink(q);
+	mkdir(q, 0755);
+	snprintf(q, sizeof(q), "%s/etc/gpuvm/gpuvm.conf", dir);
+	CHECK(symlink("../../real/gpuvm.conf", q) == 0, "a link at the file");
+	CHECK_INT(config_read_nofollow(dfd, "etc/gpuvm/gpuvm.conf", &buf, &len), -ELOOP,
+		  "nofollow: a link at the file: -ELOOP");
+	unlink(q);
+	CHECK(link(p, q) == 0, "a hard link");
+	CHECK_INT(config_read_nofollow(dfd, "etc/gpuvm/gpuvm.conf", &buf, &len), -EMLINK,
+		  "nofollow: another hard link: -EMLINK");
+	unlink(q);
+	CHECK_INT(config_read_nofollow(dfd, "etc/../real/gpuvm.conf", &buf, &len), -EXDEV,
+		  "nofollow: '..': -EXDEV");
+	mkdir(q, 0755);
+	CHECK_INT(config_read_nofollow(dfd, "etc/gpuvm/gpuvm.conf", &buf, &len), -EISDIR,
+		  "nofollow: a directory: -EISDIR");
+	rmdir(q);
+	snprintf(q, sizeof(q), "%s/etc/gpuvm", dir);
+	rmdir(q);
+	snprintf(q, sizeof(q), "%s/etc", dir);
+	rmdir(q);
+	unlink(p);
+	snprintf(p, sizeof(p), "%s/real", dir);
+	rmdir(p);
+	close(dfd);
+	rmdir(dir);
+}
+
 /* Messages are data: a quiet look keeps none and logs none; the one place that logs says each. */
 static void messages_as_data(void)
 {
@@ -248,6 +311,7 @@ int main(void)
 	precedence();
 	bad_input();
 	files();
+	files_nofollow();
 	messages_as_data();
 	settings_msgs_free(&msgs);
 	log_close();
