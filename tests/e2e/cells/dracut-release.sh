@@ -64,8 +64,10 @@ dracut_cycle_boot() {
 	e2e_fact_is pre_udev.vga.override gpuvm-hold
 	e2e_fact_match pre_trigger.udevd '^[0-9]+$'
 	e2e_fact_is bochs yes
-	dracut_before '^\[ *[0-9.]+\] gpuvm: 1 GPU held until the host config is read from the root' \
-		'^\[ *[0-9.]+\] e2e: pre_udev: udevd=none vga\.driver=none vga\.override=gpuvm-hold ' \
+	# The kernel's lines as dmesg printed them (@dmesg): on the console a systemd status line
+	# can run into one.
+	dracut_before '^@dmesg \[ *[0-9.]+\] gpuvm: 1 GPU held until the host config is read from the root' \
+		'^@dmesg \[ *[0-9.]+\] e2e: pre_udev: udevd=none vga\.driver=none vga\.override=gpuvm-hold ' \
 		'gpuvm held before the end of pre-udev'
 	dracut_order "$init"
 	dracut_before '^@dmesg \[ *[0-9.]+\] gpuvm: config: /etc/gpuvm/gpuvm.conf read from the root at /sysroot' \
