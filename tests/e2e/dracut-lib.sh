@@ -29,6 +29,9 @@
 #                   kernel log lines; "@e2e end"; power off (sysrq o). Shell init: a pre-mount
 #                   hook (and a cmdline hook that accepts the missing root=); systemd:
 #                   e2e-check.service, wanted by and before initrd.target.
+#                   With E2E_DRACUT_END=pre-pivot (a boot with a real root=): a pre-pivot 99
+#                   hook instead (kmsg "e2e: pre_pivot: the report"), after gpuvm's pre-pivot
+#                   50 hook decided from the root's config, in both inits.
 # guest/dracut-facts.sh (the hooks' helpers) and guest/dracut-check.sh list the facts.
 #
 # Functions:
@@ -101,7 +104,10 @@ install() {
     inst_hook pre-udev 99 "$moddir/dracut-pre-udev.sh"
     inst_hook pre-trigger 99 "$moddir/dracut-pre-trigger.sh"
     inst_hook emergency 99 "$moddir/dracut-emergency.sh"
-    if dracut_module_included systemd; then
+    if [[ -f $moddir/end-pre-pivot ]]; then
+        # The root is mounted: the report comes from pre-pivot, after gpuvm's (50).
+        inst_hook pre-pivot 99 "$moddir/e2e-pre-pivot.sh"
+    elif dracut_module_included systemd; then
         cat >"$initdir$systemdsystemunitdir/e2e-check.service" <<'UNIT'
 [Unit]
 Description=gpuvm e2e: report and power off
@@ -134,6 +140,13 @@ EOF
 	printf '%s\n' '# shellcheck shell=sh disable=SC2034 # for dracut, which sources it' \
 		'[ -n "$root" ] || { root=e2e-none; rootok=1; }' >"$E2E_DRACUT/99e2e/e2e-root.sh"
 	printf '%s\n' '#!/bin/sh' '/bin/sh /usr/lib/e2e/dracut-check.sh' >"$E2E_DRACUT/99e2e/e2e-pre-mount.sh"
+	# E2E_DRACUT_END=pre-pivot: a boot with a real root= reports at pre-pivot 99, right after
+	# gpuvm's decision from the root's config (gpuvm-pre-pivot.sh, pre-pivot 50), not before.
+	if [ "${E2E_DRACUT_END-}" = pre-pivot ]; then
+		: >"$E2E_DRACUT/99e2e/end-pre-pivot"
+		printf '%s\n' '#!/bin/sh' 'echo "e2e: pre_pivot: the report" >/dev/kmsg' \
+			'/bin/sh /usr/lib/e2e/dracut-check.sh >/dev/console 2>&1' >"$E2E_DRACUT/99e2e/e2e-pre-pivot.sh"
+	fi
 }
 
 dracut_image() {

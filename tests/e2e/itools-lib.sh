@@ -11,7 +11,8 @@
 #                       scripts/distro-root.sh: debootstrap, that release's initramfs-tools,
 #                       busybox, kernel, udev) and point E2E_KVER and E2E_KERNEL at its kernel.
 #                       Sets E2E_ITOOLS_ROOT and E2E_ITOOLS_VERSION (initramfs-tools' version).
-# itools_image [--as SUFFIX] [--no-gpuvm] [--premount SCRIPT] [--file FILE]… [--host-config TEXT]
+# itools_image [--as SUFFIX] [--no-gpuvm] [--premount SCRIPT] [--bottom SCRIPT] [--file FILE]…
+#              [--host-config TEXT]
 #                       build $E2E_OUT/$E2E_NAME[-SUFFIX].img inside the root with its own
 #                       mkinitramfs, as update-initramfs would: gpuvm installed into the root as
 #                       `make install` lays it out (build/gpuvm as /usr/sbin/gpuvm, the hook
@@ -21,10 +22,13 @@
 #                       (mkinitramfs -d) with the test-only hook guest/itools-e2e-hook.sh (the
 #                       guest checks, bochs) and init-premount script guest/itools-e2e-premount.sh
 #                       (after udev's coldplug: guest/dracut-check.sh reports and powers off).
-#                       --premount SCRIPT is that init-premount script instead; each --file
+#                       --premount SCRIPT is that init-premount script instead (none when
+#                       SCRIPT is empty); --bottom SCRIPT installs SCRIPT as the init-bottom
+#                       script e2e (guest/itools-e2e-bottom.sh: after gpuvm's, the report at
+#                       the last stage, the root mounted); each --file
 #                       FILE goes into the image as /usr/lib/e2e/NAME. --host-config TEXT is the
 #                       root's /etc/gpuvm/gpuvm.conf while the image is built (as a host's
-#                       config, which gpuvm's hook copies in); there is none otherwise.
+#                       config: gpuvm's hook no longer copies it in); there is none otherwise.
 #                       The build time goes to E2E_BUILD_SECS and $E2E_OUT/$E2E_NAME.build-times.
 # The root is shared by the cells of a release and changed by itools_image: those cells run
 # one after the other (the root's lock, build/roots/RELEASE-initramfs-tools.lock, is held
@@ -64,7 +68,7 @@ itools_image() {
 		E2E_IMG=$E2E_OUT/$E2E_NAME-$2.img
 		shift 2
 	fi
-	gpuvm=yes premount=$E2E_GUEST/itools-e2e-premount.sh hostconf=''
+	gpuvm=yes premount=$E2E_GUEST/itools-e2e-premount.sh hostconf='' bottom=''
 	r=$E2E_ITOOLS_ROOT
 	w=/e2e/$E2E_NAME
 	rm -rf "$r$w"
@@ -73,16 +77,18 @@ itools_image() {
 		case $1 in
 		--no-gpuvm) gpuvm=no; shift ;;
 		--premount) premount=$2; shift 2 ;;
+		--bottom) bottom=$2; shift 2 ;;
 		--host-config) hostconf=$2; shift 2 ;;
 		--file) cp "$2" "$r$w/files/" || { e2e_fail "itools_image: cannot copy $2"; exit 1; }; shift 2 ;;
 		*) e2e_fail "itools_image: unknown option $1"; exit 1 ;;
 		esac
 	done
 	cp -R "$r/etc/initramfs-tools" "$r$w/conf"
-	mkdir -p "$r$w/conf/hooks" "$r$w/conf/scripts/init-premount" "$r/usr/lib/e2e"
-	cp "$E2E_GUEST/itools-e2e-hook.sh" "$r$w/conf/hooks/e2e"
-	cp "$premount" "$r$w/conf/scripts/init-premount/e2e"
-	chmod 0755 "$r$w/conf/hooks/e2e" "$r$w/conf/scripts/init-premount/e2e"
+	mkdir -p "$r$w/conf/hooks" "$r$w/conf/scripts/init-premount" "$r$w/conf/scripts/init-bottom" \
+		"$r/usr/lib/e2e"
+	install -m 0755 "$E2E_GUEST/itools-e2e-hook.sh" "$r$w/conf/hooks/e2e"
+	[ -z "$premount" ] || install -m 0755 "$premount" "$r$w/conf/scripts/init-premount/e2e"
+	[ -z "$bottom" ] || install -m 0755 "$bottom" "$r$w/conf/scripts/init-bottom/e2e"
 	cp "$E2E_GUEST/dracut-check.sh" "$E2E_GUEST/dracut-facts.sh" "$r$w/"
 	exec 8>"$r.lock"
 	flock 8

@@ -293,6 +293,31 @@ e2e_state() {
 		END { if (!got) exit 1; printf "%s", last }' "$E2E_LOG" >"$E2E_LOG.state" || return 1
 	jq -r "${1:-.}" "$E2E_LOG.state" 2>&1
 }
+# e2e_bootjson [JQ]: the same for the last /run/gpuvm/boot.json the guest printed ("@boot
+# LINE" lines between "@boot-begin" and "@boot-end": guest/gpuvm-check.sh, dracut-check.sh
+# after the state file); e2e_firstjson [JQ] the one an /init.d hook printed before init's
+# last gpuvm call ("@first" lines: guest/gpuvm-first.sh). The document is also kept in
+# $E2E_OUT/NAME[-SUFFIX].boot.json (.first.json): a real boot's boot.json, for other tests.
+e2e_bootjson() { e2e_json boot "${1:-.}"; }
+e2e_firstjson() { e2e_json first "${1:-.}"; }
+e2e_json() {
+	ej_file=${E2E_LOG%.log}.$1.json
+	[ "$1" != boot ] || ej_file=${E2E_LOG%.log}.boot.json
+	awk -v t="$1" '$0 == "@" t "-begin" { buf = ""; on = 1; next }
+		$0 == "@" t "-end" { on = 0; last = buf; got = 1; next }
+		on && index($0, "@" t " ") == 1 { buf = buf substr($0, length(t) + 3) "\n" }
+		END { if (!got) exit 1; printf "%s", last }' "$E2E_LOG" >"$ej_file" || return 1
+	jq -r "$2" "$ej_file" 2>&1
+}
+# e2e_bootjson_is JQ VALUE / e2e_firstjson_is JQ VALUE: as e2e_state_is.
+e2e_bootjson_is() { e2e_json_is boot "$@"; }
+e2e_firstjson_is() { e2e_json_is first "$@"; }
+e2e_json_is() {
+	v=$(e2e_json "$1" "$2") || { e2e_fail "no $1 json on the console, or not JSON: $v"; return 1; }
+	v=$(printf '%s\n' "$v" | tr '\n' ' ' | sed 's/ $//')
+	[ "$v" = "$3" ] || e2e_fail "$1.json: $2 is '$v', expected '$3'"
+}
+
 # shellcheck disable=SC2034 # for the scenarios
 E2E_JQ_VGA='.devices[] | select(.vendor == "1234" and .device == "1111")'
 # shellcheck disable=SC2034

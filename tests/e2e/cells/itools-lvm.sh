@@ -19,13 +19,23 @@
 #  - after switch_root (the root's /sbin/init is guest/root-init.sh, PID 1, root
 #    /dev/mapper/e2e-root): the stand-in is on vfio-pci, the state file says mode
 #    vm-passthrough, config from the disk, no errors.
+#  - root (the third word): no config= on the boot line; the config is the root's own
+#    /etc/gpuvm/gpuvm.conf, read by gpuvm's init-bottom script from ${rootmnt} once
+#    initramfs-tools has mounted the LV (with late: after local-block waited for it): held at
+#    init-top and init-premount (root-pending), "read from the root at /root" after the
+#    volume's activation, boot.json host_config read, no config disk.
 # shellcheck disable=SC2086 # the cell's words
 set -- $E2E_ARGS
-release=${1-} when=${2:-now}
+release=${1-} when=${2:-now} from=${3:-config}
 case $when in
 now) late='' ;;
 late) late=e2e.lvm=late ;;
 *) e2e_fail "itools-lvm: the root comes now or late, not '$when'" || exit 1 ;;
+esac
+case $from in
+config) ;;
+root) ;;
+*) e2e_fail "itools-lvm: the config comes from config= or the root, not '$from'" || exit 1 ;;
 esac
 # shellcheck disable=SC2034 # read by lib.sh's e2e_boot
 E2E_MEM=${E2E_DISTRO_MEM:-512}
@@ -51,20 +61,44 @@ itools_image --premount "$E2E_GUEST/itools-lvm-premount.sh" --file "$files/root.
 disk=$E2E_OUT/$E2E_NAME.disk
 rm -f "$disk"
 truncate -s 32M "$disk"
+cfg="gpuvm.config=UUID=$uuid"
+[ "$from" = config ] || cfg=''
 e2e_boot --iommu intel --gpu vga --disk "$disk" \
-	--append "root=/dev/mapper/e2e-root gpuvm.config=UUID=$uuid gpuvm.ids=1234:1111 $late"
+	--append "root=/dev/mapper/e2e-root $cfg gpuvm.ids=1234:1111 $late"
 e2e_guest_done
 e2e_fact_is pid 1
 e2e_fact_is root '/dev/mapper/e2e-root ext4 ro'
 e2e_fact_is premount.vga.override gpuvm-hold
 e2e_fact_is premount.vga.driver none
-e2e_fact_is premount.pending yes
+if [ "$from" = config ]; then
+	e2e_fact_is premount.pending yes
+else
+	e2e_fact_is premount.pending no
+	e2e_fact_is premount.root_pending yes
+fi
 e2e_fact_is premount.bochs yes
 e2e_fact_is vga.driver vfio-pci
 e2e_fact_is vga.override vfio-pci
 e2e_fact_is vga.vfio_node yes
 e2e_state_is .result ok
 e2e_state_is .mode vm-passthrough
+if [ "$from" = root ]; then
+	e2e_state_is .mode_source /etc/gpuvm/gpuvm.conf:1
+	e2e_state_is .config_disk null
+	e2e_bootjson_is .boot.stage root
+	e2e_bootjson_is .boot.host_config read
+	e2e_bootjson_is .boot.sysroot /root
+	e2e_expect 'gpuvm: 1 GPU held until the host config is read from the root'
+	a=$(grep -n -m1 -E 'e2e: lvm root (activated|made), status 0' "$E2E_LOG" | cut -d: -f1)
+	[ -z "$late" ] || a=$(grep -n -m1 -E 'e2e: lvm root activated, status 0' "$E2E_LOG" | cut -d: -f1)
+	b=$(grep -n -m1 -E 'gpuvm: config: /etc/gpuvm/gpuvm.conf read from the root at /root' "$E2E_LOG" | cut -d: -f1)
+	if [ -z "$a" ] || [ -z "$b" ] || [ "$a" -ge "$b" ]; then
+		e2e_fail "the volume (line ${a:-none}) is not before gpuvm's decision from the root (line ${b:-none})"
+	fi
+	[ -z "$late" ] || e2e_expect 'Begin: Waiting for root file system'
+	e2e_reject 'gpuvm: apply.* exited|did not decide|the IOMMU is not active' 'the boot script warned'
+	exit 0 # the config= checks below are not this boot's
+fi
 e2e_state_is .config_disk.status disk
 e2e_state_is "$E2E_JQ_VGA | .driver_after" vfio-pci
 e2e_state_is '.errors | length' 0

@@ -9,7 +9,8 @@
 # gpuvm_hook (the pre-udev hooks in the image), and in a systemd initramfs the monotonic
 # times (µs) pre_udev.done_us (dracut-pre-udev.service active) and udevd.start_us
 # (systemd-udevd.service left inactive). The state file between "@state-begin" and
-# "@state-end" as "@state LINE"; kernel log lines as "@dmesg LINE"; then "@e2e end".
+# "@state-end" as "@state LINE", /run/gpuvm/boot.json between "@boot-begin" and "@boot-end"
+# as "@boot LINE"; kernel log lines as "@dmesg LINE"; then "@e2e end".
 # shellcheck source=tests/e2e/guest/dracut-facts.sh
 . /usr/lib/e2e/dracut-facts.sh
 udevadm settle --timeout=60 >/dev/null 2>&1
@@ -51,6 +52,12 @@ if [ -f /run/gpuvm/state.json ]; then
 	echo "@state-end"
 else
 	fact state no
+fi
+if [ -f /run/gpuvm/boot.json ]; then
+	echo "@boot-begin"
+	sed 's/^/@boot /' /run/gpuvm/boot.json
+	echo
+	echo "@boot-end"
 fi
 if [ -d /run/systemd/system ]; then
 	fact pre_udev.done_us "$(systemctl show -P ActiveEnterTimestampMonotonic dracut-pre-udev.service)"

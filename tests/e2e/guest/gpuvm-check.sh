@@ -22,7 +22,9 @@
 # "pending" while gpuvm waits for its config's disk), gpuvm_mounts (mount points under
 # /run/gpuvm: none, once gpuvm is done).
 # The state file itself is printed between "@state-begin" and "@state-end", each of its
-# lines as "@state LINE" (lib.sh's e2e_state reads it back). Then "@dmesg" lines from gpuvm,
+# lines as "@state LINE" (lib.sh's e2e_state reads it back), and /run/gpuvm/boot.json (what
+# this boot's initramfs did) the same way between "@boot-begin" and "@boot-end" (e2e_bootjson).
+# Then "@dmesg" lines from gpuvm,
 # vfio, the stand-ins' drivers and failed probes; last "@e2e end".
 
 dmesg -n 1 2>/dev/null
@@ -99,6 +101,12 @@ if [ -f /run/gpuvm/state.json ]; then
 	echo "@state-end"
 else
 	fact state no
+fi
+if [ -f /run/gpuvm/boot.json ]; then
+	echo "@boot-begin"
+	sed 's/^/@boot /' /run/gpuvm/boot.json
+	echo
+	echo "@boot-end"
 fi
 if [ -n "$load" ]; then
 	for m in $load; do

@@ -22,6 +22,7 @@ esac
 . /usr/lib/e2e/dracut-facts.sh
 dg_at premount
 if [ -e /run/gpuvm/pending ]; then dg_fact premount.pending yes; else dg_fact premount.pending no; fi
+if [ -e /run/gpuvm/root-pending ]; then dg_fact premount.root_pending yes; else dg_fact premount.root_pending no; fi
 lvm pvcreate -q -y /dev/vda &&
 	lvm vgcreate -q e2e /dev/vda &&
 	lvm lvcreate -q -y -L 16M -n root e2e &&

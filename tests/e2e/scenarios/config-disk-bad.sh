@@ -1,9 +1,11 @@
 # shellcheck shell=sh
-# Issue 6: a config disk that is there but cannot be used. The image's config is the fallback:
-# mode=vm-passthrough, ids=1234:1111. Each boot names the disk on the kernel command line; bochs
+# Issue 6: a config disk that is there but cannot be used. The fallback is the kernel command
+# line and the defaults (the image's config, mode=vm-passthrough here, is never read at boot):
+# gpuvm.ids=1234:1111 and no mode. Each boot names the disk on the kernel command line; bochs
 # loads while gpuvm holds the stand-in; gpuvm decides at once (no waiting out the timeout: the
-# disk is there), logs why, and applies the image's config: the stand-in ends on vfio-pci,
-# having had no driver before (nothing took it while held), and nothing stays mounted.
+# disk is there), logs why, and applies the fallback, container: the stand-in, which had no
+# driver before (nothing took it while held), goes to bochs, and nothing stays mounted. The
+# image's vm-passthrough would have put it on vfio-pci.
 #   garbage   random bytes, named by path (gpuvm.config=/dev/vda): no file system
 #   damaged   ext4 whose label libblkid reads, with its group descriptors zeroed: mount fails
 #   missing   ext4 without /etc/gpuvm/gpuvm.conf
@@ -21,18 +23,20 @@ good='mode=container\nids=1234:1111\n'
 bad_boot() {
 	confdisk_args "$2"
 	# shellcheck disable=SC2086 # QEMU arguments
-	e2e_boot --log "$1" --iommu intel --gpu vga --append "gpuvm.config=$3" -- $CONFDISK_ARGS
+	e2e_boot --log "$1" --iommu intel --gpu vga --append "gpuvm.config=$3 gpuvm.ids=1234:1111" -- $CONFDISK_ARGS
 	e2e_guest_done
-	e2e_fact_is vga.driver vfio-pci
-	e2e_fact_is run_gpuvm 'state.json '
+	e2e_fact_is vga.driver bochs-drm
+	e2e_fact_is vga.override '(null)'
+	e2e_fact_is run_gpuvm 'boot.json state.json '
 	e2e_fact_is gpuvm_mounts ''
-	e2e_state_is .mode vm-passthrough
+	e2e_state_is .mode container
+	e2e_state_is .mode_source default
 	e2e_state_is .config_disk.status fallback
 	e2e_state_match .config_disk.reason "$4"
 	e2e_state_is "$E2E_JQ_VGA | .driver_before" null
-	e2e_state_is "$E2E_JQ_VGA | .driver_after" vfio-pci
-	e2e_state_match '.errors[]' "^config: .*; using /etc/gpuvm/gpuvm.conf$"
-	e2e_expect '^@dmesg .*gpuvm: vm-passthrough: 1 GPU and 0 companion functions on vfio-pci, 0 failed'
+	e2e_state_is "$E2E_JQ_VGA | .driver_after" bochs-drm
+	e2e_state_match '.errors[]' "^config: .*; using the kernel command line and the defaults$"
+	e2e_expect '^@dmesg .*gpuvm: container: 1 GPU in place for the host driver, 0 failed'
 	e2e_reject '^@dmesg .*after waiting' 'gpuvm waited out its timeout for a disk that was there'
 }
 
