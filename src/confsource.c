@@ -395,6 +395,15 @@ static int read_root(const char *sysroot, struct source *src, char **buf, size_t
 	return r;
 }
 
+/* Whether dir is the directory gpuvm runs in (--sysroot / without root=: the image is the root). */
+static bool same_dir(const char *dir)
+{
+	struct stat a, b;
+
+	return stat(dir, &a) == 0 && fstat(root_fd(), &b) == 0 && a.st_dev == b.st_dev &&
+		a.st_ino == b.st_ino;
+}
+
 /*
  * The boot without config=. First call: the command line alone; the mode on it acts now,
  * else the GPUs are held. Last call (--sysroot): the root's config under the command line.
@@ -406,9 +415,6 @@ static void boot_root(struct settings *s, struct source *src, const char *cmdlin
 	size_t len = 0;
 	int r;
 
-	if (src->baked)
-		log_warn("%s in this initramfs is ignored: the host config is read from the root once it is mounted (an image an earlier gpuvm built carries a copy; rebuilding it drops the copy)",
-			 CONFIG_PATH);
 	if (pol == SRC_RESUME && !sysroot && pending_read(src) != -ENOENT) {
 		/* A wait for config='s disk whose config= is gone: decided by the line now. */
 		load(s, cmdline, NULL, 0, CONFIG_PATH, true);
@@ -422,12 +428,22 @@ static void boot_root(struct settings *s, struct source *src, const char *cmdlin
 	}
 	record_read(ROOT_PENDING_PATH, src); /* what the first call held */
 	src->status = SRC_ROOT;
+	src->baked = !same_dir(sysroot) && root_exists(CONFIG_PATH + 1);
+	if (src->baked)
+		log_warn("%s in this initramfs is ignored: the host config is the root's (an image an earlier gpuvm built carries a copy; rebuilding it drops the copy)",
+			 CONFIG_PATH);
 	r = read_root(sysroot, src, &buf, &len);
 	if (r == 0) {
 		src->root = RC_READ;
 		log_info("config: %s read from the root at %s", CONFIG_PATH, sysroot);
 		load(s, cmdline, buf, len, CONFIG_PATH, true);
 		free(buf);
+		if (startswith(s->source[KEY_CONFIG], CONFIG_PATH)) {
+			log_warn("%s: config= in the root's config is ignored: the root is read already (config= belongs on the kernel command line)",
+				 s->source[KEY_CONFIG]);
+			s->config[0] = '\0';
+			strscpy(s->source[KEY_CONFIG], "default", SOURCE_LEN);
+		}
 		return;
 	}
 	load(s, cmdline, NULL, 0, CONFIG_PATH, true);
@@ -462,7 +478,6 @@ void settings_resolve(const char *config_file, bool under_root, const char *cmdl
 
 	memset(src, 0, sizeof(*src));
 	src->boot = boot;
-	src->baked = pol == SRC_DEFER && root_exists(CONFIG_PATH + 1);
 	image_read(config_file, boot, &ic);
 	image_load(s, cmdline, &ic, false); /* a first, quiet look: is there a config=? */
 	strscpy(config_source, s->source[KEY_CONFIG], sizeof(config_source));
@@ -473,6 +488,7 @@ void settings_resolve(const char *config_file, bool under_root, const char *cmdl
 			image_load(s, cmdline, &ic, true);
 		goto out;
 	}
+	src->baked = pol == SRC_DEFER && root_exists(CONFIG_PATH + 1);
 	if (src->baked)
 		log_warn("%s in this initramfs is ignored: config= says where the host config is",
 			 CONFIG_PATH);

@@ -228,14 +228,33 @@ boot() {
 	gv --cmdline "quiet" apply --defer
 	assert_success
 	[ "$(override $GPU)" = gpuvm-hold ]
-	assert_regex "$stderr" "warning: /etc/gpuvm/gpuvm.conf in this initramfs is ignored"
 	boot
-	[ "$(jqr .boot.baked_config)" = ignored ]
 	[ "$(jqr .mode_source)" = default ]
 	gv --cmdline "quiet" apply --resume --sysroot "$SYSROOT"
+	assert_regex "$stderr" "warning: /etc/gpuvm/gpuvm.conf in this initramfs is ignored: the host config is the root's"
 	boot
+	[ "$(jqr .boot.baked_config)" = ignored ]
 	[ "$(jqr .mode)" = container ]
 	[ "$(override $GPU)" = "" ]
+	# Without root= the image is the root (--sysroot /): its file is the host's, no warning.
+	gv --cmdline "quiet" apply --defer
+	gv --cmdline "quiet" apply --resume --sysroot "$ROOT"
+	refute_output --partial "is ignored"
+	[ -z "$(printf '%s' "$stderr" | grep 'is ignored')" ]
+	boot
+	[ "$(jqr .mode)" = vm-passthrough ]
+	[ "$(jqr .boot.baked_config)" = null ]
+}
+
+@test "config= in the root's config is ignored, and said so: the root is read already" {
+	printf 'config=LABEL=elsewhere\nmode=vm-passthrough\n' >"$SYSROOT/etc/gpuvm/gpuvm.conf"
+	gv --cmdline "quiet" apply --defer
+	gv --cmdline "quiet" apply --resume --sysroot "$SYSROOT"
+	assert_success
+	assert_regex "$stderr" "/etc/gpuvm/gpuvm.conf:1: config= in the root's config is ignored"
+	boot
+	[ "$(jqr .settings.config.source)" = default ]
+	[ "$(jqr .mode)" = vm-passthrough ]
 }
 
 @test "boot.json is the boot's: a later apply rewrites state.json only" {
