@@ -141,10 +141,14 @@ static void record_root(const struct source *src, const struct inventory *inv, c
 	if (r < 0)
 		log_err("cannot write /%s: %s; %s", ROOT_PENDING_PATH, wf_strerror(r),
 			n ? "the GPUs stay held" : "the root's config is not read at this boot");
-	if (src->status == SRC_HOLD)
+	if (src->status == SRC_HOLD && n)
 		log_result(LOG_INFO,
 			   "%zu GPU%s held until the host config is read from the root at the end of the initramfs",
 			   n, n == 1 ? "" : "s");
+	else if (src->status == SRC_HOLD)
+		log_result(LOG_INFO,
+			   "nothing to hold (%zu selected, each on a driver already): the host config is read from the root at the end of the initramfs",
+			   p->n_selected);
 }
 
 /* The kernel's boot_id, which tells this boot's records from an earlier one's. */
