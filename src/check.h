@@ -18,8 +18,8 @@ enum severity {
 
 struct finding {
 	enum severity sev;
-	char what[256];
-	char fix[256];
+	char what[512];
+	char fix[320];
 };
 
 /* What check needs beyond the plan, read by the caller. */

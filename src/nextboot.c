@@ -1,93 +1,182 @@
 // SPDX-License-Identifier: MIT
 /*
- * What the next boot will run (nextboot.h): the installed kernels' initramfs images, read
- * as the kernel reads them (cpio.c), and the boot line the boot loader's files give them.
+ * What the next boot will make of the host config (nextboot.h): this boot's
+ * /run/gpuvm/boot.json, and the kernel command line the boot loader's files give.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cmdline.h"
 #include "config.h"
-#include "cpio.h"
+#include "json.h"
 #include "nextboot.h"
 #include "rootio.h"
 #include "settings.h"
 #include "util.h"
 
-#define KERNELS_MAX 32
-#define CMDLINE_D_MAX 4096
-#define READ_TIMEOUT_MS 30000
-#define READ_MAX_OUT (2ULL << 30)
+#define BOOT_JSON "run/gpuvm/boot.json"
+#define BOOT_JSON_MAX ((size_t)64 * 1024 * 1024)
+#define BOOT_ID "proc/sys/kernel/random/boot_id"
 
-/* The boot line of one boot loader's files: its gpuvm words, and where gpuvm.mode= is set. */
-struct line {
-	char words[512];
-	char mode[NB_MODE];
-	char source[NB_TEXT];
-	bool unknown;
+/* A string that grows; err once an allocation failed. */
+struct buf {
+	char *s;
+	size_t n, cap;
+	bool err;
 };
 
-/* Keep the gpuvm words of a command line (quoted, so that a value may hold a blank). */
-static int keep_word(const char *key, const char *value, void *data)
+static void buf_add(struct buf *b, const char *s, size_t n)
 {
-	struct line *l = data;
-	char name[32];
-	size_t len = strlen(l->words);
+	size_t cap = b->cap ? b->cap : 64;
+	char *t;
 
-	if (!value || !cmdline_key(key, "gpuvm", name, sizeof(name)) || strchr(value, '"'))
-		return 0;
-	if (streq(name, "mode"))
-		strscpy(l->mode, value, sizeof(l->mode));
-	snprintf(l->words + len, sizeof(l->words) - len, " %s=\"%s\"", key, value);
+	if (b->err)
+		return;
+	if (b->n + n + 1 > b->cap) {
+		while (cap < b->n + n + 1)
+			cap *= 2;
+		t = realloc(b->s, cap);
+		if (!t) {
+			b->err = true;
+			return;
+		}
+		b->s = t;
+		b->cap = cap;
+	}
+	memcpy(b->s + b->n, s, n);
+	b->n += n;
+	b->s[b->n] = '\0';
+}
+
+static int words_add(struct nb_words *l, const char *key, const char *value, const char *source)
+{
+	struct nb_word *w;
+
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 8;
+
+		w = realloc(l->w, cap * sizeof(*w));
+		if (!w)
+			return -ENOMEM;
+		l->w = w;
+		l->cap = cap;
+	}
+	w = &l->w[l->n];
+	w->key = strdup(key);
+	w->value = strdup(value);
+	w->source = strdup(source);
+	if (!w->key || !w->value || !w->source) {
+		free(w->key);
+		free(w->value);
+		free(w->source);
+		return -ENOMEM;
+	}
+	l->n++;
 	return 0;
 }
 
-static void line_of(struct line *l, const char *text, const char *source)
+static void words_free(struct nb_words *l)
 {
-	char was[NB_MODE];
+	size_t i;
 
-	strscpy(was, l->mode, sizeof(was));
-	l->mode[0] = '\0';
-	cmdline_parse(text, keep_word, l);
-	if (l->mode[0])
-		snprintf(l->source, sizeof(l->source), "%s", source);
-	else
-		strscpy(l->mode, was, sizeof(l->mode));
+	for (i = 0; i < l->n; i++) {
+		free(l->w[i].key);
+		free(l->w[i].value);
+		free(l->w[i].source);
+	}
+	free(l->w);
+	memset(l, 0, sizeof(*l));
 }
 
-/* A small text file under the root, whole; NULL when absent or unreadable. */
-static char *slurp(int dirfd, const char *path, size_t *len)
+/* The gpuvm words of one boot line: a key given twice in it counts once, the last. */
+struct collect {
+	struct nb_words *l;
+	size_t first; /* where this line's words start in l */
+	const char *source;
+};
+
+static int on_word(const char *key, const char *value, void *data)
 {
-	char *buf = NULL;
+	struct collect *c = data;
+	char name[64], *v;
+	size_t i;
+
+	if (!value || !cmdline_key(key, "gpuvm", name, sizeof(name)))
+		return 0;
+	for (i = c->first; i < c->l->n; i++) {
+		if (!streq(c->l->w[i].key, name))
+			continue;
+		v = strdup(value);
+		if (!v)
+			return -ENOMEM;
+		free(c->l->w[i].value);
+		c->l->w[i].value = v;
+		return 0;
+	}
+	return words_add(c->l, name, value, c->source);
+}
+
+static int line_words(struct nb_words *l, const char *text, const char *source)
+{
+	struct collect c = { l, l->n, source };
+
+	return cmdline_parse(text, on_word, &c);
+}
+
+/* The first boot line that could not be read whole: why. */
+__attribute__((format(printf, 2, 3))) static int set_unknown(struct nextboot *nb, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	if (nb->unknown)
+		return 0;
+	va_start(ap, fmt);
+	r = vasprintf(&nb->unknown, fmt, ap);
+	va_end(ap);
+	if (r < 0) {
+		nb->unknown = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* A text file under the root, whole: 0, -ENOENT, or another -errno (*buf then NULL). */
+static int slurp(const char *path, char **buf, size_t *len)
+{
 	size_t n;
 
-	if (config_read(dirfd, path, &buf, len ? len : &n) < 0)
-		return NULL;
-	return buf;
+	*buf = NULL;
+	return config_read(root_fd(), path, buf, len ? len : &n);
 }
 
 /* GRUB's two command-line variables, as sh would leave them after the files in order. */
 struct grubvar {
 	const char *name;
-	char val[1024];
-	char mode_source[NB_TEXT]; /* the file whose assignment put gpuvm.mode= there */
-	char unknown[NB_TEXT];	   /* the assignment that could not be read, or "" */
+	struct buf val;
+	char *source;  /* the assignment that put gpuvm words there, "" when none */
+	char *unknown; /* the assignment that could not be read, NULL when none */
 };
 
-/*
- * The value of a simple sh assignment (NAME="..." | '...' | word, and such glued together):
- * "$NAME" and "${NAME}" of the two variables expand; any other $ or ` makes it unknown.
- */
-static int sh_value(const char *p, struct grubvar *v, char *out, size_t size)
+static bool name_char(char c)
 {
-	size_t o = 0;
+	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+/*
+ * The value of a plain sh assignment (NAME="..." | '...' | word, and such glued together)
+ * into out, and nothing after it but blanks or a comment: "$NAME" and "${NAME}" of the
+ * two variables expand; any other $, `, an operator of sh or an open quote is -EINVAL.
+ */
+static int sh_value(const char *p, const struct grubvar *v, struct buf *out)
+{
 	char q = 0;
 
-	for (; *p && (q || (*p != ' ' && *p != '\t' && *p != '#')); p++) {
+	for (; *p && (q || (*p != ' ' && *p != '\t')); p++) {
 		if (!q && (*p == '"' || *p == '\'')) {
 			q = *p;
 			continue;
@@ -96,6 +185,8 @@ static int sh_value(const char *p, struct grubvar *v, char *out, size_t size)
 			q = 0;
 			continue;
 		}
+		if (!q && strchr(";&|<>()", *p))
+			return -EINVAL;
 		if (q != '\'' && *p == '\\' && p[1]) {
 			p++;
 		} else if (q != '\'' && *p == '`') {
@@ -105,518 +196,864 @@ static int sh_value(const char *p, struct grubvar *v, char *out, size_t size)
 			const char *n = p + 1 + brace;
 			size_t i, len = 0;
 
-			while ((n[len] >= 'A' && n[len] <= 'Z') || n[len] == '_')
+			while (name_char(n[len]))
 				len++;
 			if (brace && n[len] != '}')
 				return -EINVAL;
 			for (i = 0; i < 2; i++)
 				if (len == strlen(v[i].name) && !strncmp(n, v[i].name, len))
 					break;
-			if (i == 2 || v[i].unknown[0])
+			if (i == 2 || v[i].unknown)
 				return -EINVAL;
-			o += (size_t)snprintf(out + o, o < size ? size - o : 0, "%s", v[i].val);
+			if (v[i].val.s)
+				buf_add(out, v[i].val.s, v[i].val.n);
 			p = n + len - 1 + brace;
 			continue;
 		}
-		if (o + 1 < size)
-			out[o++] = *p;
+		buf_add(out, p, 1);
 	}
 	if (q)
 		return -EINVAL;
-	out[o < size ? o : size - 1] = '\0';
-	return o < size ? 0 : -E2BIG;
+	p += strspn(p, " \t");
+	if (*p && *p != '#')
+		return -EINVAL;
+	buf_add(out, "", 0);
+	return out->err ? -ENOMEM : 0;
 }
 
-static void grub_file(struct grubvar *v, const char *path)
+/* Does the line assign name (NAME= or NAME+=) anywhere but at its start? */
+static bool assigns(const char *s, const char *name)
 {
-	char *buf = slurp(root_fd(), path, NULL), *s, *e, val[1024];
+	size_t len = strlen(name);
+	const char *p;
+
+	for (p = strstr(s, name); p; p = strstr(p + 1, name)) {
+		if (p > s && name_char(p[-1]))
+			continue;
+		if (p[len] == '=' || (p[len] == '+' && p[len + 1] == '='))
+			return true;
+	}
+	return false;
+}
+
+static int grub_assign(struct grubvar *v, const char *s, const char *where)
+{
+	struct buf val = { 0 };
+	size_t i;
+	int r;
+
+	for (i = 0; i < 2; i++) {
+		size_t len = strlen(v[i].name);
+		char *src;
+
+		if (strncmp(s, v[i].name, len) != 0 || s[len] != '=')
+			continue;
+		r = sh_value(s + len + 1, v, &val);
+		if (r == -ENOMEM) {
+			free(val.s);
+			return r;
+		}
+		if (r < 0) {
+			free(val.s);
+			free(v[i].unknown);
+			v[i].unknown = strdup(where);
+			return v[i].unknown ? 0 : -ENOMEM;
+		}
+		free(v[i].unknown);
+		v[i].unknown = NULL;
+		free(v[i].val.s);
+		v[i].val = val;
+		src = NULL;
+		if (strstr(s + len + 1, "gpuvm.")) {
+			src = strdup(where);
+		} else if (!strstr(val.s, "gpuvm.")) {
+			src = strdup("");
+		} else if (v[i].source && v[i].source[0]) {
+			return 0; /* its own earlier words, through $NAME: that source */
+		} else {
+			/* its gpuvm words came from the other variable: that one's source */
+			src = strdup(v[1 - i].source ? v[1 - i].source : "");
+		}
+		if (!src)
+			return -ENOMEM;
+		free(v[i].source);
+		v[i].source = src;
+		return 0;
+	}
+	/* not a plain assignment at the line's start, yet it sets one: not read */
+	for (i = 0; i < 2; i++) {
+		if (!assigns(s, v[i].name) || v[i].unknown)
+			continue;
+		v[i].unknown = strdup(where);
+		if (!v[i].unknown)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int grub_file(struct nextboot *nb, struct grubvar *v, const char *path)
+{
+	char *buf, *s, *e, where[NB_TEXT];
 	unsigned line = 0;
+	int r = slurp(path, &buf, NULL);
 
-	for (s = buf; s && *s; s = e) {
-		size_t i;
-
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0)
+		return r == -ENOMEM ? r :
+				      set_unknown(nb, "/%s cannot be read: %s", path, strerror(-r));
+	for (s = buf; *s && r == 0; s = e) {
 		e = s + strcspn(s, "\n");
 		if (*e)
 			*e++ = '\0';
 		line++;
 		s += strspn(s, " \t");
 		if (startswith(s, "export "))
-			s += 7;
-		for (i = 0; i < 2; i++) {
-			size_t len = strlen(v[i].name);
-
-			if (strncmp(s, v[i].name, len) != 0 || s[len] != '=')
-				continue;
-			if (sh_value(s + len + 1, v, val, sizeof(val)) < 0) {
-				snprintf(v[i].unknown, sizeof(v[i].unknown), "/%s:%u", path, line);
-				break;
-			}
-			v[i].unknown[0] = '\0';
-			strscpy(v[i].val, val, sizeof(v[i].val));
-			if (strstr(s + len + 1, "gpuvm.mode="))
-				snprintf(v[i].mode_source, sizeof(v[i].mode_source), "/%s:%u", path,
-					 line);
-			else if (!strstr(val, "gpuvm.mode="))
-				v[i].mode_source[0] = '\0';
-			break;
-		}
+			s += 7 + strspn(s + 7, " \t");
+		snprintf(where, sizeof(where), "/%s:%u", path, line);
+		r = grub_assign(v, s, where);
 	}
 	free(buf);
+	return r;
 }
 
+/* The names in a directory under the root that end in suffix, sorted; any number. */
 struct names {
-	char (*v)[64];
+	char **v;
 	size_t n, cap;
 	const char *suffix;
+	bool err;
 };
 
-static int collect(const char *name, void *data)
+static int collect_name(const char *name, void *data)
 {
 	struct names *l = data;
-	size_t i, len = strlen(name), sl = l->suffix ? strlen(l->suffix) : 0;
+	size_t len = strlen(name), sl = strlen(l->suffix);
+	char **v;
 
-	if (len >= 64 || len < sl || (sl && !streq(name + len - sl, l->suffix)))
+	if (len <= sl || !streq(name + len - sl, l->suffix))
 		return 0;
-	for (i = 0; i < l->n; i++)
-		if (streq(l->v[i], name))
-			return 0;
-	if (l->n < l->cap)
-		strscpy(l->v[l->n++], name, 64);
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 16;
+
+		v = realloc(l->v, cap * sizeof(*v));
+		if (!v) {
+			l->err = true;
+			return 1;
+		}
+		l->v = v;
+		l->cap = cap;
+	}
+	l->v[l->n] = strdup(name);
+	if (!l->v[l->n]) {
+		l->err = true;
+		return 1;
+	}
+	l->n++;
 	return 0;
 }
 
 static int name_cmp(const void *a, const void *b)
 {
-	return strcmp(a, b);
+	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static void list_sorted(const char *dir, struct names *l)
+static void names_free(struct names *l)
 {
-	root_list(dir, collect, l);
-	qsort(l->v, l->n, sizeof(*l->v), name_cmp);
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+	l->v = NULL;
+	l->n = l->cap = 0;
+}
+
+static int list_sorted(const char *dir, struct names *l)
+{
+	root_list(dir, collect_name, l);
+	if (l->err)
+		return -ENOMEM;
+	if (l->n)
+		qsort(l->v, l->n, sizeof(*l->v), name_cmp);
+	return 0;
 }
 
 /* GRUB's defaults: /etc/default/grub, then /etc/default/grub.d/ *.cfg (Debian's grub-mkconfig). */
-static void grub_line(struct line *l)
+static int grub_line(struct nextboot *nb)
 {
 	struct grubvar v[2] = { { .name = "GRUB_CMDLINE_LINUX" },
 				{ .name = "GRUB_CMDLINE_LINUX_DEFAULT" } };
-	char cfg[32][64], path[128], all[2100];
-	struct names n = { cfg, 0, 32, ".cfg" };
+	struct names n = { .suffix = ".cfg" };
+	char *path = NULL;
 	size_t i;
+	int r;
 
-	grub_file(v, "etc/default/grub");
-	list_sorted("etc/default/grub.d", &n);
-	for (i = 0; i < n.n; i++) {
-		snprintf(path, sizeof(path), "etc/default/grub.d/%s", cfg[i]);
-		grub_file(v, path);
-	}
-	for (i = 0; i < 2; i++)
-		if (v[i].unknown[0]) {
-			l->unknown = true;
-			snprintf(l->source, sizeof(l->source), "%s at %s uses $ or `", v[i].name,
-				 v[i].unknown);
+	r = grub_file(nb, v, "etc/default/grub");
+	if (r == 0)
+		r = list_sorted("etc/default/grub.d", &n);
+	for (i = 0; i < n.n && r == 0; i++) {
+		if (asprintf(&path, "etc/default/grub.d/%s", n.v[i]) < 0) {
+			path = NULL;
+			r = -ENOMEM;
+			break;
 		}
-	snprintf(all, sizeof(all), "%s %s", v[0].val, v[1].val);
-	cmdline_parse(all, keep_word, l);
-	if (l->mode[0])
-		strscpy(l->source, v[1].mode_source[0] ? v[1].mode_source : v[0].mode_source,
-			sizeof(l->source));
+		r = grub_file(nb, v, path);
+		free(path);
+		path = NULL;
+	}
+	for (i = 0; i < 2 && r == 0; i++) {
+		if (v[i].unknown)
+			r = set_unknown(nb, "%s at %s is not a value gpuvm reads (it uses $, ` or more of sh)",
+					v[i].name, v[i].unknown);
+		else if (v[i].val.s)
+			r = line_words(&nb->line, v[i].val.s,
+				       v[i].source && v[i].source[0] ? v[i].source :
+								       "/etc/default/grub");
+	}
+	for (i = 0; i < 2; i++) {
+		free(v[i].val.s);
+		free(v[i].source);
+		free(v[i].unknown);
+	}
+	names_free(&n);
+	return r;
 }
 
-/* A BLS entry (/boot/loader/entries/NAME.conf): its kernel, initrd and options. */
-struct bls {
-	char version[96], initrd[128];
-	struct line l;
+int nextboot_grubenv_get(const char *text, size_t len, const char *name, char **value)
+{
+	size_t nl = strlen(name), i = 0;
+
+	*value = NULL;
+	if (!nl)
+		return -ENOENT;
+	while (i < len) {
+		size_t s = i;
+		struct buf b = { 0 };
+
+		if (text[i] == '#' || text[i] == '\n') {
+			while (i < len && text[i] != '\n')
+				i++;
+			i++;
+			continue;
+		}
+		while (i < len && text[i] != '=' && text[i] != '\n')
+			i++;
+		if (i >= len || text[i] != '=' || i - s != nl || memcmp(text + s, name, nl) != 0) {
+			/* another variable: skip its value, escapes and all */
+			while (i < len && text[i] != '\n')
+				i += text[i] == '\\' ? 2 : 1;
+			i++;
+			continue;
+		}
+		for (i++; i < len && text[i] != '\n'; i++) {
+			if (text[i] == '\\' && i + 1 < len)
+				i++;
+			buf_add(&b, text + i, 1);
+		}
+		buf_add(&b, "", 0);
+		if (b.err) {
+			free(b.s);
+			return -ENOMEM;
+		}
+		*value = b.s;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+/* The one value every grubenv that has name agrees on. */
+static int env_lookup(const char *name, const struct nb_env *env, size_t n_env, char **value,
+		      const char **where, char *why, size_t why_size)
+{
+	size_t i;
+	int r;
+
+	*value = NULL;
+	*where = NULL;
+	for (i = 0; i < n_env; i++) {
+		char *v;
+
+		r = nextboot_grubenv_get(env[i].text, env[i].len, name, &v);
+		if (r == -ENOENT)
+			continue;
+		if (r < 0) {
+			free(*value);
+			return r;
+		}
+		if (!*value) {
+			*value = v;
+			*where = env[i].path;
+			continue;
+		}
+		if (!streq(*value, v)) {
+			snprintf(why, why_size, "$%s differs between %s and %s", name, *where,
+				 env[i].path);
+			free(v);
+			free(*value);
+			*value = NULL;
+			return -EINVAL;
+		}
+		free(v);
+	}
+	if (*value)
+		return 0;
+	if (!n_env)
+		snprintf(why, why_size, "$%s: no grubenv gpuvm reads (/boot/grub2/grubenv)", name);
+	else if (n_env == 1)
+		snprintf(why, why_size, "$%s is not in %s", name, env[0].path);
+	else
+		snprintf(why, why_size, "$%s is in none of %s and %zu more grubenv", name,
+			 env[0].path, n_env - 1);
+	return -EINVAL;
+}
+
+int nextboot_expand(const char *line, const struct nb_env *env, size_t n_env, char **out, char *via,
+		    size_t via_size, char *why, size_t why_size)
+{
+	struct buf b = { 0 };
+	const char *p;
+
+	*out = NULL;
+	if (via_size)
+		via[0] = '\0';
+	for (p = line; *p; p++) {
+		const char *n, *where;
+		char name[128], *v;
+		bool brace;
+		size_t len = 0;
+		int r;
+
+		if (*p == '\\' || *p == '\'' || *p == '`') {
+			snprintf(why, why_size, "it uses %c, which gpuvm does not read", *p);
+			free(b.s);
+			return -EINVAL;
+		}
+		if (*p != '$') {
+			buf_add(&b, p, 1);
+			continue;
+		}
+		brace = p[1] == '{';
+		n = p + 1 + brace;
+		while (name_char(n[len]))
+			len++;
+		if (!len || (n[0] >= '0' && n[0] <= '9') || (brace && n[len] != '}') ||
+		    len >= sizeof(name)) {
+			snprintf(why, why_size, "it uses a $ that is not $NAME or ${NAME}");
+			free(b.s);
+			return -EINVAL;
+		}
+		memcpy(name, n, len);
+		name[len] = '\0';
+		r = env_lookup(name, env, n_env, &v, &where, why, why_size);
+		if (r < 0) {
+			free(b.s);
+			return r;
+		}
+		if (strpbrk(v, "$`\\'")) {
+			snprintf(why, why_size,
+				 "$%s in %s holds $, `, \\ or ', which gpuvm does not read", name,
+				 where);
+			free(v);
+			free(b.s);
+			return -EINVAL;
+		}
+		if (strstr(v, "gpuvm.") && via_size && !via[0])
+			snprintf(via, via_size, "$%s from %s", name, where);
+		buf_add(&b, v, strlen(v));
+		free(v);
+		p = n + len - 1 + brace;
+	}
+	buf_add(&b, "", 0);
+	if (b.err) {
+		free(b.s);
+		return -ENOMEM;
+	}
+	*out = b.s;
+	return 0;
+}
+
+/* The grubenv files the boot loader reads: GRUB's own, else those on the ESP. */
+struct envs {
+	struct nb_env *e;
+	char **path, **text;
+	size_t n;
 };
 
-static void bls_entry(struct bls *b, const char *name)
+static void envs_free(struct envs *s)
 {
-	char path[160], *buf, *s, *e;
+	size_t i;
 
-	snprintf(path, sizeof(path), "boot/loader/entries/%s", name);
-	buf = slurp(root_fd(), path, NULL);
-	for (s = buf; s && *s; s = e) {
+	for (i = 0; i < s->n; i++) {
+		free(s->path[i]);
+		free(s->text[i]);
+	}
+	free(s->e);
+	free(s->path);
+	free(s->text);
+	memset(s, 0, sizeof(*s));
+}
+
+/* One grubenv: 1 when read, 0 when absent, -errno when there and not readable. */
+static int env_add(struct envs *s, const char *path)
+{
+	struct nb_env *e = realloc(s->e, (s->n + 1) * sizeof(*e));
+	char **p, **t, *text;
+	size_t len;
+	int r;
+
+	if (e)
+		s->e = e;
+	p = realloc(s->path, (s->n + 1) * sizeof(*p));
+	if (p)
+		s->path = p;
+	t = realloc(s->text, (s->n + 1) * sizeof(*t));
+	if (t)
+		s->text = t;
+	if (!e || !p || !t)
+		return -ENOMEM;
+	r = slurp(path, &text, &len);
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0)
+		return r;
+	if (asprintf(&s->path[s->n], "/%s", path) < 0) {
+		free(text);
+		return -ENOMEM;
+	}
+	s->text[s->n] = text;
+	s->e[s->n] = (struct nb_env){ s->path[s->n], text, len };
+	s->n++;
+	return 1;
+}
+
+static int esp_env(const char *name, void *data)
+{
+	struct names *l = data;
+	char **v;
+
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 8;
+
+		v = realloc(l->v, cap * sizeof(*v));
+		if (!v) {
+			l->err = true;
+			return 1;
+		}
+		l->v = v;
+		l->cap = cap;
+	}
+	if (asprintf(&l->v[l->n], "boot/efi/EFI/%s/grubenv", name) < 0) {
+		l->err = true;
+		return 1;
+	}
+	l->n++;
+	return 0;
+}
+
+static int grubenvs(struct nextboot *nb, struct envs *s)
+{
+	static const char *const own[] = { "boot/grub2/grubenv", "boot/grub/grubenv" };
+	struct names esp = { .suffix = "" };
+	size_t i;
+	int r = 0;
+
+	for (i = 0; i < ARRAY_SIZE(own) && r == 0; i++)
+		r = env_add(s, own[i]);
+	if (r == 0) {
+		root_list("boot/efi/EFI", esp_env, &esp);
+		if (esp.err)
+			r = -ENOMEM;
+		else if (esp.n)
+			qsort(esp.v, esp.n, sizeof(*esp.v), name_cmp);
+		for (i = 0; i < esp.n && r >= 0; i++)
+			r = env_add(s, esp.v[i]);
+		names_free(&esp);
+	}
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0)
+		return set_unknown(nb, "a grubenv cannot be read: %s", strerror(-r));
+	return 0;
+}
+
+/* One BLS entry: its options and initrd lines, grubenv variables resolved. */
+static int bls_entry(struct nextboot *nb, const struct envs *env, const char *path)
+{
+	struct collect c = { &nb->line, nb->line.n, NULL };
+	char *buf, *s, *e, *x, via[NB_TEXT], why[NB_TEXT], *src = NULL;
+	int r = slurp(path, &buf, NULL);
+
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0)
+		return r == -ENOMEM ? r :
+				      set_unknown(nb, "/%s cannot be read: %s", path, strerror(-r));
+	nb->n_entries++;
+	for (s = buf; *s && r == 0; s = e) {
+		bool opts;
+
 		e = s + strcspn(s, "\n");
 		if (*e)
 			*e++ = '\0';
 		s += strspn(s, " \t");
 		rstrip(s);
-		if (startswith(s, "version "))
-			strscpy(b->version, s + 8 + strspn(s + 8, " \t"), sizeof(b->version));
-		else if (startswith(s, "linux ") && !b->version[0] && strstr(s, "vmlinuz-"))
-			strscpy(b->version, strstr(s, "vmlinuz-") + 8, sizeof(b->version));
-		else if (startswith(s, "initrd "))
-			strscpy(b->initrd, s + 7 + strspn(s + 7, " \t"), sizeof(b->initrd));
-		else if (startswith(s, "options ")) {
-			if (strpbrk(s, "$`")) {
-				b->l.unknown = true;
-				snprintf(b->l.source, sizeof(b->l.source),
-					 "/%s: its options use $ or `", path);
-			}
-			line_of(&b->l, s + 8, path);
-			if (b->l.mode[0])
-				snprintf(b->l.source, sizeof(b->l.source), "/%s", path);
+		opts = startswith(s, "options") && (s[7] == ' ' || s[7] == '\t');
+		if (!opts && !(startswith(s, "initrd") && (s[6] == ' ' || s[6] == '\t')))
+			continue;
+		r = nextboot_expand(s, env->e, env->n, &x, via, sizeof(via), why, sizeof(why));
+		if (r == -ENOMEM)
+			break;
+		if (r < 0) {
+			r = set_unknown(nb, "/%s: its %s line is not read: %s", path,
+					opts ? "options" : "initrd", why);
+			continue;
 		}
-	}
-	free(buf);
-}
-
-/* What an image holds that matters here. */
-struct scan {
-	bool bin, hook, dracut, itools;
-	char *conf; /* its etc/gpuvm/gpuvm.conf */
-	size_t conf_len;
-	char cmdline_d[CMDLINE_D_MAX];
-};
-
-static const char *member_name(const char *name)
-{
-	while (name[0] == '.' && name[1] == '/')
-		name += 2;
-	while (name[0] == '/')
-		name++;
-	return name;
-}
-
-static size_t on_member(const char *name, unsigned long size, void *arg)
-{
-	struct scan *sc = arg;
-	const char *base;
-
-	(void)size;
-	name = member_name(name);
-	base = strrchr(name, '/');
-	base = base ? base + 1 : name;
-	if (streq(name, "usr/sbin/gpuvm") || streq(name, "sbin/gpuvm") ||
-	    streq(name, "usr/bin/gpuvm") || streq(name, "bin/gpuvm"))
-		sc->bin = true;
-	if ((strstr(name, "hooks/") && strstr(base, "gpuvm")) ||
-	    (startswith(name, "scripts/") && streq(base, "gpuvm")))
-		sc->hook = true;
-	if (startswith(name, "usr/lib/dracut/") || startswith(name, "var/lib/dracut/"))
-		sc->dracut = true;
-	if (startswith(name, "scripts/"))
-		sc->itools = true;
-	if (streq(name, "etc/gpuvm/gpuvm.conf"))
-		return CONFIG_MAX_SIZE;
-	if (startswith(name, "etc/cmdline.d/") && !strchr(base, '/') && strlen(base) > 5 &&
-	    streq(base + strlen(base) - 5, ".conf"))
-		return CMDLINE_D_MAX;
-	return 0;
-}
-
-static void on_data(const char *name, const char *buf, size_t len, void *arg)
-{
-	struct scan *sc = arg;
-	size_t have = strlen(sc->cmdline_d);
-
-	if (streq(member_name(name), "etc/gpuvm/gpuvm.conf")) {
-		free(sc->conf);
-		sc->conf = malloc(len + 1);
-		if (sc->conf) {
-			memcpy(sc->conf, buf, len);
-			sc->conf[len] = '\0';
-			sc->conf_len = len;
-		}
-		return;
-	}
-	snprintf(sc->cmdline_d + have, sizeof(sc->cmdline_d) - have, " %.*s", (int)len, buf);
-}
-
-/* The mode of a config text alone ("" when it sets none), or with the boot line. */
-static void mode_of(const char *cmdline, const char *conf, size_t len, const char *path,
-		    struct settings *s)
-{
-	struct settings_input in = {
-		.cmdline = cmdline, .config = conf, .config_len = conf ? len : 0, .config_path = path
-	};
-
-	settings_load(s, &in, NULL);
-}
-
-/* Does the host config give any key another value than s (the baked copy's) does? */
-static int differ(const struct settings *s, const char *host, size_t host_len, bool *stale)
-{
-	struct settings *h = malloc(sizeof(*h));
-	char a[SETTINGS_VALUE_MAX], b[SETTINGS_VALUE_MAX];
-	int k;
-
-	if (!h)
-		return -ENOMEM;
-	mode_of(NULL, host, host_len, "x", h);
-	*stale = false;
-	for (k = 0; k < KEY__MAX && !*stale; k++) {
-		settings_value(s, (enum setting_key)k, a, sizeof(a));
-		settings_value(h, (enum setting_key)k, b, sizeof(b));
-		*stale = !streq(a, b);
-	}
-	free(h);
-	return 0;
-}
-
-/* Judge one image: has it gpuvm, and with which mode will its boot run? */
-__attribute__((noinline)) static int judge_image(struct nb_image *im, const char *host, size_t host_len)
-{
-	static const struct cpio_visit visit = { on_member, on_data, NULL };
-	struct cpio_visit v = visit;
-	struct scan *sc = calloc(1, sizeof(*sc));
-	struct settings *s = malloc(sizeof(*s));
-	char why[NB_TEXT], where[NB_TEXT + 32], *cmd = NULL;
-	int fd, r = 0;
-
-	if (!sc || !s) {
-		r = -ENOMEM;
-		goto out;
-	}
-	v.arg = sc;
-	fd = openat(root_fd(), im->path + 1, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0) {
-		im->gpuvm = 0;
-		snprintf(im->why, sizeof(im->why), "no initramfs for kernel %s (%s: %s)",
-			 im->kernel, im->path, strerror(errno));
-		goto out;
-	}
-	r = cpio_read_image(fd, &v, READ_TIMEOUT_MS, READ_MAX_OUT, why, sizeof(why));
-	close(fd);
-	if (r == -ENOMEM)
-		goto out;
-	if (r < 0) {
-		im->gpuvm = -1;
-		snprintf(im->why, sizeof(im->why), "%s cannot be read: %s", im->path, why);
-		r = 0;
-		goto out;
-	}
-	im->gpuvm = sc->bin && (sc->hook || !(sc->dracut || sc->itools));
-	im->gen = sc->dracut ? NB_GEN_DRACUT : sc->itools ? NB_GEN_ITOOLS : NB_GEN_UNKNOWN;
-	if (!sc->bin)
-		snprintf(im->why, sizeof(im->why), "%s has no gpuvm", im->path);
-	else if (!im->gpuvm)
-		snprintf(im->why, sizeof(im->why), "%s has gpuvm but no hook that runs it", im->path);
-	if (asprintf(&cmd, "%s %s", sc->cmdline_d, im->line) < 0) {
-		cmd = NULL;
-		r = -ENOMEM;
-		goto out;
-	}
-	mode_of(NULL, sc->conf, sc->conf_len, "x", s);
-	if (!streq(s->source[KEY_MODE], "default"))
-		strscpy(im->config_mode, mode_name(s->mode), sizeof(im->config_mode));
-	r = differ(s, host, host_len, &im->stale);
-	if (r < 0)
-		goto out;
-	snprintf(where, sizeof(where), "%s:/etc/gpuvm/gpuvm.conf", im->path);
-	mode_of(cmd, sc->conf, sc->conf_len, where, s);
-	if (streq(s->source[KEY_MODE], "cmdline")) {
-		if (im->line_mode[0])
-			snprintf(im->mode_source, sizeof(im->mode_source), "the boot line (%s)",
-				 im->line_source);
+		free(src);
+		if (via[0])
+			r = asprintf(&src, "/%s, %s", path, via);
 		else
-			snprintf(im->mode_source, sizeof(im->mode_source), "%s:/etc/cmdline.d",
-				 im->path);
-	} else if (s->config[0]) {
-		/* config= names a disk: the boot reads the host config from it, not the copy. */
-		im->from_disk = true;
-		im->stale = false;
-		snprintf(im->mode_source, sizeof(im->mode_source),
-			 "the host config, read from config=%s", s->config);
-		mode_of(cmd, host, host_len, "host", s);
-	} else if (streq(s->source[KEY_MODE], "default")) {
-		snprintf(im->mode_source, sizeof(im->mode_source), "the default (%s holds %s)",
-			 im->path, sc->conf ? "a config without mode=" : "no config");
-	} else {
-		strscpy(im->mode_source, s->source[KEY_MODE], sizeof(im->mode_source));
+			r = asprintf(&src, "/%s", path);
+		if (r < 0) {
+			src = NULL;
+			free(x);
+			r = -ENOMEM;
+			break;
+		}
+		r = 0;
+		c.source = src;
+		if (opts)
+			r = cmdline_parse(x + 7, on_word, &c);
+		free(x);
 	}
-	strscpy(im->mode, mode_name(s->mode), sizeof(im->mode));
-out:
-	free(cmd);
-	if (sc)
-		free(sc->conf);
-	free(sc);
-	free(s);
+	free(src);
+	free(buf);
 	return r;
 }
 
-/* "/boot" or "" before path (a BLS path, relative to its partition), if it is there. */
-static bool at(char *out, size_t size, const char *dir, const char *path, const char *suffix)
+/* The BLS entries: GRUB's and systemd-boot's, on /boot or the ESP. */
+static int bls_entries(struct nextboot *nb)
 {
-	snprintf(out, size, "%s%s%s%s", dir, path[0] == '/' ? "" : "/", path, suffix);
-	return root_exists(out + 1);
-}
-
-/* The image of kernel ver, and its boot line; false when the kernel is not a bootable one. */
-static bool find_image(struct nb_image *im, const char *ver, const struct bls *b, size_t nb,
-		       const struct line *grub)
-{
-	const struct line *l = grub;
-	char vml[160], name[128];
-	size_t i;
-	bool found;
-
-	strscpy(im->kernel, ver, sizeof(im->kernel));
-	for (i = 0; i < nb; i++)
-		if (streq(b[i].version, ver) && b[i].initrd[0])
-			break;
-	if (i < nb) {
-		/* BLS paths are relative to the partition of the entries: /boot or the root. */
-		l = &b[i].l;
-		found = at(im->path, sizeof(im->path), "", b[i].initrd, "") ||
-			at(im->path, sizeof(im->path), "/boot", b[i].initrd, "");
-	} else {
-		snprintf(name, sizeof(name), "initramfs-%s", ver);
-		found = at(im->path, sizeof(im->path), "/boot", name, ".img");
-		snprintf(name, sizeof(name), "initrd.img-%s", ver);
-		found = found || at(im->path, sizeof(im->path), "/boot", name, "");
-		snprintf(name, sizeof(name), "vmlinuz-%s", ver);
-		found = found || at(vml, sizeof(vml), "/boot", name, "");
-	}
-	strscpy(im->line, l->words, sizeof(im->line));
-	strscpy(im->line_mode, l->mode, sizeof(im->line_mode));
-	strscpy(im->line_source, l->source, sizeof(im->line_source));
-	im->line_unknown = l->unknown;
-	return found || i < nb;
-}
-
-static void summary(struct nextboot *nb)
-{
-	size_t i;
-
-	nb->gpuvm = nb->n ? 1 : -1;
-	if (!nb->n)
-		strscpy(nb->why, "no initramfs of an installed kernel found under /boot",
-			sizeof(nb->why));
-	for (i = 0; i < nb->n; i++) {
-		const struct nb_image *im = &nb->img[i];
-
-		if (im->gpuvm == 0 && nb->gpuvm != 0) {
-			nb->gpuvm = 0;
-			strscpy(nb->why, im->why, sizeof(nb->why));
-		} else if (im->gpuvm < 0 && nb->gpuvm == 1) {
-			nb->gpuvm = -1;
-			strscpy(nb->why, im->why, sizeof(nb->why));
-		}
-		if (!nb->cmdline_mode[0] && !nb->cmdline_unknown &&
-		    (im->line_mode[0] || im->line_unknown)) {
-			strscpy(nb->cmdline_mode, im->line_mode, sizeof(nb->cmdline_mode));
-			strscpy(nb->cmdline_source, im->line_source, sizeof(nb->cmdline_source));
-			nb->cmdline_unknown = !im->line_mode[0];
-		}
-	}
-	if (nb->gpuvm != 1)
-		return;
-	strscpy(nb->mode, nb->img[0].mode, sizeof(nb->mode));
-	strscpy(nb->mode_source, nb->img[0].mode_source, sizeof(nb->mode_source));
-	for (i = 1; i < nb->n; i++)
-		if (!streq(nb->img[i].mode, nb->mode)) {
-			snprintf(nb->why, sizeof(nb->why), "%s boots %s, %s %s", nb->img[0].path,
-				 nb->mode, nb->img[i].path, nb->img[i].mode);
-			nb->mode[0] = '\0';
-			nb->mode_source[0] = '\0';
-			break;
-		}
-}
-
-/*
- * The host's generator: the kernel hook that builds an image when a kernel is installed
- * (Debian's dracut and initramfs-tools packages, and kernel-install's dracut plugin on
- * RHEL and Fedora), else the one tool present, else what the images say.
- */
-static enum nb_generator host_generator(const struct nextboot *nb)
-{
-	bool d = root_exists("etc/kernel/postinst.d/dracut") ||
-		root_exists("usr/lib/kernel/install.d/50-dracut.install");
-	bool i = root_exists("etc/kernel/postinst.d/initramfs-tools");
-	size_t k;
-
-	if (d != i)
-		return d ? NB_GEN_DRACUT : NB_GEN_ITOOLS;
-	d = root_exists("usr/bin/dracut") || root_exists("usr/sbin/dracut");
-	i = root_exists("usr/sbin/update-initramfs");
-	if (d != i)
-		return d ? NB_GEN_DRACUT : NB_GEN_ITOOLS;
-	for (k = 0; k < nb->n; k++)
-		if (nb->img[k].gen != NB_GEN_UNKNOWN)
-			return nb->img[k].gen;
-	return NB_GEN_UNKNOWN;
-}
-
-void nextboot_rebuild(const struct nextboot *nb, const char *kernel, char *buf, size_t size)
-{
-	switch (nb->gen) {
-	case NB_GEN_DRACUT:
-		if (kernel)
-			snprintf(buf, size, "dracut -f --kver %s", kernel);
-		else
-			snprintf(buf, size, "dracut -f --regenerate-all");
-		break;
-	case NB_GEN_ITOOLS:
-		snprintf(buf, size, "update-initramfs -u -k %s", kernel ? kernel : "all");
-		break;
-	default:
-		snprintf(buf, size, "dracut -f or update-initramfs -u");
-		break;
-	}
-}
-
-const char *nextboot_joins(const struct nextboot *nb)
-{
-	switch (nb->gen) {
-	case NB_GEN_DRACUT:
-		return "gpuvm's dracut module joins by itself for a VM mode; else add_dracutmodules+=\" gpuvm \"";
-	case NB_GEN_ITOOLS:
-		return "gpuvm's initramfs-tools hook joins every image while it is installed";
-	default:
-		return "gpuvm's dracut module joins by itself for a VM mode, its initramfs-tools hook always";
-	}
-}
-
-int nextboot_judge(struct nextboot *nb, int conf_dirfd, const char *conf_path)
-{
-	char kv[KERNELS_MAX][64], ent[32][64], *host;
-	struct names k = { kv, 0, KERNELS_MAX, NULL }, e = { ent, 0, 32, ".conf" };
-	struct bls *b = calloc(32, sizeof(*b));
-	struct line *grub = calloc(1, sizeof(*grub));
-	size_t i, host_len = 0;
+	static const char *const dirs[] = { "boot/loader/entries", "boot/efi/loader/entries",
+					    "efi/loader/entries" };
+	struct envs env = { 0 };
+	bool have_env = false;
+	char *path;
+	size_t d, i;
 	int r = 0;
 
-	memset(nb, 0, sizeof(*nb));
-	if (!b || !grub) {
-		free(b);
-		free(grub);
-		return -ENOMEM;
-	}
-	host = slurp(conf_dirfd, conf_path, &host_len);
-	grub_line(grub);
-	if (!grub->mode[0]) {
-		char *kc = slurp(root_fd(), "etc/kernel/cmdline", NULL);
+	for (d = 0; d < ARRAY_SIZE(dirs) && r == 0; d++) {
+		struct names n = { .suffix = ".conf" };
 
-		if (kc)
-			line_of(grub, kc, "/etc/kernel/cmdline");
-		free(kc);
-	}
-	list_sorted("boot/loader/entries", &e);
-	for (i = 0; i < e.n; i++)
-		bls_entry(&b[i], ent[i]);
-	list_sorted("lib/modules", &k);
-	list_sorted("usr/lib/modules", &k);
-	for (i = 0; i < k.n && r == 0; i++) {
-		struct nb_image *im = &nb->img[nb->n];
-
-		if (nb->n == NB_IMAGES_MAX) {
-			nb->more++;
-			continue;
+		r = list_sorted(dirs[d], &n);
+		if (r == 0 && n.n && !have_env) {
+			have_env = true;
+			r = grubenvs(nb, &env);
 		}
-		if (!find_image(im, kv[i], b, e.n, grub)) {
-			memset(im, 0, sizeof(*im));
-			continue;
+		for (i = 0; i < n.n && r == 0; i++) {
+			if (asprintf(&path, "%s/%s", dirs[d], n.v[i]) < 0) {
+				r = -ENOMEM;
+				break;
+			}
+			r = bls_entry(nb, &env, path);
+			free(path);
 		}
-		nb->n++;
-		r = judge_image(im, host, host_len);
+		names_free(&n);
 	}
-	if (r == 0)
-		summary(nb);
-	nb->gen = host_generator(nb);
-	free(host);
-	free(b);
-	free(grub);
+	envs_free(&env);
 	return r;
+}
+
+static int kernel_cmdline(struct nextboot *nb)
+{
+	char *buf;
+	int r = slurp("etc/kernel/cmdline", &buf, NULL);
+
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0)
+		return r == -ENOMEM ?
+			r :
+			set_unknown(nb, "/etc/kernel/cmdline cannot be read: %s", strerror(-r));
+	r = line_words(&nb->line, buf, "/etc/kernel/cmdline");
+	free(buf);
+	return r;
+}
+
+static void this_boot_id(char *buf, size_t size)
+{
+	if (root_read(BOOT_ID, buf, size) <= 0)
+		buf[0] = '\0';
+	rstrip(buf);
+}
+
+/* /run/gpuvm/boot.json: did gpuvm run in this boot's initramfs, and what did it read? */
+static int this_boot(struct nextboot *nb)
+{
+	static const char *const id_path[] = { "boot", "boot_id" };
+	static const char *const hc_path[] = { "boot", "host_config" };
+	static const char *const why_path[] = { "boot", "why" };
+	static const char *const ms_path[] = { "mode_source" };
+	char *text, id[64], now[64];
+	size_t len;
+	int r = slurp(BOOT_JSON, &text, &len);
+
+	nb->boot_json = -1;
+	if (r == -ENOMEM)
+		return r;
+	if (r == -ENOENT) {
+		nb->boot_json = 0;
+		strscpy(nb->boot_why,
+			"no /run/gpuvm/boot.json: gpuvm did not run in this boot's initramfs (not installed then, or not in the image)",
+			sizeof(nb->boot_why));
+		return 0;
+	}
+	if (r < 0) {
+		snprintf(nb->boot_why, sizeof(nb->boot_why),
+			 "/run/gpuvm/boot.json cannot be read: %s", strerror(-r));
+		return 0;
+	}
+	this_boot_id(now, sizeof(now));
+	r = json_get_string(text, len, id_path, 2, id, sizeof(id));
+	if (r < 0) {
+		snprintf(nb->boot_why, sizeof(nb->boot_why),
+			 "/run/gpuvm/boot.json has no boot.boot_id (%s): not written by this gpuvm at boot",
+			 r == -ENOENT ? "absent" : "not a JSON string there");
+	} else if (!now[0]) {
+		strscpy(nb->boot_why,
+			"/proc/sys/kernel/random/boot_id cannot be read: /run/gpuvm/boot.json cannot be told of this boot",
+			sizeof(nb->boot_why));
+	} else if (!streq(id, now)) {
+		snprintf(nb->boot_why, sizeof(nb->boot_why),
+			 "/run/gpuvm/boot.json is of another boot (boot_id %s, this boot %s)", id,
+			 now);
+	} else {
+		nb->boot_json = 1;
+		if (json_get_string(text, len, hc_path, 2, nb->host_config, sizeof(nb->host_config)) < 0)
+			strscpy(nb->host_config, "", sizeof(nb->host_config));
+		if (json_get_string(text, len, why_path, 2, nb->host_config_why,
+				    sizeof(nb->host_config_why)) < 0)
+			nb->host_config_why[0] = '\0';
+		if (json_get_string(text, len, ms_path, 1, nb->boot_mode_source,
+				    sizeof(nb->boot_mode_source)) < 0)
+			nb->boot_mode_source[0] = '\0';
+	}
+	free(text);
+	return 0;
+}
+
+/* The host config alone: its mode and its config=. */
+static int host_file(struct nextboot *nb, const char *config_file)
+{
+	struct settings_input in = { .config_path = config_file ? config_file : CONFIG_PATH };
+	struct settings *s = malloc(sizeof(*s));
+	char *buf = NULL;
+	size_t len = 0;
+	int r;
+
+	if (!s)
+		return -ENOMEM;
+	r = config_read(config_file ? AT_FDCWD : root_fd(),
+			config_file ? config_file : &CONFIG_PATH[1], &buf, &len);
+	if (r == -ENOMEM) {
+		free(s);
+		return r;
+	}
+	in.config = buf;
+	in.config_len = buf ? len : 0;
+	settings_load(s, &in, NULL);
+	strscpy(nb->file_mode, mode_name(s->mode), sizeof(nb->file_mode));
+	strscpy(nb->file_mode_source, s->source[KEY_MODE], sizeof(nb->file_mode_source));
+	strscpy(nb->file_config, s->config, sizeof(nb->file_config));
+	free(buf);
+	free(s);
+	return 0;
+}
+
+int nextboot_judge(struct nextboot *nb, const char *config_file, const char *cmdline)
+{
+	char *now = NULL;
+	int r;
+
+	memset(nb, 0, sizeof(*nb));
+	nb->other_file = config_file;
+	r = host_file(nb, config_file);
+	if (r == 0)
+		r = this_boot(nb);
+	if (r == 0)
+		r = grub_line(nb);
+	if (r == 0)
+		r = kernel_cmdline(nb);
+	if (r == 0)
+		r = bls_entries(nb);
+	if (r == 0 && !cmdline) {
+		r = slurp("proc/cmdline", &now, NULL);
+		r = r == -ENOMEM ? r : 0;
+		cmdline = now;
+	}
+	if (r == 0 && cmdline)
+		r = line_words(&nb->now, cmdline, "/proc/cmdline");
+	free(now);
+	return r;
+}
+
+void nextboot_fini(struct nextboot *nb)
+{
+	words_free(&nb->line);
+	words_free(&nb->now);
+	free(nb->unknown);
+	nb->unknown = NULL;
+}
+
+/* Does a word give the key value? A mode by its name, anything else as written. */
+static bool same_value(const char *key, const char *a, const char *b)
+{
+	enum mode ma, mb;
+
+	if (streq(key, "mode") && mode_parse(a, &ma) == 0 && mode_parse(b, &mb) == 0)
+		return ma == mb;
+	return streq(a, b);
+}
+
+static const struct nb_word *last_word(const struct nb_words *l, const char *key)
+{
+	size_t i;
+
+	for (i = l->n; i-- > 0;)
+		if (streq(l->w[i].key, key))
+			return &l->w[i];
+	return NULL;
+}
+
+const struct nb_word *nextboot_line_word(const struct nextboot *nb, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < nb->line.n; i++)
+		if (streq(nb->line.w[i].key, key))
+			return &nb->line.w[i];
+	return NULL;
+}
+
+static void unknown(struct nb_judgement *j, bool no_boot, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void unknown(struct nb_judgement *j, bool no_boot, const char *fmt, ...)
+{
+	va_list ap;
+
+	j->verdict = NB_UNKNOWN;
+	j->no_boot = no_boot;
+	va_start(ap, fmt);
+	vsnprintf(j->why, sizeof(j->why), fmt, ap);
+	va_end(ap);
+}
+
+void nextboot_verdict(const struct nextboot *nb, const char *key, const char *value,
+		      struct nb_judgement *j)
+{
+	const struct nb_word *same = NULL, *w;
+	size_t i;
+
+	memset(j, 0, sizeof(*j));
+	/* A boot line that sets the key otherwise: the file cannot take effect. */
+	for (i = 0; i < nb->line.n; i++) {
+		w = &nb->line.w[i];
+		if (!streq(w->key, key))
+			continue;
+		if (!same_value(key, w->value, value)) {
+			j->verdict = NB_PINNED;
+			j->pin = w;
+			j->conflict = true;
+			return;
+		}
+		if (!same)
+			same = w;
+	}
+	if (nb->other_file) {
+		unknown(j, false, "%s is not the file the next boot reads (%s)", nb->other_file,
+			CONFIG_PATH);
+		return;
+	}
+	w = last_word(&nb->line, "config");
+	if (w) {
+		unknown(j, false,
+			"the boot line (%s) has gpuvm.config=%s: the next boot reads the host config from that disk, not this file",
+			w->source, w->value);
+		return;
+	}
+	if (nb->file_config[0]) {
+		unknown(j, false,
+			"the file says config=%s: the next boot reads the host config from that disk, not this file",
+			nb->file_config);
+		return;
+	}
+	if (nb->unknown) {
+		unknown(j, false, "%s", nb->unknown);
+		return;
+	}
+	w = last_word(&nb->now, key);
+	if (w && !same) {
+		unknown(j, false,
+			"this boot's kernel command line has gpuvm.%s=%s (/proc/cmdline) and no boot-loader file gpuvm reads sets it",
+			key, w->value);
+		return;
+	}
+	if (nb->boot_json != 1) {
+		unknown(j, true, "%s", nb->boot_why);
+		return;
+	}
+	if (streq(nb->host_config, "disk")) {
+		unknown(j, false,
+			"this boot read the host config from config='s disk (/run/gpuvm/boot.json: host_config disk): the file here is not what the boot reads");
+		return;
+	}
+	if (!streq(nb->host_config, "read") && !streq(nb->host_config, "missing")) {
+		unknown(j, false,
+			"this boot's initramfs did not read the root's file (/run/gpuvm/boot.json: host_config %s%s%s)",
+			nb->host_config[0] ? nb->host_config : "not said",
+			nb->host_config_why[0] ? ": " : "", nb->host_config_why);
+		return;
+	}
+	if (streq(key, "mode") && streq(nb->boot_mode_source, "cmdline") && !last_word(&nb->now, key)) {
+		unknown(j, false,
+			"this boot's mode came from its initramfs's own command line (/etc/cmdline.d: dracut's kernel_cmdline=), which gpuvm does not read");
+		return;
+	}
+	if (same) {
+		j->verdict = NB_PINNED;
+		j->pin = same;
+		return;
+	}
+	j->verdict = NB_READS;
+	snprintf(j->why, sizeof(j->why),
+		 "gpuvm ran in this boot's initramfs and %s %s on the root (/run/gpuvm/boot.json); no boot line gpuvm reads sets gpuvm.%s=",
+		 streq(nb->host_config, "read") ? "read" : "looked for", CONFIG_PATH, key);
+}
+
+void nextboot_say(const struct nb_judgement *j, char *buf, size_t size)
+{
+	switch (j->verdict) {
+	case NB_READS:
+		snprintf(buf, size, "reads the file: %s", j->why);
+		break;
+	case NB_PINNED:
+		snprintf(buf, size, "pinned: gpuvm.%s=%s on the boot line (%s)", j->pin->key,
+			 j->pin->value, j->pin->source);
+		break;
+	default:
+		snprintf(buf, size, "unknown: %s", j->why);
+		break;
+	}
+}
+
+const char *nextboot_verdict_name(enum nb_verdict v)
+{
+	switch (v) {
+	case NB_READS:
+		return "reads";
+	case NB_PINNED:
+		return "pinned";
+	default:
+		return "unknown";
+	}
 }

@@ -160,41 +160,36 @@ static void json_opt(struct json *j, const char *key, const char *s)
 	json_string(j, key, s[0] ? s : NULL);
 }
 
-/* gpuvm: true, false, or null when unknown. */
-static void json_tri(struct json *j, const char *key, int v)
+/*
+ * The next boot's judgement of the mode (nextboot.h): verdict, the words status prints,
+ * the mode it runs and from where (null when unknown), the boot line's gpuvm.mode= and what
+ * this boot's boot.json said.
+ */
+static void json_next_boot(struct json *j, const struct nextboot *nb, const struct nb_judgement *v)
 {
-	if (v < 0)
-		json_null(j, key);
-	else
-		json_bool(j, key, v);
-}
+	const struct nb_word *pin = nextboot_line_word(nb, "mode");
+	char say[2 * NB_TEXT];
 
-static void json_next_boot(struct json *j, const struct nextboot *nb)
-{
-	size_t i;
-
+	nextboot_say(v, say, sizeof(say));
 	json_object_begin(j, "next_boot");
-	json_tri(j, "gpuvm", nb->gpuvm);
-	json_opt(j, "mode", nb->mode);
-	json_opt(j, "mode_source", nb->mode_source);
-	json_opt(j, "why", nb->why);
-	json_array_begin(j, "images");
-	for (i = 0; i < nb->n; i++) {
-		const struct nb_image *im = &nb->img[i];
-
-		json_object_begin(j, NULL);
-		json_string(j, "path", im->path);
-		json_string(j, "kernel", im->kernel);
-		json_tri(j, "gpuvm", im->gpuvm);
-		json_opt(j, "mode", im->mode);
-		json_opt(j, "config_mode", im->config_mode);
-		json_bool(j, "stale", im->stale);
-		json_opt(j, "why", im->why);
-		json_object_end(j);
+	json_string(j, "verdict", nextboot_verdict_name(v->verdict));
+	json_string(j, "says", say);
+	if (v->verdict == NB_PINNED) {
+		json_string(j, "mode", v->pin->value);
+		json_string(j, "mode_source", v->pin->source);
+	} else if (v->verdict == NB_READS) {
+		json_string(j, "mode", nb->file_mode);
+		json_string(j, "mode_source", nb->file_mode_source);
+	} else {
+		json_null(j, "mode");
+		json_null(j, "mode_source");
 	}
-	json_array_end(j);
-	json_opt(j, "cmdline_mode", nb->cmdline_mode);
-	json_opt(j, "cmdline_source", nb->cmdline_source);
+	json_opt(j, "why", v->verdict == NB_PINNED ? "" : v->why);
+	json_string(j, "cmdline_mode", pin ? pin->value : NULL);
+	json_string(j, "cmdline_source", pin ? pin->source : NULL);
+	json_bool(j, "boot_json", nb->boot_json == 1);
+	json_opt(j, "host_config", nb->boot_json == 1 ? nb->host_config : "");
+	json_int(j, "bls_entries", (long long)nb->n_entries);
 	json_object_end(j);
 }
 
@@ -338,8 +333,8 @@ void report_json(FILE *f, const struct report *r)
 		else
 			json_null(&j, "last_apply");
 	}
-	if (r->next_boot)
-		json_next_boot(&j, r->next_boot);
+	if (r->next_boot && r->next_boot_verdict)
+		json_next_boot(&j, r->next_boot, r->next_boot_verdict);
 	json_object_end(&j);
 	json_finish(&j);
 }
@@ -370,22 +365,13 @@ static void text_device(FILE *f, const struct report *r, size_t i)
 	fprintf(f, " %-7s %-22s %s\n", action_name(pd->action), to, safe(pd->reason, why, sizeof(why)));
 }
 
-/* The next boot in a line, and its boot line's gpuvm.mode= in another. */
-static void text_next_boot(FILE *f, const struct nextboot *nb)
+/* The next boot in a line, worded as config set and check word it. */
+static void text_next_boot(FILE *f, const struct nb_judgement *v)
 {
-	char a[NB_TEXT], b[NB_TEXT];
+	char say[2 * NB_TEXT], a[2 * NB_TEXT];
 
-	if (nb->gpuvm == 1 && nb->mode[0])
-		fprintf(f, "next boot: gpuvm runs in %s (from %s)\n", nb->mode,
-			safe(nb->mode_source, a, sizeof(a)));
-	else
-		fprintf(f, "next boot: %s: %s\n", nb->gpuvm == 0 ? "no gpuvm" : "unknown",
-			safe(nb->why, a, sizeof(a)));
-	if (nb->cmdline_mode[0])
-		fprintf(f, "next boot line: gpuvm.mode=%s (%s)\n",
-			safe(nb->cmdline_mode, a, sizeof(a)), safe(nb->cmdline_source, b, sizeof(b)));
-	else if (nb->cmdline_unknown)
-		fprintf(f, "next boot line: unknown: %s\n", safe(nb->cmdline_source, a, sizeof(a)));
+	nextboot_say(v, say, sizeof(say));
+	fprintf(f, "next boot: %s\n", safe(say, a, sizeof(a)));
 }
 
 void report_text(FILE *f, const struct report *r)
@@ -477,8 +463,8 @@ void report_text(FILE *f, const struct report *r)
 	if (r->state_path)
 		fprintf(f, "last apply: %s\n",
 			r->last_state ? safe(r->state_path, a, sizeof(a)) : "(no state file)");
-	if (r->next_boot)
-		text_next_boot(f, r->next_boot);
+	if (r->next_boot_verdict)
+		text_next_boot(f, r->next_boot_verdict);
 }
 
 /*

@@ -28,7 +28,8 @@ struct report {
 	const struct inventory *inv;
 	const struct plan *plan;	  /* NULL for status */
 	const char *last_state;		  /* status: the last state file's text, or NULL */
-	const struct nextboot *next_boot; /* status: what the next boot will run, or NULL */
+	const struct nextboot *next_boot; /* status: what the next boot reads, or NULL */
+	const struct nb_judgement *next_boot_verdict; /* status: its judgement of the mode */
 	const char *state_path;
 	/* apply: */
 	const struct exec_result *exec;

@@ -37,34 +37,36 @@ static const char *read_resource(size_t i, void *data)
 	return root_read(path, c->buf, sizeof(c->buf)) > 0 ? c->buf : NULL;
 }
 
-/* What the next boot will run, against the checked mode (nextboot.h): ERROR findings. */
-static size_t next_boot(const struct settings *s, struct finding *f, size_t n, size_t max)
+/*
+ * The next boot against the checked mode (nextboot.h), worded in *say: an ERROR finding
+ * when a boot-loader file pins another mode.
+ */
+static size_t next_boot(const struct settings *s, const char *cmdline, struct finding *f, size_t n,
+			size_t max, struct nb_judgement *v, char *say, size_t size)
 {
 	struct nextboot *nb = malloc(sizeof(*nb));
 	const char *mode = mode_name(s->mode);
-	char cmd[NB_TEXT];
 
-	if (!nb || nextboot_judge(nb, root_fd(), CONFIG_PATH + 1) < 0) {
+	v->verdict = NB_UNKNOWN;
+	snprintf(say, size, "unknown: out of memory");
+	if (!nb || nextboot_judge(nb, NULL, cmdline) < 0) {
+		if (nb)
+			nextboot_fini(nb);
 		free(nb);
 		return n;
 	}
-	if (n < max && s->mode != MODE_CONTAINER && nb->gpuvm == 0) {
+	nextboot_verdict(nb, "mode", mode, v);
+	nextboot_say(v, say, size);
+	if (n < max && v->verdict == NB_PINNED && v->conflict) {
 		f[n] = (struct finding){ .sev = SEV_ERROR };
-		snprintf(f[n].what, sizeof(f[n].what), "the next boot will not run gpuvm: %s", nb->why);
-		nextboot_rebuild(nb, NULL, cmd, sizeof(cmd));
-		snprintf(f[n].fix, sizeof(f[n].fix), "%s (%s)", cmd, nextboot_joins(nb));
-		n++;
-	}
-	if (n < max && nb->cmdline_mode[0] && !streq(nb->cmdline_mode, mode)) {
-		f[n] = (struct finding){ .sev = SEV_ERROR };
-		snprintf(f[n].what, sizeof(f[n].what),
-			 "the boot line's gpuvm.mode=%s (%s) overrides %s at the next boot",
-			 nb->cmdline_mode, nb->cmdline_source, mode);
+		snprintf(f[n].what, sizeof(f[n].what), "next boot: %s, not %s", say, mode);
 		snprintf(f[n].fix, sizeof(f[n].fix),
 			 "remove gpuvm.mode= from %s (gpuvm cmdline prints the IOMMU parameters alone)",
-			 nb->cmdline_source);
+			 v->pin->source);
 		n++;
 	}
+	v->pin = NULL; /* freed with nb */
+	nextboot_fini(nb);
 	free(nb);
 	return n;
 }
@@ -78,7 +80,8 @@ void cmd_check(const struct options *o, struct outcome *out)
 	struct check_input in = {
 		.s = &pp.s, .inv = &pp.inv, .plan = &pp.p, .fb = fb, .resource = read_resource, .data = &rc
 	};
-	char *iomem = NULL;
+	struct nb_judgement v;
+	char *iomem = NULL, say[2 * NB_TEXT];
 	size_t n, i, errors = 0, warnings = 0;
 
 	if (prep_settings(&pp, o->root, o->cmdline, o->config, SRC_LOOK, NULL) < 0) {
@@ -105,7 +108,7 @@ void cmd_check(const struct options *o, struct outcome *out)
 	if (iomem && root_read("proc/iomem", iomem, IOMEM_MAX) > 0)
 		in.n_fb = iomem_framebuffers(iomem, fb, ARRAY_SIZE(fb));
 	n = check_findings(&in, f, ARRAY_SIZE(f));
-	n = next_boot(&pp.s, f, n, ARRAY_SIZE(f));
+	n = next_boot(&pp.s, o->cmdline, f, n, ARRAY_SIZE(f), &v, say, sizeof(say));
 	for (i = 0; i < n; i++) {
 		errors += f[i].sev == SEV_ERROR;
 		warnings += f[i].sev == SEV_WARNING;
@@ -132,6 +135,10 @@ void cmd_check(const struct options *o, struct outcome *out)
 			json_object_end(&j);
 		}
 		json_array_end(&j);
+		json_object_begin(&j, "next_boot");
+		json_string(&j, "verdict", nextboot_verdict_name(v.verdict));
+		json_string(&j, "says", say);
+		json_object_end(&j);
 		json_object_end(&j);
 		json_finish(&j);
 	} else {
@@ -140,6 +147,8 @@ void cmd_check(const struct options *o, struct outcome *out)
 		term_safe(pp.kver, pp.kver, sizeof(pp.kver));
 		printf("gpuvm check: %s (from %s) on %s, kernel %s\n", mode_name(pp.s.mode),
 		       pp.s.source[KEY_MODE], cpu_vendor_name(pp.inv.iommu.cpu), pp.kver);
+		term_safe(say, say, sizeof(say));
+		printf("next boot: %s\n", say);
 		for (i = 0; i < n; i++) {
 			term_safe(f[i].what, f[i].what, sizeof(f[i].what));
 			printf("%-8s %s\n         fix: %s\n", sev_label[f[i].sev], f[i].what, f[i].fix);

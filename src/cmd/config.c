@@ -8,12 +8,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "blkdev.h"
 #include "cmd.h"
 #include "config.h"
 #include "log.h"
 #include "nextboot.h"
-#include "prepare.h"
 #include "settings.h"
 #include "state.h"
 #include "rootio.h"
@@ -121,109 +119,51 @@ static void config_get(const struct options *o, const char *arg, struct outcome 
 	free(buf);
 }
 
-/* term_safe for a reason made of file names. */
-static const char *shown(const char *s, char *buf, size_t size)
+/*
+ * The reboot: line (the label mirror reads it). For mode=, this boot's mode (the state
+ * file, which a live switch rewrites) against the file's; any other key takes effect at
+ * the next boot.
+ */
+static void reboot_line(int k, const char *stored)
 {
-	term_safe(s, buf, size);
-	return buf;
+	char running[32];
+
+	if (k != KEY_MODE)
+		printf("reboot: needed: takes effect at the next boot\n");
+	else if (!state_top("mode", running, sizeof(running)))
+		printf("reboot: unknown: no /%s: gpuvm has not run in this boot\n", STATE_PATH);
+	else if (streq(running, stored))
+		printf("reboot: none: this boot runs %s already\n", running);
+	else
+		printf("reboot: needed: this boot runs %s, the file says %s\n", running, stored);
 }
 
 /*
- * What the next boot will make of the file, judged by the images it can boot and the boot
- * line (nextboot.h). mode=VALUE that the next boot cannot apply is outcome not_applied:
- * the boot line sets another mode, or a VM mode and an image without gpuvm.
+ * The next boot: line (nextboot.h words it). mode=VALUE that a boot-loader file pins to
+ * another mode cannot take effect by a reboot: outcome not_applied (exit 6).
  */
 static void next_boot(const struct options *o, int k, const char *stored, struct outcome *out)
 {
 	struct nextboot *nb = malloc(sizeof(*nb));
-	const struct nb_image *im;
-	char a[NB_TEXT], b[NB_TEXT], cmd[NB_TEXT];
-	bool stale = false, disk = false, vm = false;
-	enum mode want;
-	size_t i;
+	struct nb_judgement j;
+	char say[2 * NB_TEXT], shown[2 * NB_TEXT];
 
-	if (!nb ||
-	    nextboot_judge(nb, o->config ? AT_FDCWD : root_fd(),
-			   o->config ? o->config : CONFIG_PATH + 1) < 0) {
+	if (!nb || nextboot_judge(nb, o->config, o->cmdline) < 0) {
 		log_err("config set: out of memory judging the next boot");
 		out->error = true;
+		if (nb)
+			nextboot_fini(nb);
 		free(nb);
 		return;
 	}
-	if (nb->gpuvm == 1 && nb->mode[0])
-		printf("next boot: gpuvm runs in %s\n", nb->mode);
-	else if (nb->gpuvm == 0)
-		printf("next boot: no gpuvm: %s\n", shown(nb->why, a, sizeof(a)));
-	else
-		printf("next boot: unknown: %s\n", shown(nb->why, a, sizeof(a)));
-	if (k == KEY_MODE && mode_parse(stored, &want) == 0)
-		vm = want != MODE_CONTAINER;
-	if (k == KEY_MODE && nb->cmdline_mode[0] && !streq(nb->cmdline_mode, stored)) {
-		printf("the label cannot take effect on this node until gpuvm.mode= is removed from %s (it sets %s)\n",
-		       shown(nb->cmdline_source, a, sizeof(a)), shown(nb->cmdline_mode, b, sizeof(b)));
+	nextboot_verdict(nb, key_name((enum setting_key)k), stored, &j);
+	nextboot_say(&j, say, sizeof(say));
+	term_safe(say, shown, sizeof(shown));
+	printf("next boot: %s\n", shown);
+	if (k == KEY_MODE && j.verdict == NB_PINNED && j.conflict)
 		out->not_applied = true;
-	}
-	nextboot_rebuild(nb, NULL, cmd, sizeof(cmd));
-	if (nb->gpuvm == 0 && vm) {
-		printf("%s: gpuvm will not bind at the next boot: run %s before rebooting (%s)\n",
-		       shown(nb->why, a, sizeof(a)), cmd, nextboot_joins(nb));
-		out->not_applied = true;
-	} else if (nb->gpuvm == 0 && k == KEY_MODE) {
-		printf("note: %s: no gpuvm there means no vfio binds, as container mode wants\n",
-		       shown(nb->why, a, sizeof(a)));
-	}
-	for (i = 0; i < nb->n; i++) {
-		im = &nb->img[i];
-		if (im->gpuvm == 1 && im->from_disk)
-			disk = true;
-		if (im->gpuvm == 1 && im->stale) {
-			stale = true;
-			nextboot_rebuild(nb, im->kernel, b, sizeof(b));
-			printf("the initramfs %s carries another copy of %s (mode %s): run %s before rebooting\n",
-			       shown(im->path, a, sizeof(a)), CONFIG_PATH,
-			       im->config_mode[0] ? im->config_mode : "not set", b);
-		}
-	}
-	if (disk && !stale)
-		printf("the next boot reads the host config from a disk (%s): no initramfs rebuild needed\n",
-		       shown(nb->img[0].mode_source, a, sizeof(a)));
-	if (nb->n == 0 && !o->config &&
-	    (root_exists("usr/lib/dracut/modules.d/90gpuvm") ||
-	     root_exists("usr/share/initramfs-tools/hooks/gpuvm"))) {
-		stale = true;
-		printf("the initramfs carries a copy of %s: run %s before rebooting\n", CONFIG_PATH,
-		       cmd);
-	}
-	/* One line a script can act on (the label mirror does): the command for every image. */
-	if (stale)
-		printf("initramfs rebuild: %s\n", cmd);
+	nextboot_fini(nb);
 	free(nb);
-}
-
-/* When does a new value take effect? The command line may override it; a reboot applies it. */
-static void takes_effect(const struct options *o, int k, const char *stored, struct outcome *out)
-{
-	struct prep pp = { 0 };
-	char running[32];
-
-	if (prep_settings(&pp, o->root, o->cmdline, o->config, SRC_NO_DISK, NULL) < 0) {
-		out->error = true;
-		return;
-	}
-	if (streq(pp.s.source[k], "cmdline"))
-		printf("note: the kernel command line sets %s, which overrides the file\n",
-		       key_name((enum setting_key)k));
-	if (k == KEY_MODE && state_top("mode", running, sizeof(running))) {
-		if (streq(running, mode_name(pp.s.mode)))
-			printf("the running boot is already in %s\n", running);
-		else
-			printf("reboot needed: this boot runs %s, the next one %s\n", running,
-			       mode_name(pp.s.mode));
-	} else {
-		printf("takes effect at the next boot\n");
-	}
-	prep_fini(&pp);
-	next_boot(o, k, stored, out);
 }
 
 /* config set KEY=VALUE: validated, written atomically, and when it takes effect. */
@@ -272,8 +212,8 @@ static void config_set(const struct options *o, const char *arg, struct outcome 
 	}
 	printf("%s: %s=%s%s\n", o->config ? o->config : CONFIG_PATH, key, stored,
 	       changed ? "" : " (unchanged)");
-
-	takes_effect(o, k, stored, out);
+	reboot_line(k, stored);
+	next_boot(o, k, stored, out);
 }
 
 /* gpuvm config get KEY | set KEY=VALUE: the host config, edited atomically. */

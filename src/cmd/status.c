@@ -67,6 +67,7 @@ void cmd_status(const struct options *o, struct outcome *out)
 			      .source = &pp.src,
 			      .state_path = "/" STATE_PATH };
 	struct nextboot *nb;
+	struct nb_judgement v;
 	char *state;
 
 	if (prep_settings(&pp, o->root, o->cmdline, o->config, SRC_LOOK, NULL) < 0 ||
@@ -79,13 +80,18 @@ void cmd_status(const struct options *o, struct outcome *out)
 		goto out;
 	}
 	nb = malloc(sizeof(*nb));
-	if (!nb || nextboot_judge(nb, root_fd(), CONFIG_PATH + 1) < 0) {
+	if (!nb || nextboot_judge(nb, NULL, o->cmdline) < 0) {
 		log_err("status: out of memory judging the next boot");
 		out->error = true;
+		if (nb)
+			nextboot_fini(nb);
 		free(nb);
 		goto out;
 	}
+	/* the mode the host config gives: does the next boot read it? */
+	nextboot_verdict(nb, "mode", nb->file_mode, &v);
 	rep.next_boot = nb;
+	rep.next_boot_verdict = &v;
 	state = state_read();
 	rep.last_state = state;
 	if (o->json)
@@ -93,6 +99,7 @@ void cmd_status(const struct options *o, struct outcome *out)
 	else
 		report_text(stdout, &rep);
 	free(state);
+	nextboot_fini(nb);
 	free(nb);
 out:
 	prep_fini(&pp);

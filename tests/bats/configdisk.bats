@@ -304,21 +304,22 @@ override() {
 	assert_regex "$stderr" "exclude each other"
 }
 
-@test "config set knows when the next boot reads the file from a disk: no rebuild then" {
-	mkdir -p "$ROOT/usr/lib/dracut/modules.d/90gpuvm"
+@test "config set knows when the next boot reads the host config from a disk: unknown for the root's file" {
+	mkdir -p "$ROOT/proc/sys/kernel/random" "$ROOT/run/gpuvm"
 	printf 'mode=container\n' >"$ROOT/etc/gpuvm/gpuvm.conf"
-	mkinitrd "$ROOT/boot/initrd.img-6.1.0-99-amd64" --conf 'config=UUID=0b1e'
+	echo 5e1f0c3e-4b1a-4c5e-9f6d-2a7b3c4d5e6f >"$ROOT/proc/sys/kernel/random/boot_id"
+	printf '{"boot": {"boot_id": "5e1f0c3e-4b1a-4c5e-9f6d-2a7b3c4d5e6f", "stage": "disk", "host_config": "disk"}}\n' \
+		>"$ROOT/run/gpuvm/boot.json"
 	gv config set mode=vm-passthrough
 	assert_success
-	assert_line "next boot: gpuvm runs in vm-passthrough"
-	assert_line "the next boot reads the host config from a disk (the host config, read from config=UUID=0b1e): no initramfs rebuild needed"
-	refute_output --partial "run dracut -f"
+	assert_line "next boot: unknown: this boot read the host config from config='s disk (/run/gpuvm/boot.json: host_config disk): the file here is not what the boot reads"
 	refute_output --partial "initramfs rebuild:"
-	# An image without config=: its copy is what the next boot reads.
-	mkinitrd "$ROOT/boot/initrd.img-6.1.0-99-amd64" --conf 'mode=container'
-	gv config set mode=vm-passthrough
-	assert_output --partial "run dracut -f"
-	assert_line "next boot: gpuvm runs in container"
+	# the root's file says config= itself
+	printf '{"boot": {"boot_id": "5e1f0c3e-4b1a-4c5e-9f6d-2a7b3c4d5e6f", "stage": "root", "host_config": "read"}}\n' \
+		>"$ROOT/run/gpuvm/boot.json"
+	gv config set config=UUID=0b1e
+	assert_success
+	assert_line "next boot: unknown: the file says config=UUID=0b1e: the next boot reads the host config from that disk, not this file"
 }
 
 @test "apply --resume that decides removes the record even when config= is gone from its settings" {

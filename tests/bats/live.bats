@@ -94,7 +94,7 @@ state() {
 	[ "$(jqr .live.mode_requested)" = vm-passthrough ]
 	mkdir -p "$ROOT/etc/gpuvm"
 	gv config set mode=vm-passthrough
-	assert_line "reboot needed: this boot runs container, the next one vm-passthrough"
+	assert_line "reboot: needed: this boot runs container, the file says vm-passthrough"
 }
 
 @test "a VM holding /dev/vfio/GROUP: back to container is refused, vfio-pci kept" {
