@@ -21,7 +21,7 @@ load helpers
 	assert_line ./usr/share/gpuvm/gpuvm.conf.example
 	assert_line ./usr/share/gpuvm/mirror/gpuvm-label-mirror
 	assert_line ./usr/share/gpuvm/mirror/deploy/daemonset.yaml
-	assert_line ./usr/share/gpuvm/mirror/deploy/rebuild/daemonset.yaml
+	assert_line ./usr/share/gpuvm/mirror/deploy/live/daemonset.yaml
 	assert_line ./etc/gpuvm/gpuvm.conf
 	[ -x "$d/usr/sbin/gpuvm" ]
 	[ -x "$d/usr/lib/dracut/modules.d/90gpuvm/module-setup.sh" ]

@@ -1,13 +1,23 @@
 #!/usr/bin/env bats
 # shellcheck disable=SC2154 # $stderr and $output are set by bats' run
-# mirror/gpuvm-label-mirror: the node label into the host config, through the real build/gpuvm,
+# mirror/gpuvm-label-mirror: the node's desired mode into the host config, through build/gpuvm,
 # against a fixture root standing for the host's /, with a stand-in kubectl that serves the node
-# object from a file and applies annotate calls to it, and a stand-in chroot that records rebuilds.
+# object from a file and applies annotate and label calls to it, a boot id file standing for the
+# host kernel's, and boot.json files in the layout of the SPEC (/work/notes/SPEC.md, "boot.json").
+#
+# STAND-IN (the lead switches it to the real binary after merging): `gpuvm config set` must print
+# the new "reboot: ..." and "next boot: ..." lines (exit 6 only when the boot line pins another
+# mode); the build/gpuvm of this branch still prints the old ones. $BIN/gpuvm runs the real
+# binary for everything (config get, the file written: its own behaviour, unchanged) and, for
+# config set only, replaces what it prints after the first line with the new lines, judged as
+# the SPEC says from the tree: the running mode from /run/gpuvm/state.json, "reads the file" when
+# /run/gpuvm/boot.json is of the current boot, "pinned" while $K/pin holds "MODE SOURCE".
 
 load helpers
 
 MIRROR="${MIRROR:-$TOP/mirror/gpuvm-label-mirror}"
 NODE=gpu-node-1
+SENT=run/gpuvm-reboot/reboot-required
 
 # One fixture for the file: the workstation tree with mode=container applied, so its
 # /run/gpuvm/state.json says the running boot is in container.
@@ -18,6 +28,7 @@ setup_file() {
 	printf '# provisioned\nmode=container\n' >"$base/etc/gpuvm/gpuvm.conf"
 	"$GPUVM" --root "$base" --cmdline "" apply >/dev/null 2>&1
 	[ "$(jq -r .mode "$base/run/gpuvm/state.json")" = container ]
+	cp "$base/run/gpuvm/state.json" "$BATS_FILE_TMPDIR/state.json"
 }
 
 setup() {
@@ -28,11 +39,14 @@ setup() {
 	BIN="$BATS_TEST_TMPDIR/bin"
 	mkdir -p "$K" "$BIN"
 	: >"$K/calls"
-	: >"$K/rebuilds"
-	echo 0 >"$K/chroot-rc"
+	# the host kernel's boot id (GPUVM_BOOT_ID_FILE), and a boot.json of this boot
+	BOOTID="$K/boot_id"
+	echo 11111111-1111-1111-1111-111111111111 >"$BOOTID"
+	bootjson container noop conf
+	cp "$BATS_FILE_TMPDIR/state.json" "$ROOT/run/gpuvm/state.json" # the real apply's
 
-	# kubectl: `get node NAME -o json` serves $K/node.json; `annotate node NAME K=V --overwrite`
-	# and `annotate node NAME K-` edit it. `get --raw /apis/nvidia.com/v1/clusterpolicies` serves
+	# kubectl: `get node NAME -o json` serves $K/node.json; `annotate node NAME K=V... --overwrite`
+	# and `annotate node NAME K-...` edit it, `label node NAME K=V --overwrite` too. `get --raw /apis/nvidia.com/v1/clusterpolicies` serves
 	# $K/cps.json (the GPU Operator's ClusterPolicy list); without it the API server has no such
 	# resource (NotFound, as without the operator's CRD); $K/fail-cp makes it fail with its text.
 	# Every call is logged in $K/calls. $K/fail makes every call fail with its text;
@@ -59,37 +73,100 @@ case "$1 $2" in
 	fi
 	cat "$K/node.json"
 	;;
-"annotate node")
-	if [ -e "$K/fail-annotate" ]; then cat "$K/fail-annotate" >&2; exit 1; fi
-	case $4 in
-	*=*)
-		[ "$5" = --overwrite ] || { echo "stand-in kubectl: no --overwrite: $*" >&2; exit 3; }
-		jq --arg k "${4%%=*}" --arg v "${4#*=}" '.metadata.annotations[$k] = $v' "$K/node.json"
-		;;
-	*-) jq --arg k "${4%-}" 'del(.metadata.annotations[$k])' "$K/node.json" ;;
-	*) echo "stand-in kubectl: unexpected: $*" >&2; exit 3 ;;
-	esac >"$K/node.new" && mv "$K/node.new" "$K/node.json"
-	echo "node/$3 annotated"
+"annotate node" | "label node")
+	if [ -e "$K/fail-$1" ]; then cat "$K/fail-$1" >&2; exit 1; fi
+	what=annotations
+	[ "$1" = annotate ] || what=labels
+	n=$3
+	shift 3
+	for a in "$@"; do
+		case $a in
+		--*) continue ;;
+		*=*)
+			case " $* " in *" --overwrite "*) ;; *) echo "stand-in kubectl: no --overwrite" >&2; exit 3 ;; esac
+			;;
+		esac
+	done
+	for a in "$@"; do
+		case $a in
+		--*) continue ;;
+		*=*) jq --arg w "$what" --arg k "${a%%=*}" --arg v "${a#*=}" '.metadata[$w][$k] = $v' "$K/node.json" ;;
+		*-) jq --arg w "$what" --arg k "${a%-}" 'del(.metadata[$w][$k])' "$K/node.json" ;;
+		*) echo "stand-in kubectl: unexpected: $a" >&2; exit 3 ;;
+		esac >"$K/node.new" && mv "$K/node.new" "$K/node.json"
+	done
+	echo "node/$n ${what%s}ed"
 	;;
 *) echo "stand-in kubectl: unexpected: $*" >&2; exit 3 ;;
 esac
 EOF
-	# chroot: records the rebuild it was asked to run, exits with $K/chroot-rc. `chroot ROOT
-	# gpuvm ARGS` (the live switch) runs the real gpuvm on the tree instead: --root ROOT ARGS.
+	# chroot: `chroot ROOT gpuvm ARGS` (the live switch) runs the real gpuvm on the tree:
+	# --root ROOT ARGS.
 	cat >"$BIN/chroot" <<'EOF'
 #!/bin/sh
-if [ "$2" = gpuvm ]; then
-	printf '%s\n' "$*" >>"$K/lives"
-	root=$1
-	shift 2
-	exec "$GPUVM" --root "$root" "$@"
-fi
-printf '%s\n' "$*" >>"$K/rebuilds"
-echo "dracut: stand-in output"
-exit "$(cat "$K/chroot-rc")"
+[ "$2" = gpuvm ] || { echo "stand-in chroot: unexpected: $*" >&2; exit 3; }
+printf '%s\n' "$*" >>"$K/lives"
+root=$1
+shift 2
+exec "$GPUVM" --root "$root" "$@"
 EOF
-	chmod +x "$BIN/kubectl" "$BIN/chroot"
-	export K
+	# gpuvm: the STAND-IN above, for config set's new output.
+	cat >"$BIN/gpuvm" <<'EOF'
+#!/bin/sh
+case " $* " in *" config set "*) ;; *) exec "$REAL_GPUVM" "$@" ;; esac
+"$REAL_GPUVM" "$@" >"$K/cs.out" || exit $?
+sed -n 1p "$K/cs.out"
+kv=$(sed -n '1{s/^[^:]*: //;s/ (unchanged)$//;p;}' "$K/cs.out")
+[ "${kv%%=*}" = mode ] || { echo "reboot: needed: takes effect at the next boot"; exit 0; }
+m=${kv#mode=}
+run=$(jq -r '.mode // empty' "$GPUVM_HOST/run/gpuvm/state.json" 2>/dev/null)
+if [ -z "$run" ]; then
+	echo "reboot: unknown: no /run/gpuvm/state.json: gpuvm did not run at this boot"
+elif [ "$run" = "$m" ]; then
+	echo "reboot: none: this boot runs $m already"
+else
+	echo "reboot: needed: this boot runs $run, the file says $m"
+fi
+if [ -s "$K/pin" ]; then
+	read -r pm psrc <"$K/pin"
+	echo "next boot: pinned: gpuvm.mode=$pm on the boot line ($psrc)"
+	[ "$pm" = "$m" ] || exit 6
+elif [ "$(jq -r '.boot.boot_id // empty' "$GPUVM_HOST/run/gpuvm/boot.json" 2>/dev/null)" = "$(cat "$GPUVM_BOOT_ID_FILE")" ]; then
+	echo "next boot: reads the file: gpuvm ran in this boot's initramfs and read the root's config"
+else
+	echo "next boot: unknown: no /run/gpuvm/boot.json of this boot: gpuvm did not run in its initramfs"
+fi
+EOF
+	chmod +x "$BIN/kubectl" "$BIN/chroot" "$BIN/gpuvm"
+	REAL_GPUVM=$GPUVM
+	export K REAL_GPUVM
+}
+
+# bootjson MODE RESULT SOURCE [HOST_CONFIG [WHY [ERROR]]]: /run/gpuvm/boot.json (and state.json,
+# the same document, as the boot path writes both) in the SPEC's layout, of the boot in $BOOTID.
+# SOURCE: cmdline | default | conf (the root's file: /etc/gpuvm/gpuvm.conf:2).
+bootjson() {
+	local src=$3
+	[ "$src" != conf ] || src=/etc/gpuvm/gpuvm.conf:2
+	mkdir -p "$ROOT/run/gpuvm"
+	jq -n --arg mode "$1" --arg result "$2" --arg src "$src" --arg hc "${4:-read}" \
+		--arg why "${5:-}" --arg err "${6:-}" --arg id "$(cat "$BOOTID")" \
+		'{version: "0.1.0", command: "apply", result: $result, mode: $mode, mode_source: $src,
+		settings: {mode: {value: $mode, source: $src}}, devices: [],
+		errors: (if $err == "" then [] else [$err, "a second error"] end), warnings: [],
+		boot: {boot_id: $id, stage: "root", decided: true, host_config: $hc,
+		sysroot: "/sysroot", why: (if $why == "" then null else $why end)}}' \
+		>"$ROOT/run/gpuvm/boot.json"
+	cp "$ROOT/run/gpuvm/boot.json" "$ROOT/run/gpuvm/state.json"
+}
+
+# reboot: what a boot does to the tree before gpuvm runs: a new boot id, /run emptied (a tmpfs:
+# the sentinel and boot.json gone; state.json kept, standing for what the boot writes again).
+nboots=0
+reboot() {
+	nboots=$((nboots + 1))
+	printf '22222222-2222-2222-2222-%012d\n' "$nboots" >"$BOOTID"
+	rm -f "$ROOT/$SENT" "$ROOT/run/gpuvm/boot.json"
 }
 
 # A loop left running by a failed test must not outlive it (bats would wait for it).
@@ -142,7 +219,8 @@ cpol() {
 
 # mirror ARGS...: the mirror against $ROOT with the stand-ins first on PATH, under `run`.
 mirror() {
-	run env PATH="$BIN:$PATH" NODE_NAME="$NODE" GPUVM_HOST="$ROOT" GPUVM="$GPUVM" "$MIRROR" "$@"
+	run env PATH="$BIN:$PATH" NODE_NAME="$NODE" GPUVM_HOST="$ROOT" GPUVM="$BIN/gpuvm" \
+		GPUVM_BOOT_ID_FILE="$BOOTID" "$MIRROR" "$@"
 }
 
 # annotation KEY: its value on the served node, "absent" when it is not there.
@@ -150,12 +228,13 @@ annotation() {
 	jq -r --arg k "$1" '.metadata.annotations[$k] // "absent"' "$K/node.json"
 }
 
-annotate_calls() {
-	grep -c '^annotate ' "$K/calls" || true
+# kubectl_annotate K=V|K-...: edit the served node as an admin would.
+kubectl_annotate() {
+	PATH="$BIN:$PATH" kubectl annotate node "$NODE" "$@" --overwrite >/dev/null
 }
 
-with_dracut_module() {
-	mkdir -p "$ROOT/usr/lib/dracut/modules.d/90gpuvm"
+annotate_calls() {
+	grep -c '^annotate ' "$K/calls" || true
 }
 
 # The file's identity and content, to prove it was not rewritten.
@@ -164,133 +243,36 @@ ident() {
 	cat "$CONF"
 }
 
-@test "label changed: config rewritten, initramfs rebuilt in the host, reboot marked" {
-	with_dracut_module
-	node vm-passthrough
-	GPUVM_REBUILD=auto mirror --once
-	assert_success
-	assert_output --partial "label nvidia.com/gpu.workload.config=vm-passthrough: host config mode container -> vm-passthrough; reboot needed: this boot runs container, the next one vm-passthrough"
-	assert_output --partial "initramfs rebuilt (chroot $ROOT dracut -f --regenerate-all)"
-	assert_output --partial "annotated gpuvm.nvidia.com/reboot-required=true"
-	# comments and order kept, the value changed
-	[ "$(cat "$CONF")" = "$(printf '# provisioned\nmode=vm-passthrough')" ]
-	# the rebuild ran once, chrooted into the host root
-	[ "$(cat "$K/rebuilds")" = "$ROOT dracut -f --regenerate-all" ]
-	[ "$(annotation gpuvm.nvidia.com/reboot-required)" = true ]
-	# noted before the rebuild, cleared after it succeeded
-	[ "$(annotation gpuvm.nvidia.com/initramfs-rebuild-required)" = absent ]
-	grep -qx "annotate node $NODE gpuvm.nvidia.com/initramfs-rebuild-required=true --overwrite --request-timeout=30s" "$K/calls"
-	grep -qx "annotate node $NODE gpuvm.nvidia.com/initramfs-rebuild-required- --request-timeout=30s" "$K/calls"
-	# other annotations untouched
-	[ "$(annotation node.alpha.kubernetes.io/ttl)" = 0 ]
-}
-
-# Debian's and Ubuntu's initramfs-tools: gpuvm names update-initramfs, the mirror runs it.
-@test "label changed on an initramfs-tools host: update-initramfs -u -k all in the host" {
-	mkdir -p "$ROOT/usr/share/initramfs-tools/hooks" "$ROOT/etc/kernel/postinst.d"
-	: >"$ROOT/usr/share/initramfs-tools/hooks/gpuvm"
-	: >"$ROOT/etc/kernel/postinst.d/initramfs-tools"
-	node vm-passthrough
-	GPUVM_REBUILD=auto mirror --once
-	assert_success
-	assert_output --partial "initramfs rebuilt (chroot $ROOT update-initramfs -u -k all)"
-	[ "$(cat "$K/rebuilds")" = "$ROOT update-initramfs -u -k all" ]
-	node vm-vgpu
-	mirror --once
-	assert_success
-	assert_output --partial "GPUVM_REBUILD=never: run update-initramfs -u -k all on the node before rebooting"
-	[ "$(annotation gpuvm.nvidia.com/initramfs-rebuild-required)" = true ]
-}
-
-@test "label changed, GPUVM_REBUILD=never (the default): no rebuild, the node says the initramfs is stale" {
-	with_dracut_module
-	node vm-vgpu
-	mirror --once
-	assert_success
-	assert_output --partial "GPUVM_REBUILD=never: run dracut -f --regenerate-all on the node before rebooting"
-	grep -qx "mode=vm-vgpu" "$CONF"
-	[ ! -s "$K/rebuilds" ]
-	[ "$(annotation gpuvm.nvidia.com/initramfs-rebuild-required)" = true ]
-	# no reboot while the image holds the old config: kured would boot the old mode again
-	assert_output --partial "reboot held until the initramfs is rebuilt"
-	[ "$(annotation gpuvm.nvidia.com/reboot-required)" = absent ]
-	# a second pass finds the mark in place: no call but the read
-	: >"$K/calls"
-	mirror --once
-	assert_success
-	[ "$(annotate_calls)" = 0 ]
-	[ ! -s "$K/rebuilds" ]
-	# no stale copy any more (here: the module gone, so gpuvm asks for no dracut -f): the reboot
-	rm -r "$ROOT/usr/lib/dracut/modules.d/90gpuvm"
-	mirror --once
-	assert_success
-	[ "$(annotation gpuvm.nvidia.com/initramfs-rebuild-required)" = absent ]
-	[ "$(annotation gpuvm.nvidia.com/reboot-required)" = true ]
-}
-
-@test "label changed on a host without the dracut module: no rebuild, no rebuild mark" {
-	node vm-passthrough
-	GPUVM_REBUILD=auto mirror --once
-	assert_success
-	grep -qx "mode=vm-passthrough" "$CONF"
-	[ ! -s "$K/rebuilds" ]
-	refute_output --partial initramfs
-	[ "$(annotation gpuvm.nvidia.com/initramfs-rebuild-required)" = absent ]
-	[ "$(annotation gpuvm.nvidia.com/reboot-required)" = true ]
-}
-
-@test "a failed rebuild stays marked and is retried at the next pass, though the config is unchanged" {
-	with_dracut_module
-	node vm-passthrough
-	echo 1 >"$K/chroot-rc"
-	GPUVM_REBUILD=auto mirror --once
-	assert_failure 1
-	assert_output --partial "error: initramfs rebuild failed (exit 1: chroot $ROOT dracut -f --regenerate-all): dracut: stand-in output; retried at the next pass"
-	grep -qx "mode=vm-passthrough" "$CONF"
-	[ "$(annotation gpuvm.nvidia.com/initramfs-rebuild-required)" = true ]
-	[ "$(annotation gpuvm.nvidia.com/reboot-required)" = absent ] # held until rebuilt
-	echo 0 >"$K/chroot-rc"
-	GPUVM_REBUILD=auto mirror --once
-	assert_success
-	assert_output --partial "host config already has mode vm-passthrough"
-	assert_output --partial "initramfs rebuilt"
-	[ "$(wc -l <"$K/rebuilds")" = 2 ]
-	[ "$(annotation gpuvm.nvidia.com/initramfs-rebuild-required)" = absent ]
-	[ "$(annotation gpuvm.nvidia.com/reboot-required)" = true ]
-}
-
-@test "label unchanged: the file is not rewritten, no annotate call, no rebuild" {
-	with_dracut_module
+@test "label unchanged: the file is not rewritten, no annotate call" {
 	node container
 	before=$(ident)
-	GPUVM_REBUILD=auto mirror --once
+	mirror --once
 	assert_success
-	assert_output --partial "host config already has mode container; the running boot is already in container"
+	assert_output --partial "host config already has mode container; reboot: none: this boot runs container already"
 	[ "$(ident)" = "$before" ]
 	# the node and the GPU Operator's ClusterPolicies are read, nothing else
 	[ "$(cat "$K/calls")" = "$(printf '%s\n' "get node $NODE -o json --request-timeout=30s" \
 		"get --raw /apis/nvidia.com/v1/clusterpolicies --request-timeout=30s")" ]
-	[ ! -s "$K/rebuilds" ]
 }
 
 @test "label unchanged and the boot already in that mode: a stale reboot mark is cleared" {
-	node container gpuvm.nvidia.com/reboot-required=true
+	node container gpuvm.dev/reboot-required=true
 	before=$(ident)
 	mirror --once
 	assert_success
-	assert_output --partial "removed annotation gpuvm.nvidia.com/reboot-required"
-	[ "$(annotation gpuvm.nvidia.com/reboot-required)" = absent ]
+	assert_output --partial "removed annotation gpuvm.dev/reboot-required"
+	[ "$(annotation gpuvm.dev/reboot-required)" = absent ]
 	[ "$(ident)" = "$before" ]
 }
 
 @test "label back to the running mode: config rewritten, reboot mark cleared" {
 	"$GPUVM" --root "$ROOT" config set mode=vm-passthrough >/dev/null
-	node container gpuvm.nvidia.com/reboot-required=true
+	node container gpuvm.dev/reboot-required=true
 	mirror --once
 	assert_success
-	assert_output --partial "host config mode vm-passthrough -> container; the running boot is already in container"
+	assert_output --partial "host config mode vm-passthrough -> container; reboot: none: this boot runs container already"
 	grep -qx "mode=container" "$CONF"
-	[ "$(annotation gpuvm.nvidia.com/reboot-required)" = absent ]
+	[ "$(annotation gpuvm.dev/reboot-required)" = absent ]
 }
 
 @test "no state file (gpuvm did not run at boot): a change is marked for reboot, no change is not" {
@@ -298,24 +280,24 @@ ident() {
 	node container
 	mirror --once
 	assert_success
-	assert_output --partial "takes effect at the next boot"
+	assert_output --partial "reboot: unknown: no /run/gpuvm/state.json"
 	[ "$(annotate_calls)" = 0 ]
 	node vm-passthrough
 	mirror --once
 	assert_success
-	[ "$(annotation gpuvm.nvidia.com/reboot-required)" = true ]
+	[ "$(annotation gpuvm.dev/reboot-required)" = true ]
 }
 
 @test "label absent: the host config is left alone, no file is made, no annotate call" {
 	"$GPUVM" --root "$ROOT" config set mode=vm-passthrough >/dev/null
-	node --absent gpuvm.nvidia.com/reboot-required=true
+	node --absent gpuvm.dev/reboot-required=true
 	before=$(ident)
 	mirror --once
 	assert_success
 	assert_output --partial "label nvidia.com/gpu.workload.config absent: host config left alone (mode vm-passthrough)"
 	[ "$(ident)" = "$before" ]
 	[ "$(annotate_calls)" = 0 ]
-	[ "$(annotation gpuvm.nvidia.com/reboot-required)" = true ]
+	[ "$(annotation gpuvm.dev/reboot-required)" = true ]
 	rm -rf "$ROOT/etc/gpuvm"
 	mirror --once
 	assert_success
@@ -333,7 +315,7 @@ ident() {
 }
 
 @test "label invalid: logged with its value, the config untouched, no annotate call, exit 1" {
-	node vm-passthrough gpuvm.nvidia.com/reboot-required=true
+	node vm-passthrough gpuvm.dev/reboot-required=true
 	for v in vm-passthru Container "" "vm-vgpu;reboot"; do
 		node "$v"
 		before=$(ident)
@@ -370,47 +352,41 @@ ident() {
 	echo 'Error from server (Forbidden): nodes "gpu-node-1" is forbidden' >"$K/fail-annotate"
 	mirror --once
 	assert_failure 1
-	assert_output --partial "error: cannot annotate gpuvm.nvidia.com/reboot-required=true: Error from server (Forbidden)"
+	assert_output --partial "error: cannot annotate gpuvm.dev/requested=vm-passthrough@11111111-1111-1111-1111-111111111111: Error from server (Forbidden)"
 	grep -qx "mode=vm-passthrough" "$CONF"
-}
-
-@test "a kernel command line that sets gpuvm.mode is warned about" {
-	echo "intel_iommu=on iommu=pt gpuvm.mode=container" >"$ROOT/proc/cmdline"
-	node vm-passthrough
-	mirror --once
-	assert_success
-	assert_output --partial "warning: the kernel command line sets gpuvm.mode, which overrides the host config"
-	# gpuvm judges by the mode in force: the boot is already in it, no reboot mark
-	assert_output --partial "the running boot is already in container"
-	[ "$(annotation gpuvm.nvidia.com/reboot-required)" = absent ]
 }
 
 # kured (kubereboot/kured 1.23): reboots a node while its --reboot-sentinel file exists (its
 # DaemonSet mounts the host's /var/run at /sentinel) or its --reboot-sentinel-command exits 0.
 # The mirror's sentinel lives on the host's /run: a boot removes it; the mirror removes it when
 # the reboot is no longer needed, and only the file it wrote.
-SENT=run/gpuvm-reboot/reboot-required
-
 @test "kured: the sentinel is written with the reboot mark, kept while it is due, removed with it" {
 	mkdir -p "$ROOT/run/gpuvm-reboot"
 	node vm-passthrough
 	mirror --once
 	assert_success
 	assert_output --partial "wrote the reboot sentinel $ROOT/$SENT (kured)"
-	[ "$(annotation gpuvm.nvidia.com/reboot-required)" = true ]
+	[ "$(annotation gpuvm.dev/reboot-required)" = true ]
 	grep -qx "gpuvm-label-mirror: node $NODE: the next boot puts the GPUs in vm-passthrough (label nvidia.com/gpu.workload.config=vm-passthrough)" "$ROOT/$SENT"
-	# removed by hand (or by a boot that did not change the mode): written again
+	# removed by hand in the same boot: the request stands, the sentinel is not written again
 	rm "$ROOT/$SENT"
+	mirror --once
+	assert_success
+	assert_output --partial "its sentinel is gone (removed by hand?): not written again"
+	[ ! -e "$ROOT/$SENT" ]
+	[ "$(annotation gpuvm.dev/reboot-required)" = true ]
+	# ... until the request is removed: asked for again
+	kubectl_annotate gpuvm.dev/requested-
 	mirror --once
 	assert_success
 	[ -e "$ROOT/$SENT" ]
 	# the label back to the mode the boot runs: the mark and the sentinel go
-	node container gpuvm.nvidia.com/reboot-required=true
+	node container gpuvm.dev/reboot-required=true
 	mirror --once
 	assert_success
 	assert_output --partial "removed the reboot sentinel $ROOT/$SENT"
 	[ ! -e "$ROOT/$SENT" ]
-	[ "$(annotation gpuvm.nvidia.com/reboot-required)" = absent ]
+	[ "$(annotation gpuvm.dev/reboot-required)" = absent ]
 }
 
 @test "kured: a sentinel the mirror did not write is left alone; none disables it; no directory is a note" {
@@ -426,91 +402,18 @@ SENT=run/gpuvm-reboot/reboot-required
 	GPUVM_REBOOT_SENTINEL=none mirror --once
 	assert_success
 	[ ! -e "$ROOT/$SENT" ]
-	[ "$(annotation gpuvm.nvidia.com/reboot-required)" = true ]
+	[ "$(annotation gpuvm.dev/reboot-required)" = true ]
 	rmdir "$ROOT/run/gpuvm-reboot"
+	kubectl_annotate gpuvm.dev/requested-
 	mirror --once
 	assert_success
 	assert_output --partial "note: no directory $ROOT/run/gpuvm-reboot"
 }
 
-# gpuvm config set exit 6: written, but the next boot will not apply it. A stand-in gpuvm runs
-# the real one and, while $K/why6 exists, answers config set as gpuvm does then: those lines,
-# exit 6.
-stand_in_gpuvm() {
-	# shellcheck disable=SC2016 # the stand-in's own $* and $rc
-	{
-		echo '#!/bin/sh'
-		echo "\"$GPUVM\" \"\$@\""
-		echo 'rc=$?'
-		echo 'case " $* " in *" config set "*) ;; *) exit $rc ;; esac'
-		echo "[ -e \"$K/why6\" ] || exit \$rc"
-		echo "cat \"$K/why6\""
-		echo 'exit 6'
-	} >"$BIN/gpuvm6"
-	chmod +x "$BIN/gpuvm6"
-}
-
-mirror6() {
-	run env PATH="$BIN:$PATH" NODE_NAME="$NODE" GPUVM_HOST="$ROOT" GPUVM="$BIN/gpuvm6" "$MIRROR" --once
-}
-
-@test "exit 6: no reboot is asked for, the error is annotated each pass with gpuvm's reason, and cleared once gone" {
-	mkdir -p "$ROOT/run/gpuvm-reboot"
-	stand_in_gpuvm
-	echo "next boot: no gpuvm: its initramfs /boot/initrd.img-6.1.0-28-amd64 has no gpuvm" >"$K/why6"
-	node vm-passthrough gpuvm.nvidia.com/reboot-required=true
-	mirror6
-	assert_failure 1 # an error, logged every pass (a loop logs a failed pass even unchanged)
-	assert_output --partial "error: next boot: no gpuvm: its initramfs /boot/initrd.img-6.1.0-28-amd64 has no gpuvm: rebuild the initramfs with gpuvm"
-	[ "$(annotation gpuvm.nvidia.com/error)" = next-boot-without-gpuvm ]
-	[ "$(annotation gpuvm.nvidia.com/reboot-required)" = absent ]
-	[ ! -e "$ROOT/$SENT" ]
-	grep -qx "mode=vm-passthrough" "$CONF" # written all the same
-	# the boot line overrides the label too
-	printf '%s\n' "note: the kernel command line sets mode, which overrides the file" \
-		"next boot: gpuvm runs in container" >"$K/why6"
-	mirror6
-	assert_failure 1
-	assert_output --partial "error: the kernel command line sets gpuvm.mode, which overrides the host config: the label cannot take effect"
-	[ "$(annotation gpuvm.nvidia.com/error)" = cmdline-overrides-label ]
-	# fixed on the host: exit 0 again, the error goes and the reboot is asked for
-	rm "$K/why6"
-	mirror6
-	assert_success
-	[ "$(annotation gpuvm.nvidia.com/error)" = absent ]
-	[ "$(annotation gpuvm.nvidia.com/reboot-required)" = true ]
-	[ -e "$ROOT/$SENT" ]
-}
-
-# The same with the real gpuvm judging a real (fixture) initramfs and GRUB's defaults.
-@test "exit 6 from the real gpuvm: an initramfs without gpuvm, then a boot line that pins the mode" {
-	kv=$(basename "$(find "$ROOT/lib/modules" -mindepth 1 -maxdepth 1 -type d | head -n 1)")
-	mkinitrd "$ROOT/boot/initrd.img-$kv" --no-gpuvm
-	node vm-passthrough
-	mirror --once
-	assert_failure 1
-	assert_output --partial "error: next boot: no gpuvm: /boot/initrd.img-$kv has no gpuvm"
-	[ "$(annotation gpuvm.nvidia.com/error)" = next-boot-without-gpuvm ]
-	[ "$(annotation gpuvm.nvidia.com/reboot-required)" = absent ]
-	# rebuilt: gpuvm in it, with the host config's copy
-	mkinitrd "$ROOT/boot/initrd.img-$kv" --conf mode=vm-passthrough
-	mkdir -p "$ROOT/etc/default"
-	echo 'GRUB_CMDLINE_LINUX="intel_iommu=on gpuvm.mode=container"' >"$ROOT/etc/default/grub"
-	mirror --once
-	assert_failure 1
-	assert_output --partial "the label cannot take effect on this node until gpuvm.mode= is removed from /etc/default/grub"
-	[ "$(annotation gpuvm.nvidia.com/error)" = cmdline-overrides-label ]
-	echo 'GRUB_CMDLINE_LINUX="intel_iommu=on iommu=pt"' >"$ROOT/etc/default/grub"
-	mirror --once
-	assert_success
-	[ "$(annotation gpuvm.nvidia.com/error)" = absent ]
-	[ "$(annotation gpuvm.nvidia.com/reboot-required)" = true ]
-}
-
 # The GPU Operator (gpu-operator v26.7.0, k8s-driver-manager v0.12.0): its vfio-manager runs
 # where the node has nvidia.com/gpu.deploy.vfio-manager=true and the ClusterPolicy enables
 # sandboxWorkloads and vfioManager; its init container and preStop hook unbind every GPU.
-W=gpuvm.nvidia.com/warning
+W=gpuvm.dev/warning
 
 @test "operator: vfio-manager on this node while gpuvm binds: warned with the fix and annotated; cleared once the node label is false" {
 	node vm-passthrough
@@ -680,8 +583,8 @@ W=gpuvm.nvidia.com/warning
 
 @test "the loop survives an invalid label, follows it once fixed, is quiet when nothing changes" {
 	node bogus
-	env PATH="$BIN:$PATH" NODE_NAME="$NODE" GPUVM_HOST="$ROOT" GPUVM="$GPUVM" \
-		"$MIRROR" --interval 1 2>"$BATS_TEST_TMPDIR/log" >/dev/null 3>&- &
+	env PATH="$BIN:$PATH" NODE_NAME="$NODE" GPUVM_HOST="$ROOT" GPUVM="$BIN/gpuvm" \
+		GPUVM_BOOT_ID_FILE="$BOOTID" "$MIRROR" --interval 1 2>"$BATS_TEST_TMPDIR/log" >/dev/null 3>&- &
 	pid=$!
 	for _ in $(seq 1 100); do
 		[ "$(grep -c "='bogus' is not" "$BATS_TEST_TMPDIR/log")" -ge 2 ] && break
@@ -711,8 +614,8 @@ W=gpuvm.nvidia.com/warning
 
 @test "TERM while the loop sleeps ends it at once, with status 0" {
 	node container
-	env PATH="$BIN:$PATH" NODE_NAME="$NODE" GPUVM_HOST="$ROOT" GPUVM="$GPUVM" \
-		"$MIRROR" --interval 300 2>"$BATS_TEST_TMPDIR/log" >/dev/null 3>&- &
+	env PATH="$BIN:$PATH" NODE_NAME="$NODE" GPUVM_HOST="$ROOT" GPUVM="$BIN/gpuvm" \
+		GPUVM_BOOT_ID_FILE="$BOOTID" "$MIRROR" --interval 300 2>"$BATS_TEST_TMPDIR/log" >/dev/null 3>&- &
 	pid=$!
 	for _ in $(seq 1 100); do
 		grep -q 'host config already has mode container' "$BATS_TEST_TMPDIR/log" && break
@@ -741,7 +644,14 @@ W=gpuvm.nvidia.com/warning
 	run env PATH="$BIN:$PATH" GPUVM_HOST="$ROOT" GPUVM="$GPUVM" "$MIRROR" --once
 	assert_failure 2
 	assert_output --partial "NODE_NAME is not set"
-	GPUVM_REBUILD=always mirror --once
+	GPUVM_DOMAIN=Gpuvm.Dev mirror --once
+	assert_failure 2
+	assert_output --partial "GPUVM_DOMAIN must be a DNS subdomain"
+	GPUVM_DOMAIN=-gpuvm.dev mirror --once
+	assert_failure 2
+	GPUVM_DOMAIN="gpuvm.dev/x" mirror --once
+	assert_failure 2
+	GPUVM_SET_LABEL=sometimes mirror --once
 	assert_failure 2
 	GPUVM_LABEL_ABSENT=vm mirror --once
 	assert_failure 2
@@ -810,29 +720,27 @@ EOF
 	assert_line --regexp '^[1-9][0-9]* documents$'
 }
 
-# GPUVM_LIVE=auto (issue 21): the change tried live with the host's gpuvm (`chroot HOST gpuvm
+# GPUVM_LIVE=auto : the change tried live with the host's gpuvm (`chroot HOST gpuvm
 # apply --live`, here the real build/gpuvm on the tree); a GPU in use falls back to the reboot.
 @test "GPUVM_LIVE=auto: a free GPU switches live, no reboot asked for, the state file says so" {
-	SENT=run/gpuvm-reboot/reboot-required
 	mkdir -p "$ROOT/run/gpuvm-reboot"
 	node vm-passthrough
 	GPUVM_LIVE=auto mirror --once
 	assert_success
 	[ "$(cat "$K/lives")" = "$ROOT gpuvm apply --live" ]
 	assert_output --partial "live switch to vm-passthrough done (chroot $ROOT gpuvm apply --live): no reboot needed"
-	[ "$(annotation gpuvm.nvidia.com/reboot-required)" = absent ]
+	[ "$(annotation gpuvm.dev/reboot-required)" = absent ]
 	[ ! -e "$ROOT/$SENT" ]
 	[ "$(jq -r .mode "$ROOT/run/gpuvm/state.json")" = vm-passthrough ]
 	[ "$(cat "$ROOT/sys/bus/pci/devices/0000:01:00.0/driver_override")" = vfio-pci ]
 	# the next pass: the running boot is in the mode; nothing more to do
 	mirror --once
 	assert_success
-	assert_output --partial "the running boot is already in vm-passthrough"
+	assert_output --partial "reboot: none: this boot runs vm-passthrough already"
 	[ "$(wc -l <"$K/lives")" -eq 1 ]
 }
 
 @test "GPUVM_LIVE=auto: a GPU in use refuses, the reboot is marked; once free, the next pass switches and clears it" {
-	SENT=run/gpuvm-reboot/reboot-required
 	mkdir -p "$ROOT/run/gpuvm-reboot" "$ROOT/proc/4242/fd"
 	mkdir -p "$ROOT/sys/bus/pci/devices/0000:01:00.0/drm/card1"
 	printf '226:1\n' >"$ROOT/sys/bus/pci/devices/0000:01:00.0/drm/card1/dev"
@@ -842,25 +750,25 @@ EOF
 	GPUVM_LIVE=auto mirror --once
 	assert_success
 	assert_output --partial "live switch to vm-passthrough refused, a GPU in use (exit 7: 0000:01:00.0: in use: /dev/dri/card1 (0000:01:00.0) held by pid 4242 (Xorg)"
-	assert_output --partial "annotated gpuvm.nvidia.com/reboot-required=true"
-	[ "$(annotation gpuvm.nvidia.com/reboot-required)" = true ]
+	assert_output --partial "annotated gpuvm.dev/reboot-required=true"
+	[ "$(annotation gpuvm.dev/reboot-required)" = true ]
 	[ -e "$ROOT/$SENT" ]
 	[ "$(cat "$ROOT/sys/bus/pci/devices/0000:01:00.0/driver_override")" = "(null)" ]
 	# the state file keeps the mode the host is in: config set still asks for the reboot
 	[ "$(jq -r .mode "$ROOT/run/gpuvm/state.json")" = container ]
 	GPUVM_LIVE=auto mirror --once
 	assert_success
-	assert_output --partial "reboot needed: this boot runs container, the next one vm-passthrough"
+	assert_output --partial "reboot: needed: this boot runs container, the file says vm-passthrough"
 	assert_output --partial "refused, a GPU in use"
-	[ "$(annotation gpuvm.nvidia.com/reboot-required)" = true ]
+	[ "$(annotation gpuvm.dev/reboot-required)" = true ]
 	# the holder is gone: switched live, the mark and the sentinel removed
 	rm "$ROOT/proc/4242/fd/5"
 	GPUVM_LIVE=auto mirror --once
 	assert_success
 	assert_output --partial "live switch to vm-passthrough done"
-	assert_output --partial "removed annotation gpuvm.nvidia.com/reboot-required"
+	assert_output --partial "removed annotation gpuvm.dev/reboot-required"
 	assert_output --partial "removed the reboot sentinel $ROOT/$SENT"
-	[ "$(annotation gpuvm.nvidia.com/reboot-required)" = absent ]
+	[ "$(annotation gpuvm.dev/reboot-required)" = absent ]
 	[ ! -e "$ROOT/$SENT" ]
 	[ "$(wc -l <"$K/lives")" -eq 3 ]
 }
@@ -870,7 +778,7 @@ EOF
 	mirror --once
 	assert_success
 	[ ! -e "$K/lives" ]
-	[ "$(annotation gpuvm.nvidia.com/reboot-required)" = true ]
+	[ "$(annotation gpuvm.dev/reboot-required)" = true ]
 	[ "$(cat "$ROOT/sys/bus/pci/devices/0000:01:00.0/driver_override")" = "(null)" ]
 	# a failing command: a warning, the reboot mark stays
 	node vm-vgpu
@@ -878,8 +786,307 @@ EOF
 	assert_success
 	assert_output --partial "warning: live switch to vm-vgpu failed (exit 1: "
 	assert_output --partial "stand-in failure): a reboot applies it"
-	[ "$(annotation gpuvm.nvidia.com/reboot-required)" = true ]
+	[ "$(annotation gpuvm.dev/reboot-required)" = true ]
 	GPUVM_LIVE=sometimes mirror --once
 	assert_failure 2
 	assert_output --partial "GPUVM_LIVE must be auto or never, got 'sometimes'"
+}
+
+@test "label changed: config rewritten, the reboot asked for once (request, mark, sentinel), no rebuild" {
+	mkdir -p "$ROOT/run/gpuvm-reboot"
+	node vm-passthrough
+	mirror --once
+	assert_success
+	assert_output --partial "label nvidia.com/gpu.workload.config=vm-passthrough: host config mode container -> vm-passthrough; reboot: needed: this boot runs container, the file says vm-passthrough"
+	[ "$(cat "$CONF")" = "$(printf '# provisioned\nmode=vm-passthrough')" ]
+	# the request first, then the mark, then the sentinel
+	[ "$(grep '^annotate ' "$K/calls")" = "$(printf '%s\n' \
+		"annotate node $NODE gpuvm.dev/requested=vm-passthrough@11111111-1111-1111-1111-111111111111 --overwrite --request-timeout=30s" \
+		"annotate node $NODE gpuvm.dev/reboot-required=true --overwrite --request-timeout=30s")" ]
+	[ -e "$ROOT/$SENT" ]
+	refute_output --partial initramfs
+	[ "$(annotation node.alpha.kubernetes.io/ttl)" = 0 ]
+	# the same boot, the next passes: nothing new
+	: >"$K/calls"
+	mirror --once
+	assert_success
+	[ "$(annotate_calls)" = 0 ]
+}
+
+@test "loop guard: a boot that brings the mode ends the request; the error and the mark go" {
+	mkdir -p "$ROOT/run/gpuvm-reboot"
+	node vm-passthrough gpuvm.dev/error=boot-failed
+	mirror --once
+	[ "$(annotation gpuvm.dev/requested)" = vm-passthrough@11111111-1111-1111-1111-111111111111 ]
+	reboot
+	bootjson vm-passthrough ok conf
+	mirror --once
+	assert_success
+	assert_output --partial "brought mode vm-passthrough (requested in boot 11111111-1111-1111-1111-111111111111): request done"
+	for a in requested error reboot-required; do
+		[ "$(annotation "gpuvm.dev/$a")" = absent ]
+	done
+	[ ! -e "$ROOT/$SENT" ]
+	: >"$K/calls"
+	mirror --once
+	assert_success
+	[ "$(annotate_calls)" = 0 ]
+}
+
+# fail_boot CASE: the boot after the request, as each failure leaves its boot.json.
+fail_boot() {
+	case $1 in
+	not-in-boot) ;; # no boot.json: gpuvm did not run in that initramfs
+	stale-id)
+		bootjson vm-passthrough ok conf
+		jq '.boot.boot_id = "00000000-dead-beef-0000-000000000000"' "$ROOT/run/gpuvm/boot.json" >"$K/b" &&
+			mv "$K/b" "$ROOT/run/gpuvm/boot.json"
+		;;
+	unreadable) bootjson container ok default unreadable "/sysroot/etc/gpuvm/gpuvm.conf: Permission denied" ;;
+	no-root) bootjson container ok default no-root "/sysroot is not mounted" ;;
+	cmdline) bootjson container noop cmdline ;;
+	failed | partial | held) bootjson vm-passthrough "$1" conf read "" "0000:01:00.0: bind to vfio-pci failed: Device or resource busy" ;;
+	esac
+	# what the running host is in: the mode of that boot (container where gpuvm did not run)
+	[ -e "$ROOT/run/gpuvm/boot.json" ] || cp "$BATS_FILE_TMPDIR/state.json" "$ROOT/run/gpuvm/state.json"
+}
+
+# The property: however many passes and boots, a change is asked for once; a boot that did not
+# bring it (any cause) is never followed by another request for it, and the steady passes after
+# it make no API writes.
+@test "loop guard: 20 passes over each failed boot write the sentinel once and annotate a bounded number of times" {
+	mkdir -p "$ROOT/run/gpuvm-reboot"
+	for c in not-in-boot stale-id unreadable no-root cmdline failed partial held; do
+		case $c in
+		not-in-boot | stale-id) tok=gpuvm-not-in-boot ;;
+		unreadable | no-root) tok=host-config-unreadable ;;
+		cmdline) tok=cmdline-overrides-label ;;
+		*) tok=boot-failed ;;
+		esac
+		echo 11111111-1111-1111-1111-111111111111 >"$BOOTID"
+		bootjson container noop conf
+		"$GPUVM" --root "$ROOT" config set mode=container >/dev/null
+		node vm-passthrough
+		: >"$K/calls"
+		writes=0 logged=0
+		for i in $(seq 1 20); do
+			had=0
+			[ ! -e "$ROOT/$SENT" ] || had=1
+			mirror --once
+			[ "$had" = 1 ] || [ ! -e "$ROOT/$SENT" ] || writes=$((writes + 1))
+			logged=$((logged + $(printf '%s\n' "$output" | grep -c 'wrote the reboot sentinel' || true)))
+			[ "$i" != 10 ] || mid=$(annotate_calls)
+			# kured reboots while the sentinel is there; someone reboots by hand every 7th pass
+			if [ -e "$ROOT/$SENT" ] || [ $((i % 7)) = 0 ]; then
+				reboot
+				fail_boot "$c"
+			fi
+		done
+		echo "case $c: $writes sentinel writes, $(annotate_calls) annotate calls"
+		[ "$writes" = 1 ]
+		[ "$logged" = 1 ]
+		[ "$(annotation gpuvm.dev/error)" = "$tok" ]
+		[ "$(annotation gpuvm.dev/reboot-required)" = absent ]
+		[ "$(annotation gpuvm.dev/requested)" = vm-passthrough@11111111-1111-1111-1111-111111111111 ]
+		# request, mark, then the error and the mark removed: no write in the last ten passes
+		[ "$(annotate_calls)" -le 4 ]
+		[ "$(annotate_calls)" = "$mid" ]
+		assert_output --partial "($tok)"
+	done
+	# the log names the first error of a failed boot
+	assert_output --partial "result held, mode vm-passthrough: 0000:01:00.0: bind to vfio-pci failed: Device or resource busy"
+}
+
+@test "loop guard: a new mode clears the error and asks once for it; removing the request asks again" {
+	mkdir -p "$ROOT/run/gpuvm-reboot"
+	node vm-passthrough
+	mirror --once
+	reboot
+	fail_boot failed
+	mirror --once
+	assert_failure 1
+	[ "$(annotation gpuvm.dev/error)" = boot-failed ]
+	# a new value: a new change
+	node vm-vgpu "gpuvm.dev/error=boot-failed" "gpuvm.dev/requested=vm-passthrough@11111111-1111-1111-1111-111111111111"
+	mirror --once
+	assert_success
+	[ "$(annotation gpuvm.dev/error)" = absent ]
+	[ "$(annotation gpuvm.dev/requested)" = "vm-vgpu@$(cat "$BOOTID")" ]
+	[ -e "$ROOT/$SENT" ]
+	# the admin fixed the host and removes the request: asked for again
+	reboot
+	fail_boot failed
+	mirror --once
+	assert_failure 1
+	[ ! -e "$ROOT/$SENT" ]
+	kubectl_annotate gpuvm.dev/requested-
+	mirror --once
+	assert_success
+	[ "$(annotation gpuvm.dev/error)" = absent ]
+	[ -e "$ROOT/$SENT" ]
+}
+
+@test "loop guard: the boot line pins another mode (config set exit 6): no request; unpinned in the same boot, the request made once" {
+	mkdir -p "$ROOT/run/gpuvm-reboot"
+	echo "container /etc/default/grub" >"$K/pin"
+	node vm-passthrough
+	mirror --once
+	assert_failure 1
+	assert_output --partial "error: next boot: pinned: gpuvm.mode=container on the boot line (/etc/default/grub): the mode cannot take effect"
+	[ "$(annotation gpuvm.dev/error)" = cmdline-overrides-label ]
+	[ "$(annotation gpuvm.dev/requested)" = absent ]
+	[ ! -e "$ROOT/$SENT" ]
+	grep -qx "mode=vm-passthrough" "$CONF" # written all the same
+	rm "$K/pin"
+	mirror --once
+	assert_success
+	[ "$(annotation gpuvm.dev/error)" = absent ]
+	[ -e "$ROOT/$SENT" ]
+	# pinned again after the request: the sentinel goes, the request stays; unpinned: no second
+	# write in this boot
+	echo "container /etc/default/grub" >"$K/pin"
+	mirror --once
+	[ ! -e "$ROOT/$SENT" ]
+	rm "$K/pin"
+	mirror --once
+	assert_success
+	[ ! -e "$ROOT/$SENT" ]
+	assert_output --partial "not written again"
+}
+
+@test "loop guard: without a boot id nothing is asked for" {
+	mkdir -p "$ROOT/run/gpuvm-reboot"
+	rm "$BOOTID"
+	node vm-passthrough
+	mirror --once
+	assert_failure 1
+	assert_output --partial "error: cannot read the boot id from $BOOTID: no reboot asked for"
+	[ ! -e "$ROOT/$SENT" ]
+	[ "$(annotate_calls)" = 0 ]
+}
+
+@test "names: every old gpuvm.nvidia.com/ annotation read once and removed in one call; GPUVM_DOMAIN moves the new ones" {
+	node vm-passthrough gpuvm.nvidia.com/reboot-required=true gpuvm.nvidia.com/initramfs-rebuild-required=true \
+		gpuvm.nvidia.com/error=next-boot-without-gpuvm nvidia.com/gpu-driver-upgrade-enabled=true
+	mirror --once
+	assert_success
+	assert_output --partial 'old annotation gpuvm.nvidia.com/reboot-required="true": removed'
+	assert_output --partial 'old annotation gpuvm.nvidia.com/error="next-boot-without-gpuvm": removed'
+	[ "$(grep -c '^annotate .*gpuvm.nvidia.com' "$K/calls")" = 1 ]
+	[ "$(jq '[.metadata.annotations | keys[] | select(startswith("gpuvm.nvidia.com/"))] | length' "$K/node.json")" = 0 ]
+	[ "$(annotation nvidia.com/gpu-driver-upgrade-enabled)" = true ]
+	[ "$(annotation gpuvm.dev/reboot-required)" = true ]
+	: >"$K/calls"
+	mirror --once
+	run ! grep -q gpuvm.nvidia.com "$K/calls"
+	# another domain
+	node vm-vgpu
+	GPUVM_DOMAIN=gpuvm.example.org mirror --once
+	assert_success
+	[ "$(annotation gpuvm.example.org/reboot-required)" = true ]
+	[ "$(annotation gpuvm.example.org/requested)" = "vm-vgpu@$(cat "$BOOTID")" ]
+	# the old domain itself: nothing is removed as old
+	node vm-passthrough gpuvm.nvidia.com/reboot-required=true
+	GPUVM_DOMAIN=gpuvm.nvidia.com mirror --once
+	assert_success
+	refute_output --partial "old annotation"
+	[ "$(annotation gpuvm.nvidia.com/reboot-required)" = true ]
+}
+
+@test "desired mode: the annotation wins over the label and says so; an invalid one leaves the config alone" {
+	node container gpuvm.dev/desired-mode=vm-vgpu
+	label nvidia.com/gpu.workload.config=vm-passthrough
+	GPUVM_SET_LABEL=never mirror --once
+	assert_success
+	assert_output --partial "annotation gpuvm.dev/desired-mode=vm-vgpu wins over label nvidia.com/gpu.workload.config='vm-passthrough'"
+	assert_output --partial "GPUVM_SET_LABEL=never: set the label nvidia.com/gpu.workload.config=vm-vgpu yourself"
+	grep -qx "mode=vm-vgpu" "$CONF"
+	[ "$(jq -r '.metadata.labels["nvidia.com/gpu.workload.config"]' "$K/node.json")" = vm-passthrough ]
+	before=$(ident)
+	kubectl_annotate gpuvm.dev/desired-mode=vm-passthru
+	mirror --once
+	assert_failure 1
+	assert_output --partial "error: annotation gpuvm.dev/desired-mode='vm-passthru' is not container, vm-passthrough or vm-vgpu: host config left alone"
+	[ "$(ident)" = "$before" ]
+}
+
+@test "desired mode, from a VM mode: the label moves only once boot.json says the node runs the mode" {
+	mkdir -p "$ROOT/run/gpuvm-reboot"
+	"$GPUVM" --root "$ROOT" config set mode=vm-passthrough >/dev/null
+	bootjson vm-passthrough ok conf
+	node vm-passthrough gpuvm.dev/desired-mode=container
+	mirror --once
+	assert_success
+	assert_output --partial "label nvidia.com/gpu.workload.config left at 'vm-passthrough' until the node runs container"
+	grep -qx "mode=container" "$CONF"
+	[ -e "$ROOT/$SENT" ]
+	run ! grep -q '^label ' "$K/calls"
+	reboot
+	bootjson container noop conf
+	mirror --once
+	assert_success
+	assert_output --partial "labelled nvidia.com/gpu.workload.config=container (this boot runs container"
+	[ "$(jq -r '.metadata.labels["nvidia.com/gpu.workload.config"]' "$K/node.json")" = container ]
+	[ "$(annotation gpuvm.dev/requested)" = absent ]
+	[ "$(grep -c '^label ' "$K/calls")" = 1 ]
+	: >"$K/calls"
+	mirror --once
+	assert_success
+	refute_output --partial wins
+	[ "$(grep -c -e '^label ' -e '^annotate ' "$K/calls")" = 0 ]
+}
+
+@test "desired mode, from container to a VM mode: the label moves with the request, before the boot" {
+	mkdir -p "$ROOT/run/gpuvm-reboot"
+	node container gpuvm.dev/desired-mode=vm-passthrough
+	mirror --once
+	assert_success
+	assert_output --partial "labelled nvidia.com/gpu.workload.config=vm-passthrough (the operator treats the node as container"
+	[ -e "$ROOT/$SENT" ]
+	grep -n -e '^annotate .*requested' -e '^label ' "$K/calls" | head -n 1 | grep -q requested
+	# a boot line pin: no request, so the label stays
+	node container gpuvm.dev/desired-mode=vm-vgpu
+	echo "container /etc/kernel/cmdline" >"$K/pin"
+	: >"$K/calls"
+	mirror --once
+	assert_failure 1
+	run ! grep -q '^label ' "$K/calls"
+}
+
+@test "daemonset: only /etc/gpuvm, /run/gpuvm (read-only) and /run/gpuvm-reboot from the host; no rebuild left" {
+	need python3-yaml /usr/bin/python3 -c 'import yaml'
+	run /usr/bin/python3 - "$TOP/mirror/deploy/daemonset.yaml" <<'PY'
+import sys, yaml
+ds = [d for d in yaml.safe_load_all(open(sys.argv[1])) if d and d["kind"] == "DaemonSet"][0]
+spec = ds["spec"]["template"]["spec"]
+host = {v["name"]: v["hostPath"]["path"] for v in spec["volumes"] if "hostPath" in v}
+assert sorted(host.values()) == ["/etc/gpuvm", "/run/gpuvm", "/run/gpuvm-reboot"], host
+assert all(k in ("emptyDir", "name") for v in spec["volumes"] if "hostPath" not in v for k in v)
+c = spec["containers"][0]
+mounts = {m["name"]: m for m in c["volumeMounts"]}
+ro = {host[n]: mounts[n].get("readOnly", False) for n in host}
+assert ro == {"/etc/gpuvm": False, "/run/gpuvm": True, "/run/gpuvm-reboot": False}, ro
+for n, p in host.items():
+    assert mounts[n]["mountPath"] == "/host" + p, mounts[n]
+sc = c["securityContext"]
+assert not sc.get("privileged") and sc["capabilities"]["drop"] == ["ALL"] and sc["readOnlyRootFilesystem"]
+assert not spec.get("hostPID") and not spec.get("hostNetwork")
+assert not any(e["name"].startswith("GPUVM_REBUILD") for e in c["env"])
+print("three host paths")
+PY
+	assert_success
+	assert_output "three host paths"
+	[ ! -e "$TOP/mirror/deploy/rebuild" ]
+	run grep -rl -e GPUVM_REBUILD -e initramfs-rebuild-required "$TOP/mirror/deploy" "$TOP/mirror/Containerfile"
+	assert_failure
+}
+
+@test "admission policy: the mirror's own domain, removals of the old names, the label only to the desired mode" {
+	p=$TOP/mirror/deploy/admission-policy.yaml
+	grep -q "startsWith('gpuvm.dev/')" "$p"
+	grep -q "startsWith('gpuvm.nvidia.com/')" "$p"
+	grep -q "'gpuvm.dev/desired-mode'" "$p"
+	grep -q "'nvidia.com/gpu.workload.config'" "$p"
+	run grep -n "startsWith('gpuvm.nvidia.com/') ||" "$p"
+	assert_failure # never a prefix that may be set: only removed
 }
