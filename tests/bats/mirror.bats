@@ -5,13 +5,11 @@
 # object from a file and applies annotate and label calls to it, a boot id file standing for the
 # host kernel's, and boot.json files in the layout of the SPEC (/work/notes/SPEC.md, "boot.json").
 #
-# STAND-IN (the lead switches it to the real binary after merging): `gpuvm config set` must print
-# the new "reboot: ..." and "next boot: ..." lines (exit 6 only when the boot line pins another
-# mode); the build/gpuvm of this branch still prints the old ones. $BIN/gpuvm runs the real
-# binary for everything (config get, the file written: its own behaviour, unchanged) and, for
-# config set only, replaces what it prints after the first line with the new lines, judged as
-# the SPEC says from the tree: the running mode from /run/gpuvm/state.json, "reads the file" when
-# /run/gpuvm/boot.json is of the current boot, "pinned" while $K/pin holds "MODE SOURCE".
+# gpuvm is the real binary throughout (config get, config set and its "reboot:" and "next
+# boot:" lines, the live switch); a boot-line pin is a real GRUB or kernel-install file of the
+# tree (pin), and the boot id is the tree's /proc/sys/kernel/random/boot_id, which both the
+# mirror (GPUVM_BOOT_ID_FILE) and gpuvm --root read. boot.json files are written in gpuvm's
+# layout (bootjson) or copied from real QEMU boots (tests/fixture/boot).
 
 load helpers
 
@@ -40,7 +38,8 @@ setup() {
 	mkdir -p "$K" "$BIN"
 	: >"$K/calls"
 	# the host kernel's boot id (GPUVM_BOOT_ID_FILE), and a boot.json of this boot
-	BOOTID="$K/boot_id"
+	BOOTID="$ROOT/proc/sys/kernel/random/boot_id"
+	mkdir -p "${BOOTID%/*}"
 	echo 11111111-1111-1111-1111-111111111111 >"$BOOTID"
 	bootjson container noop conf
 	cp "$BATS_FILE_TMPDIR/state.json" "$ROOT/run/gpuvm/state.json" # the real apply's
@@ -110,36 +109,8 @@ root=$1
 shift 2
 exec "$GPUVM" --root "$root" "$@"
 EOF
-	# gpuvm: the STAND-IN above, for config set's new output.
-	cat >"$BIN/gpuvm" <<'EOF'
-#!/bin/sh
-case " $* " in *" config set "*) ;; *) exec "$REAL_GPUVM" "$@" ;; esac
-"$REAL_GPUVM" "$@" >"$K/cs.out" || exit $?
-sed -n 1p "$K/cs.out"
-kv=$(sed -n '1{s/^[^:]*: //;s/ (unchanged)$//;p;}' "$K/cs.out")
-[ "${kv%%=*}" = mode ] || { echo "reboot: needed: takes effect at the next boot"; exit 0; }
-m=${kv#mode=}
-run=$(jq -r '.mode // empty' "$GPUVM_HOST/run/gpuvm/state.json" 2>/dev/null)
-if [ -z "$run" ]; then
-	echo "reboot: unknown: no /run/gpuvm/state.json: gpuvm did not run at this boot"
-elif [ "$run" = "$m" ]; then
-	echo "reboot: none: this boot runs $m already"
-else
-	echo "reboot: needed: this boot runs $run, the file says $m"
-fi
-if [ -s "$K/pin" ]; then
-	read -r pm psrc <"$K/pin"
-	echo "next boot: pinned: gpuvm.mode=$pm on the boot line ($psrc)"
-	[ "$pm" = "$m" ] || exit 6
-elif [ "$(jq -r '.boot.boot_id // empty' "$GPUVM_HOST/run/gpuvm/boot.json" 2>/dev/null)" = "$(cat "$GPUVM_BOOT_ID_FILE")" ]; then
-	echo "next boot: reads the file: gpuvm ran in this boot's initramfs and read the root's config"
-else
-	echo "next boot: unknown: no /run/gpuvm/boot.json of this boot: gpuvm did not run in its initramfs"
-fi
-EOF
-	chmod +x "$BIN/kubectl" "$BIN/chroot" "$BIN/gpuvm"
-	REAL_GPUVM=$GPUVM
-	export K REAL_GPUVM
+	chmod +x "$BIN/kubectl" "$BIN/chroot"
+	export K
 }
 
 # bootjson MODE RESULT SOURCE [HOST_CONFIG [WHY [ERROR]]]: /run/gpuvm/boot.json (and state.json,
@@ -167,6 +138,19 @@ reboot() {
 	nboots=$((nboots + 1))
 	printf '22222222-2222-2222-2222-%012d\n' "$nboots" >"$BOOTID"
 	rm -f "$ROOT/$SENT" "$ROOT/run/gpuvm/boot.json"
+}
+
+# pin MODE FILE: a boot-loader file of the tree that pins gpuvm.mode=MODE (/etc/default/grub
+# or /etc/kernel/cmdline); unpin: none.
+pin() {
+	mkdir -p "$ROOT/etc/default" "$ROOT/etc/kernel"
+	case $2 in
+	/etc/default/grub) printf 'GRUB_CMDLINE_LINUX="quiet gpuvm.mode=%s"\n' "$1" >"$ROOT$2" ;;
+	/etc/kernel/cmdline) printf 'root=/dev/sda1 gpuvm.mode=%s\n' "$1" >"$ROOT$2" ;;
+	esac
+}
+unpin() {
+	rm -f "$ROOT/etc/default/grub" "$ROOT/etc/kernel/cmdline"
 }
 
 # A loop left running by a failed test must not outlive it (bats would wait for it).
@@ -219,7 +203,7 @@ cpol() {
 
 # mirror ARGS...: the mirror against $ROOT with the stand-ins first on PATH, under `run`.
 mirror() {
-	run env PATH="$BIN:$PATH" NODE_NAME="$NODE" GPUVM_HOST="$ROOT" GPUVM="$BIN/gpuvm" \
+	run env PATH="$BIN:$PATH" NODE_NAME="$NODE" GPUVM_HOST="$ROOT" GPUVM="$GPUVM" \
 		GPUVM_BOOT_ID_FILE="$BOOTID" "$MIRROR" "$@"
 }
 
@@ -583,7 +567,7 @@ W=gpuvm.dev/warning
 
 @test "the loop survives an invalid label, follows it once fixed, is quiet when nothing changes" {
 	node bogus
-	env PATH="$BIN:$PATH" NODE_NAME="$NODE" GPUVM_HOST="$ROOT" GPUVM="$BIN/gpuvm" \
+	env PATH="$BIN:$PATH" NODE_NAME="$NODE" GPUVM_HOST="$ROOT" GPUVM="$GPUVM" \
 		GPUVM_BOOT_ID_FILE="$BOOTID" "$MIRROR" --interval 1 2>"$BATS_TEST_TMPDIR/log" >/dev/null 3>&- &
 	pid=$!
 	for _ in $(seq 1 100); do
@@ -614,7 +598,7 @@ W=gpuvm.dev/warning
 
 @test "TERM while the loop sleeps ends it at once, with status 0" {
 	node container
-	env PATH="$BIN:$PATH" NODE_NAME="$NODE" GPUVM_HOST="$ROOT" GPUVM="$BIN/gpuvm" \
+	env PATH="$BIN:$PATH" NODE_NAME="$NODE" GPUVM_HOST="$ROOT" GPUVM="$GPUVM" \
 		GPUVM_BOOT_ID_FILE="$BOOTID" "$MIRROR" --interval 300 2>"$BATS_TEST_TMPDIR/log" >/dev/null 3>&- &
 	pid=$!
 	for _ in $(seq 1 100); do
@@ -897,6 +881,50 @@ fail_boot() {
 	assert_output --partial "result held, mode vm-passthrough: 0000:01:00.0: bind to vfio-pci failed: Device or resource busy"
 }
 
+# realboot FILE: the boot after the request is the one a QEMU guest recorded in
+# tests/fixture/boot/FILE: its boot.json as it wrote it, and its boot id as this kernel's.
+realboot() {
+	local f="$TOP/tests/fixture/boot/$1"
+	reboot
+	jq -r .boot.boot_id "$f" >"$BOOTID"
+	cp "$f" "$ROOT/run/gpuvm/boot.json"
+	cp "$f" "$ROOT/run/gpuvm/state.json"
+}
+
+@test "loop guard on what real boots recorded: brought, pinned, unreadable, no config on the root" {
+	mkdir -p "$ROOT/run/gpuvm-reboot"
+	# each: the mode asked for, the real boot after the request, the error (absent: brought)
+	while read -r want file tok; do
+		from=container
+		[ "$want" != container ] || from=vm-passthrough
+		echo 11111111-1111-1111-1111-111111111111 >"$BOOTID"
+		bootjson "$from" noop conf
+		"$GPUVM" --root "$ROOT" config set "mode=$from" >/dev/null
+		node "$want"
+		mirror --once
+		[ -e "$ROOT/$SENT" ]
+		realboot "$file"
+		for i in 1 2 3; do
+			mirror --once
+		done
+		echo "$file: error $(annotation gpuvm.dev/error)"
+		[ "$(annotation gpuvm.dev/error)" = "$tok" ]
+		[ ! -e "$ROOT/$SENT" ] # never asked again
+		if [ "$tok" = absent ]; then
+			[ "$(annotation gpuvm.dev/requested)" = absent ]
+		else
+			[ "$(annotation gpuvm.dev/requested)" = "$want@11111111-1111-1111-1111-111111111111" ]
+		fi
+	done <<'EOF2'
+vm-passthrough dracut-sid-systemd-2-vm-passthrough.boot.json absent
+vm-passthrough itools-trixie-lvm-root.boot.json absent
+vm-passthrough dracut-trixie-shell-1-container.boot.json mode-not-applied
+container gpuvm-switch-root-pin.boot.json cmdline-overrides-label
+vm-passthrough gpuvm-root-config-unreadable.boot.json host-config-unreadable
+vm-passthrough gpuvm-root-config-missing.boot.json mode-not-applied
+EOF2
+}
+
 @test "loop guard: a new mode clears the error and asks once for it; removing the request asks again" {
 	mkdir -p "$ROOT/run/gpuvm-reboot"
 	node vm-passthrough
@@ -928,26 +956,26 @@ fail_boot() {
 
 @test "loop guard: the boot line pins another mode (config set exit 6): no request; unpinned in the same boot, the request made once" {
 	mkdir -p "$ROOT/run/gpuvm-reboot"
-	echo "container /etc/default/grub" >"$K/pin"
+	pin container /etc/default/grub
 	node vm-passthrough
 	mirror --once
 	assert_failure 1
-	assert_output --partial "error: next boot: pinned: gpuvm.mode=container on the boot line (/etc/default/grub): the mode cannot take effect"
+	assert_output --partial "error: next boot: pinned: gpuvm.mode=container on the boot line (/etc/default/grub:1): the mode cannot take effect"
 	[ "$(annotation gpuvm.dev/error)" = cmdline-overrides-label ]
 	[ "$(annotation gpuvm.dev/requested)" = absent ]
 	[ ! -e "$ROOT/$SENT" ]
 	grep -qx "mode=vm-passthrough" "$CONF" # written all the same
-	rm "$K/pin"
+	unpin
 	mirror --once
 	assert_success
 	[ "$(annotation gpuvm.dev/error)" = absent ]
 	[ -e "$ROOT/$SENT" ]
 	# pinned again after the request: the sentinel goes, the request stays; unpinned: no second
 	# write in this boot
-	echo "container /etc/default/grub" >"$K/pin"
+	pin container /etc/default/grub
 	mirror --once
 	[ ! -e "$ROOT/$SENT" ]
-	rm "$K/pin"
+	unpin
 	mirror --once
 	assert_success
 	[ ! -e "$ROOT/$SENT" ]
@@ -1046,7 +1074,7 @@ fail_boot() {
 	grep -n -e '^annotate .*requested' -e '^label ' "$K/calls" | head -n 1 | grep -q requested
 	# a boot line pin: no request, so the label stays
 	node container gpuvm.dev/desired-mode=vm-vgpu
-	echo "container /etc/kernel/cmdline" >"$K/pin"
+	pin container /etc/kernel/cmdline
 	: >"$K/calls"
 	mirror --once
 	assert_failure 1
