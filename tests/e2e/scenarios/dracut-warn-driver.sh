@@ -1,14 +1,14 @@
 # shellcheck shell=sh
 # dracut/90gpuvm at image build time, no boot:
-#  - check() says 0 (dracut includes gpuvm by itself) when the host asks for a VM mode, through
-#    the host config (mode=, or the label line) or dracut's kernel_cmdline= (the route of
-#    kernel-cmdline/*/dracut.conf), or when config= names where the host config lives (host
-#    config, kernel_cmdline=); 255 (only when asked for) otherwise; 1 without a binary.
-#    And dracut acts on it: an image built without -m (every other module omitted) holds gpuvm
-#    with a vm-passthrough config or kernel_cmdline, and not with a container config.
-#  - a vm-passthrough host config (GPUVM_CONFIG) with nouveau in the image (--add-drivers, which
-#    dracut installs after every module's install()): dracut's output warns plainly, and the
-#    image holds gpuvm, its hook, the config, the vfio modules and nouveau.
+#  - check() says 0 (dracut includes gpuvm by itself) whenever the gpuvm binary is there,
+#    whatever the host config says (the mode is the root's at boot, and may change without a
+#    rebuild); 1 without a binary. And dracut acts on it: an image built without -m (every
+#    other module omitted) holds gpuvm with a vm-passthrough config, a container config or a
+#    kernel_cmdline; none of them holds the host config.
+#  - a vm-passthrough host config (GPUVM_CONFIG; its mode asked of gpuvm, the one parser) with
+#    nouveau in the image (--add-drivers, which dracut installs after every module's
+#    install()): dracut's output warns plainly, and the image holds gpuvm, its two hooks, the
+#    vfio modules and nouveau, and no /etc/gpuvm/gpuvm.conf.
 #  - the same with nouveau put in by 50drm (a module before gpuvm): the warning again.
 #  - the same with a container config: no warning.
 #  - a container config with --kernel-cmdline rd.gpuvm.mode=vm-passthrough: the warning again,
@@ -44,13 +44,12 @@ check_is() { # WANT CONFIG [KERNEL_CMDLINE] [BINARY]
 }
 check_is 0 "$conf/vm.conf"
 check_is 0 "$conf/label-vgpu.conf"
-check_is 255 "$conf/container.conf"
-check_is 255 "$conf/nomode.conf"
-check_is 255 "$conf/none.conf"
+check_is 0 "$conf/container.conf"
+check_is 0 "$conf/nomode.conf"
+check_is 0 "$conf/none.conf"
 check_is 0 "$conf/container.conf" " rd.gpuvm.mode=vm-passthrough "
 check_is 0 "$conf/container-disk.conf"
-check_is 0 "$conf/container.conf" " rd.gpuvm.config=LABEL=gpuvm-conf "
-check_is 255 "$conf/vm.conf" " gpuvm.mode=container "
+check_is 0 "$conf/vm.conf" " gpuvm.mode=container "
 check_is 1 "$conf/vm.conf" "" /nonexistent/gpuvm
 
 # files IMG: the image's file list (the images are not compressed).
@@ -74,8 +73,11 @@ export GPUVM_CONFIG
 GPUVM_CONFIG=$conf/vm.conf
 auto_gpuvm yes vm
 GPUVM_CONFIG=$conf/container.conf
-auto_gpuvm no container
+auto_gpuvm yes container
 auto_gpuvm yes cmdline --kernel-cmdline rd.gpuvm.mode=vm-passthrough
+for img in "$E2E_OUT/$E2E_NAME"-auto-*.img; do
+	! files "$img" | grep -q '^etc/gpuvm/' || e2e_fail "${img##*/} holds /etc/gpuvm: the image must carry no host config"
+done
 
 warning='WARNING: gpuvm: this initramfs carries nouveau, a driver for NVIDIA GPUs, while the host asks for vm-passthrough'
 GPUVM_CONFIG=$conf/vm.conf
@@ -84,7 +86,9 @@ E2E_LOG=$E2E_IMG.dracut.log
 e2e_expect "^dracut: $warning \($conf/vm.conf\)\. Harmless" "no warning about nouveau in dracut's output"
 e2e_reject 'ERROR|FATAL' 'dracut complained'
 list=$(files "$E2E_IMG")
-for f in usr/sbin/gpuvm etc/gpuvm/gpuvm.conf usr/lib/dracut/hooks/pre-udev/00-gpuvm-pre-udev.sh \
+! printf '%s\n' "$list" | grep -q '^etc/gpuvm/' || e2e_fail "the image holds /etc/gpuvm"
+for f in usr/sbin/gpuvm usr/lib/dracut/hooks/pre-udev/00-gpuvm-pre-udev.sh \
+	usr/lib/dracut/hooks/pre-pivot/50-gpuvm-pre-pivot.sh \
 	'/vfio-pci\.ko' '/vfio_iommu_type1\.ko' '/nouveau\.ko' "modules\.alias$" "modules\.dep$"; do
 	printf '%s\n' "$list" | grep -Eq -- "$f" || e2e_fail "the image has no $f"
 done
