@@ -57,7 +57,7 @@ boot() {
 	output=$(cat "$ROOT/run/gpuvm/state.json")
 	[ "$(dev_field $GPU action)" = keep ]
 	assert_regex "$(dev_field $GPU reason)" "left on nouveau while gpuvm waits .*: the hold takes nothing from a driver"
-	! grep -q held= "$ROOT/run/gpuvm/root-pending"
+	run ! grep -q held= "$ROOT/run/gpuvm/root-pending"
 }
 
 @test "--resume without --sysroot leaves the wait for the root alone" {
@@ -146,7 +146,7 @@ boot() {
 	assert_regex "$(jqr .boot.why)" "gpuvm.conf: a symlink on the way: not followed"
 	assert_regex "$stderr" "warning: config: .*a symlink on the way: not followed; the GPUs stay held \(on_error=hold\)"
 	refute_output --partial "s3cret"
-	! grep -q s3cret "$ROOT/run/gpuvm/state.json"
+	run ! grep -q s3cret "$ROOT/run/gpuvm/state.json" "$ROOT/run/gpuvm/boot.json"
 	secret_intact
 
 	gv --cmdline "gpuvm.on_error=release" apply --defer
@@ -205,7 +205,7 @@ boot() {
 	assert_success
 	[ "$(override $GPU)" = vfio-pci ]
 	[ -e "$ROOT/run/gpuvm/root-pending" ]
-	! grep -q held= "$ROOT/run/gpuvm/root-pending"
+	run ! grep -q held= "$ROOT/run/gpuvm/root-pending"
 	boot
 	[ "$(jqr .result)" = ok ]
 	[ "$(jqr .boot.decided)" = true ]
@@ -240,7 +240,7 @@ boot() {
 	gv --cmdline "quiet" apply --defer
 	gv --cmdline "quiet" apply --resume --sysroot "$ROOT"
 	refute_output --partial "is ignored"
-	[ -z "$(printf '%s' "$stderr" | grep 'is ignored')" ]
+	run ! grep -q 'is ignored' <<<"$stderr"
 	boot
 	[ "$(jqr .mode)" = vm-passthrough ]
 	[ "$(jqr .boot.baked_config)" = null ]
