@@ -47,8 +47,9 @@ $(B)/obj/%.o: src/%.c src/*.h src/cmd/*.h | $(B)/obj $(DEPS)/VERSIONS
 	$(Q)$(MUSL_CC) $(CFLAGS_STATIC) -Isrc -I$(DEPS)/include -isystem $(DEPS)/uapi -c -o $@ $<
 
 # The size budget of the static binary, both architectures: 576 KiB. It was 512 KiB until the
-# host-side readers of issues 17 and 18 (the next boot's initramfs images and boot line, the
-# vGPU support table, pci.ids) took the x86_64 binary to 519 KiB; the boot path did not grow.
+# host-side readers (then the next boot's initramfs images and boot line, the vGPU support
+# table, pci.ids) took the x86_64 binary to 519 KiB; the image reader has gone since, the
+# boot-loader readers stay.
 SIZE_BUDGET := 589824
 $(B)/gpuvm: $(OBJS)
 	@$(if $(Q),echo "  LD      $@")
