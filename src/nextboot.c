@@ -325,32 +325,39 @@ struct names {
 	bool err;
 };
 
-static int collect_name(const char *name, void *data)
+/* Take s (allocated, or NULL: out of memory) as the list's next name; 1 stops a listing. */
+static int names_take(struct names *l, char *s)
 {
-	struct names *l = data;
-	size_t len = strlen(name), sl = strlen(l->suffix);
 	char **v;
 
-	if (len <= sl || !streq(name + len - sl, l->suffix))
-		return 0;
-	if (l->n == l->cap) {
+	if (s && l->n == l->cap) {
 		size_t cap = l->cap ? 2 * l->cap : 16;
 
 		v = realloc(l->v, cap * sizeof(*v));
 		if (!v) {
-			l->err = true;
-			return 1;
+			free(s);
+			s = NULL;
+		} else {
+			l->v = v;
+			l->cap = cap;
 		}
-		l->v = v;
-		l->cap = cap;
 	}
-	l->v[l->n] = strdup(name);
-	if (!l->v[l->n]) {
+	if (!s) {
 		l->err = true;
 		return 1;
 	}
-	l->n++;
+	l->v[l->n++] = s;
 	return 0;
+}
+
+static int collect_name(const char *name, void *data)
+{
+	struct names *l = data;
+	size_t len = strlen(name), sl = strlen(l->suffix);
+
+	if (len <= sl || !streq(name + len - sl, l->suffix))
+		return 0;
+	return names_take(l, strdup(name));
 }
 
 static int name_cmp(const void *a, const void *b)
@@ -629,26 +636,11 @@ static int env_add(struct envs *s, const char *path)
 
 static int esp_env(const char *name, void *data)
 {
-	struct names *l = data;
-	char **v;
+	char *p;
 
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? 2 * l->cap : 8;
-
-		v = realloc(l->v, cap * sizeof(*v));
-		if (!v) {
-			l->err = true;
-			return 1;
-		}
-		l->v = v;
-		l->cap = cap;
-	}
-	if (asprintf(&l->v[l->n], "boot/efi/EFI/%s/grubenv", name) < 0) {
-		l->err = true;
-		return 1;
-	}
-	l->n++;
-	return 0;
+	if (asprintf(&p, "boot/efi/EFI/%s/grubenv", name) < 0)
+		p = NULL;
+	return names_take(data, p);
 }
 
 static int grubenvs(struct nextboot *nb, struct envs *s)
