@@ -216,17 +216,24 @@ int kv_vgpu_type_line(const char *line, size_t len, char *name, size_t size)
 
 void kv_yaml_mdev(FILE *f, const struct kv_mdev *m, size_t n, bool external, bool none_visible)
 {
+	char name[sizeof(m->name)], res[sizeof(m->resource)];
 	size_t i;
 
 	if (none_visible)
 		fprintf(f, "  # no vGPU type is visible yet: the vGPU Manager (nvidia_vgpu_vfio) has shown none\n");
 	fprintf(f, "  mediatedDevices:%s\n", n ? "" : " []");
 	for (i = 0; i < n; i++) {
-		/* The host's sysfs text, escaped as JSON is: a YAML double-quoted string. */
+		/*
+		 * The host's sysfs text, for a terminal: masked as every text output is (C1 and
+		 * bidirectional controls are valid UTF-8 that JSON escaping keeps), then escaped
+		 * as JSON is: a YAML double-quoted string.
+		 */
+		term_safe(m[i].name, name, sizeof(name));
+		term_safe(m[i].resource, res, sizeof(res));
 		fputs("  - mdevNameSelector: \"", f);
-		json_escape(f, m[i].name);
+		json_escape(f, name);
 		fputs("\"\n    resourceName: \"", f);
-		json_escape(f, m[i].resource);
+		json_escape(f, res);
 		fputs("\"\n", f);
 		if (external)
 			fprintf(f, "    externalResourceProvider: true\n");

@@ -87,6 +87,26 @@ evil_names() {
 	clean "$stderr"
 }
 
+@test "kubevirt: a vGPU type name from sysfs with C1 and bidirectional controls" {
+	mkfx sriov
+	# U+009B (CSI as UTF-8) and U+202E (right-to-left override) in mdev_supported_types/*/name,
+	# then a quote and a backslash for the YAML's escaping.
+	fx_mdev_type "$ROOT" 0000:41:00.4 nvidia-1155 "$(printf 'NVIDIA L40S-1Q\302\2332J\342\200\256x\042\134')"
+	gv --cmdline "gpuvm.mode=vm-vgpu" kubevirt
+	assert_success
+	clean "$output"
+	clean "$stderr"
+	if printf '%s' "$output" | LC_ALL=C grep -qF -e "$(printf '\302\233')" -e "$(printf '\342\200\256')"; then
+		echo "a C1 or bidirectional control is in the YAML" >&2
+		return 1
+	fi
+	assert_output --partial 'mdevNameSelector: "NVIDIA L40S-1Q??2J???x\"\\"'
+	printf '%s' "$output" | python3 -c 'import sys, yaml; d = yaml.safe_load(sys.stdin)
+m = d["permittedHostDevices"]["mediatedDevices"][0]
+assert m["mdevNameSelector"] == "NVIDIA L40S-1Q??2J???x\"\\", m
+assert m["resourceName"] == "nvidia.com/NVIDIA_L40S-1Q??2J???x\"\\", m'
+}
+
 @test "usage errors: an unknown command or argument masked" {
 	gv "cmd$EVIL"
 	assert_failure 2
