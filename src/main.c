@@ -180,6 +180,28 @@ static int parse_wait(const char *s, unsigned *out)
 	return 0;
 }
 
+/*
+ * -h or -V (which: the first given), once every option is parsed: they take no operand, so
+ * a stray word (a command, "extra") is a usage error, as an unknown option beside them is.
+ */
+static int info_answer(int which, int nargs, char *const *args)
+{
+	const char *name = which == 'h' ? "--help" : "--version";
+	char shown[64];
+
+	if (nargs > 0) {
+		term_safe(args[0], shown, sizeof(shown));
+		fprintf(stderr, "gpuvm: %s: unexpected argument '%s'\nTry 'gpuvm --help'.\n", name,
+			shown);
+		return EXIT_USAGE;
+	}
+	if (which == 'h')
+		usage(stdout);
+	else
+		printf("gpuvm %s\n", GPUVM_VERSION);
+	return EXIT_OK;
+}
+
 static int exit_status(const struct outcome *out)
 {
 	if (out->usage)
@@ -247,7 +269,7 @@ int main(int argc, char **argv)
 	struct outcome out = { 0 };
 	const char *cmd, *bad;
 	enum log_level level;
-	int c, r, ret;
+	int c, r, ret, info = 0;
 
 	while ((c = getopt_long(argc, argv, "qvhV", longopts, NULL)) != -1) {
 		switch (c) {
@@ -315,16 +337,17 @@ int main(int argc, char **argv)
 			o.verbose = true;
 			break;
 		case 'h':
-			usage(stdout);
-			return EXIT_OK;
 		case 'V':
-			printf("gpuvm %s\n", GPUVM_VERSION);
-			return EXIT_OK;
+			if (!info)
+				info = c; /* the first of them answers, once every option is parsed */
+			break;
 		default:
 			fprintf(stderr, "Try 'gpuvm --help'.\n");
 			return EXIT_USAGE;
 		}
 	}
+	if (info)
+		return info_answer(info, argc - optind, argv + optind);
 	if (optind >= argc) {
 		usage(stderr);
 		return EXIT_USAGE;

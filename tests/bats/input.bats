@@ -24,6 +24,35 @@ setup() {
 	assert_output --regexp "^gpuvm [0-9]+\.[0-9]+\.[0-9]+$"
 }
 
+@test "--help and --version take no operand: options are parsed first, a stray word is usage" {
+	for opt in --version -V --help -h; do
+		for args in "$opt extra" "extra $opt" "plan $opt" "$opt -- plan" "$opt --frob" "--frob $opt" \
+			"$opt --wait=x"; do
+			# shellcheck disable=SC2086 # split on purpose
+			run --separate-stderr "$GPUVM" $args
+			assert_failure 2
+			[ -z "$output" ]
+			assert_regex "$stderr" "Try 'gpuvm --help'\.$"
+		done
+		long=$opt
+		[ "$opt" = -V ] && long=--version
+		[ "$opt" = -h ] && long=--help
+		run --separate-stderr "$GPUVM" "$opt" extra
+		assert_regex "$stderr" "^gpuvm: ${long}: unexpected argument 'extra'"
+		# Options beside it are parsed and then ignored.
+		run --separate-stderr "$GPUVM" -q --root /nonexistent "$opt"
+		assert_success
+		[ -n "$output" ] && [ -z "$stderr" ]
+	done
+	# Both: the first one given answers.
+	run "$GPUVM" --version --help
+	assert_success
+	assert_output --regexp "^gpuvm [0-9]+\.[0-9]+\.[0-9]+$"
+	run "$GPUVM" -h -V
+	assert_success
+	assert_output --partial "Exit status:"
+}
+
 @test "unknown command, unknown option, extra argument, misplaced option: exit 2" {
 	gv frobnicate
 	assert_failure 2
