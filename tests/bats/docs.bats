@@ -1,6 +1,7 @@
 #!/usr/bin/env bats
 # shellcheck disable=SC2154 # $stderr and $output are set by bats' run
-# The docs that the tests keep true: gpuvm(8)'s fault table (doc/faults.tsv, scripts/faults.sh).
+# The docs that the tests keep true: gpuvm(8)'s fault table (doc/faults.tsv, scripts/faults.sh),
+# the exit codes in README.md and gpuvm(8).
 
 load helpers
 
@@ -25,4 +26,56 @@ load helpers
 	FAULTS_PAGE=$page run --separate-stderr "$TOP/scripts/faults.sh" --check
 	assert_success
 	cmp "$page" "$TOP/doc/gpuvm.8"
+}
+
+# The exit codes of src/main.c's enum (EXIT_NAME = N, /* meaning */), one "N meaning" a line.
+enum_codes() {
+	sed -n 's|^[[:space:]]*EXIT_[A-Z_]* = \([0-9][0-9]*\),[[:space:]]*/\* \(.*\) \*/$|\1 \2|p' "$1"
+}
+
+# The codes of README.md's "### Exit status" table and of gpuvm(8)'s EXIT STATUS, one a line.
+readme_codes() {
+	sed -n '/^### Exit status$/,/^#/{s/^| \([0-9][0-9]*\) | .* |$/\1/p}' "$1"
+}
+page_codes() {
+	sed -n '/^\.SH EXIT STATUS$/,/^\.SH /{/^\.TP$/{n;s/^\.B \([0-9][0-9]*\)$/\1/p}}' "$1"
+}
+
+# exit_codes MAIN README PAGE: every code of the enum, and no other, in both and in order.
+exit_codes() {
+	enum_codes "$1" >"$BATS_TEST_TMPDIR/enum"
+	[ -s "$BATS_TEST_TMPDIR/enum" ] || { echo "no EXIT_* = N in $1" >&2; return 1; }
+	cut -d' ' -f1 "$BATS_TEST_TMPDIR/enum" >"$BATS_TEST_TMPDIR/codes"
+	readme_codes "$2" >"$BATS_TEST_TMPDIR/readme"
+	page_codes "$3" >"$BATS_TEST_TMPDIR/page"
+	bad=0
+	for f in readme page; do
+		if ! diff -u "$BATS_TEST_TMPDIR/codes" "$BATS_TEST_TMPDIR/$f" >&2; then
+			echo "exit codes: $f differs from main.c's:" >&2
+			cat "$BATS_TEST_TMPDIR/enum" >&2
+			bad=1
+		fi
+	done
+	return "$bad"
+}
+
+@test "README's exit-status table and gpuvm(8)'s EXIT STATUS list main.c's codes, no other" {
+	[ "$(enum_codes "$TOP/src/main.c" | cut -d' ' -f1 | tr '\n' ' ')" = "0 1 2 3 4 5 6 7 " ]
+	run --separate-stderr exit_codes "$TOP/src/main.c" "$TOP/README.md" "$TOP/doc/gpuvm.8"
+	assert_success
+	# --help's list too.
+	[ "$("$GPUVM" --help | sed '1,/^Exit status:$/d' | sed -n 's/^  \([0-9]\)  .*/\1/p' | tr '\n' ' ')" = "0 1 2 3 4 5 6 7 " ]
+	# The check fails on a row taken out of either, and on a code the enum gains.
+	sed '/^| 4 | partial/d' "$TOP/README.md" >"$BATS_TEST_TMPDIR/README.md"
+	run --separate-stderr exit_codes "$TOP/src/main.c" "$BATS_TEST_TMPDIR/README.md" "$TOP/doc/gpuvm.8"
+	assert_failure
+	assert_regex "$stderr" "exit codes: readme differs from main.c's"
+	sed '/^\.SH EXIT STATUS$/,/^\.SH /{/^\.B 6$/s/6/9/}' "$TOP/doc/gpuvm.8" >"$BATS_TEST_TMPDIR/gpuvm.8"
+	run --separate-stderr exit_codes "$TOP/src/main.c" "$TOP/README.md" "$BATS_TEST_TMPDIR/gpuvm.8"
+	assert_failure
+	assert_regex "$stderr" "exit codes: page differs from main.c's"
+	sed 's|^\(.*EXIT_IN_USE = 7,.*\)$|\1\n\tEXIT_NEW = 8, /* new */|' "$TOP/src/main.c" >"$BATS_TEST_TMPDIR/main.c"
+	run --separate-stderr exit_codes "$BATS_TEST_TMPDIR/main.c" "$TOP/README.md" "$TOP/doc/gpuvm.8"
+	assert_failure
+	assert_regex "$stderr" "8 new"
 }
