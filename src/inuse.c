@@ -181,11 +181,24 @@ static int fd_entry(const char *name, void *data)
 			}
 		return 0;
 	}
-	if (r != -ENOENT && r != -EACCES && r != -ENOTDIR)
+	if (r == -ENODEV)
 		return 0; /* a socket, a pipe, a file that is no device */
-	/* Not followed (gone meanwhile, or a tree under --root): the link's text. */
-	if (root_link_target(path, target, sizeof(target)) < 0)
+	/* Not followed (gone meanwhile, refused, or a tree under --root): the link's text. */
+	r = root_link_target(path, target, sizeof(target));
+	if (r == -ENOENT || r == -ENAMETOOLONG)
+		return 0; /* closed meanwhile; or longer than any node's path */
+	if (r < 0) {
+		/*
+		 * Listed but neither followed nor read (a security module refusing ptrace
+		 * access says EACCES to both): what it holds is not known, so neither is
+		 * whether the device is free.
+		 */
+		if (!w->u->why[0])
+			snprintf(w->u->why, sizeof(w->u->why),
+				 "cannot follow /proc/%s/fd/%s (%s): who holds the device cannot be told",
+				 w->pid, name, strerror(-r));
 		return 0;
+	}
 	for (i = 0; i < w->n; i++)
 		if (streq(target, w->nodes[i].path)) {
 			add_holder(w, &w->nodes[i]);

@@ -46,8 +46,9 @@ size_t inuse_nodes(const char *addr, int group, bool vfio, struct inuse_node *no
 /*
  * Every process's open descriptors (/proc/PID/fd/N) against nodes: a character device by
  * its number where the descriptor can be followed, else by the link's text. Adds what it
- * finds to u (u->n, u->h); u->why when a process's descriptors cannot be read (EACCES):
- * then nobody can say it is free. 0 or -errno (proc cannot be listed).
+ * finds to u (u->n, u->h); u->why when a process's descriptors cannot be read (EACCES),
+ * or one of them can be neither followed nor read (any error but ENOENT, a descriptor
+ * closed meanwhile): then nobody can say it is free. 0 or -errno (proc cannot be listed).
  */
 int inuse_holders(const struct inuse_node *nodes, size_t n, struct inuse *u);
 

@@ -572,8 +572,10 @@ int root_link_name(const char *path, char *buf, size_t size)
 int root_link_target(const char *path, char *buf, size_t size)
 {
 	struct fproc *p;
-	int pid, end = 0;
+	int pid, end = 0, err = read_faulted(path);
 
+	if (err)
+		return err;
 	if (sscanf(path, "proc/%d/fd/3%n", &pid, &end) == 1 && path[end] == '\0' &&
 	    (p = find_proc(pid))) {
 		snprintf(buf, size, "%s", p->path);
@@ -585,8 +587,10 @@ int root_link_target(const char *path, char *buf, size_t size)
 int root_stat_rdev(const char *path, unsigned *maj, unsigned *min)
 {
 	struct fproc *p;
-	int pid, end = 0;
+	int pid, end = 0, err = read_faulted(path);
 
+	if (err)
+		return err;
 	if (sscanf(path, "proc/%d/fd/3%n", &pid, &end) != 1 || path[end] != '\0' ||
 	    !(p = find_proc(pid)) || (!p->major && !p->minor))
 		return -ENOENT;

@@ -230,6 +230,34 @@ static void unreadable(void)
 		      "not known to be free: 0000:01:00.0: cannot read /proc/4242/fd (Permission denied)");
 }
 
+/*
+ * Descriptors listed but not followed: stat and readlink of /proc/PID/fd/N both refused (a
+ * security module denying ptrace access). Not known to be free, the pid and error named.
+ * A descriptor closed meanwhile (ENOENT) holds nothing.
+ */
+static void unfollowable(void)
+{
+	host();
+	fk_proc(4243, "confined", "/dev/dri/card0", 226, 0);
+	fk_fault("r:proc/4243/fd/3", 0, -EACCES);
+	apply_live(PT, 0);
+	refused_whole("unfollowable", "nouveau", "snd_hda_intel",
+		      "not known to be free: 0000:01:00.0: cannot follow /proc/4243/fd/3 (Permission denied)");
+
+	host();
+	fk_proc(4243, "confined", "/dev/dri/card0", 226, 0);
+	fk_fault("r:proc/4243/fd/3", 0, -EIO);
+	apply_live(PT, 0);
+	refused_whole("unfollowable (EIO)", "nouveau", "snd_hda_intel",
+		      "cannot follow /proc/4243/fd/3 (");
+
+	host();
+	fk_proc(4243, "closing", "/dev/dri/card0", 226, 0);
+	fk_fault("r:proc/4243/fd/3", 0, -ENOENT);
+	apply_live(PT, 0);
+	CHECK(!out.in_use && out.ok == 1, "a descriptor closed meanwhile: switched");
+}
+
 static void exit_after(int scans)
 {
 	if (scans == 2)
@@ -292,6 +320,7 @@ int main(void)
 	nvidia_holders();
 	vfs_enabled();
 	unreadable();
+	unfollowable();
 	wait_for_holder();
 	vanished();
 	hanging_unbind();
