@@ -295,7 +295,12 @@ static int rewrite(const char *old, size_t len, const char *key, const char *val
 #define STR_(x) #x
 #define STR(x) STR_(x)
 #define LOCK_BUSY                                                                                  \
-	"another process holds the lock on its directory (waited " STR(CONFIG_LOCK_WAIT_S) " s)"
+	"another process holds its lock file " CONFIG_LOCK_NAME                                    \
+	" (waited " STR(CONFIG_LOCK_WAIT_S) " s)"
+#define LOCK_LINK "its lock file " CONFIG_LOCK_NAME " is a symbolic link (not followed)"
+#define LOCK_NOT_REG "its lock file " CONFIG_LOCK_NAME " is not a regular file"
+#define LOCK_LINKS "its lock file " CONFIG_LOCK_NAME " has more than one hard link"
+#define LOCK_NAMED "its name is that of the lock file (" CONFIG_LOCK_NAME ")"
 
 static long long now_ms(void)
 {
@@ -306,16 +311,63 @@ static long long now_ms(void)
 }
 
 /*
- * Wait for the directory's lock, CONFIG_LOCK_WAIT_S at most (-ETIMEDOUT): a writer that
- * never lets go must not hang the label mirror. Polled: flock(2) itself waits forever.
+ * Open the lock file in dfd, creating it 0600: only who can write the directory can open it,
+ * where the directory itself is open to every reader (and so to their flock). Nothing but a
+ * file of ours is opened: a symlink is not followed (O_NOFOLLOW, also with O_CREAT), and
+ * something else at the name (a FIFO, a device: looked at before it is opened), or a file
+ * with another hard link, is refused. One that another writer left open to others is made
+ * 0600 again. The descriptor, or -errno with *why.
  */
-static int lock_dir(int dfd)
+static int open_lock(int dfd, const char **why)
+{
+	struct stat st;
+	int fd, r;
+
+	if (fstatat(dfd, CONFIG_LOCK_NAME, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(st.st_mode)) {
+		*why = S_ISLNK(st.st_mode) ? LOCK_LINK : LOCK_NOT_REG;
+		return S_ISLNK(st.st_mode) ? -ELOOP : -EINVAL;
+	}
+	fd = openat(dfd, CONFIG_LOCK_NAME,
+		    O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		r = -errno;
+		if (r == -ELOOP)
+			*why = LOCK_LINK;
+		else if (r == -EISDIR)
+			*why = LOCK_NOT_REG;
+		return r;
+	}
+	if (fstat(fd, &st) < 0) {
+		r = -errno;
+	} else if (!S_ISREG(st.st_mode)) {
+		*why = LOCK_NOT_REG;
+		r = -EINVAL;
+	} else if (st.st_nlink > 1) {
+		*why = LOCK_LINKS;
+		r = -EMLINK;
+	} else {
+		if ((st.st_mode & 0077) && fchmod(fd, st.st_mode & 0700) < 0) {
+			r = -errno;
+			close(fd);
+			return r;
+		}
+		return fd;
+	}
+	close(fd);
+	return r;
+}
+
+/*
+ * Wait for the lock, CONFIG_LOCK_WAIT_S at most (-ETIMEDOUT): a writer that never lets go
+ * must not hang the label mirror. Polled: flock(2) itself waits forever.
+ */
+static int lock_wait(int fd)
 {
 	struct timespec pause = { 0, 1000000 }; /* 1 ms, doubled up to 16 ms */
 	long long start = now_ms();
 
 	for (;;) {
-		if (flock(dfd, LOCK_EX | LOCK_NB) == 0)
+		if (flock(fd, LOCK_EX | LOCK_NB) == 0)
 			return 0;
 		if (errno != EWOULDBLOCK && errno != EINTR)
 			return -errno;
@@ -335,13 +387,17 @@ int config_update(int dirfd, const char *path, const char *key, const char *valu
 	char *old = NULL, *text = NULL;
 	size_t oldlen = 0, len = 0;
 	struct stat st;
-	int dfd, fd, r;
+	int dfd, fd, lfd = -1, r;
 	mode_t mode = 0644;
 
 	*changed = false;
 	*why = NULL;
 	if (!*base)
 		return -EISDIR;
+	if (streq(base, CONFIG_LOCK_NAME)) {
+		*why = LOCK_NAMED;
+		return -EINVAL;
+	}
 	if (slash)
 		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
 	else
@@ -351,8 +407,16 @@ int config_update(int dirfd, const char *path, const char *key, const char *valu
 	dfd = wf_open_dir(dirfd, dir, true, why);
 	if (dfd < 0)
 		return dfd;
-	/* One writer at a time: the lock is the directory's, so the rename cannot lose it. */
-	r = lock_dir(dfd);
+	/*
+	 * One writer at a time: the lock is a file of the directory that the rename leaves
+	 * alone, so the rename cannot lose it.
+	 */
+	lfd = open_lock(dfd, why);
+	if (lfd < 0) {
+		r = lfd;
+		goto out;
+	}
+	r = lock_wait(lfd);
 	if (r < 0) {
 		if (r == -ETIMEDOUT)
 			*why = LOCK_BUSY;
@@ -406,6 +470,8 @@ fail:
 out:
 	free(old);
 	free(text);
-	close(dfd); /* drops the lock */
+	if (lfd >= 0)
+		close(lfd); /* drops the lock */
+	close(dfd);
 	return r;
 }

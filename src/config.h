@@ -48,13 +48,19 @@ int config_read_nofollow(int dirfd, const char *path, char **buf, size_t *len);
 
 /* How long config set waits for another writer's lock before it gives up. */
 #define CONFIG_LOCK_WAIT_S 5
+/*
+ * The lock: a file of the config's directory, created 0600 and kept. Not the directory
+ * itself, which anyone may open (and flock) where anyone may read it.
+ */
+#define CONFIG_LOCK_NAME ".gpuvm.lock"
 
 /*
  * Set KEY=VALUE in the config at path (relative to dirfd): the last line whose key
  * same_key() matches is rewritten in place, keeping its spelling (the label key stays
  * the label key); otherwise the line is appended. Comments, order and other keys stay.
- * Atomic and serialised: under an exclusive flock of the directory (waited for
- * CONFIG_LOCK_WAIT_S at most: -ETIMEDOUT), a temporary file in the same directory is
+ * Atomic and serialised: under an exclusive flock of CONFIG_LOCK_NAME in the directory
+ * (opened with O_NOFOLLOW, a regular file with one link or refused: -ELOOP, -EINVAL,
+ * -EMLINK; waited for CONFIG_LOCK_WAIT_S at most: -ETIMEDOUT), a temporary file in it is
  * written, fsynced and renamed, then the directory is fsynced. The directory (0755) and the
  * file (0644) are created when absent; an existing file keeps its permission bits. Nothing
  * is followed or copied that is not the config itself (src/writefile.h): a symlink on the

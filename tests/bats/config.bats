@@ -10,6 +10,13 @@ setup() {
 	mkdir -p "$ROOT/etc/gpuvm"
 }
 
+teardown() {
+	if [ -n "${HOLDER-}" ]; then
+		kill "$HOLDER" 2>/dev/null || true
+		wait "$HOLDER" 2>/dev/null || true
+	fi
+}
+
 @test "set creates the directory and the file with sane modes" {
 	rm -rf "$ROOT/etc/gpuvm"
 	gv config set mode=vm-passthrough
@@ -171,19 +178,107 @@ planted() {
 
 @test "set gives up on a lock held elsewhere after 5 s: exit 1, nothing written" {
 	printf 'mode=container\n' >"$CONF"
-	# util-linux flock holds the directory's lock on descriptor 9 while gpuvm runs.
-	exec 9<"$ROOT/etc/gpuvm"
+	# The lock is a file of the directory, made 0600 by the first set and kept.
+	gv config set mode=container
+	assert_success
+	LOCK=$ROOT/etc/gpuvm/.gpuvm.lock
+	[ -f "$LOCK" ]
+	[ ! -L "$LOCK" ]
+	[ "$(stat -c %a:%u "$LOCK")" = 600:0 ]
+	ino=$(stat -c %i "$LOCK")
+	# util-linux flock holds it on descriptor 9 while gpuvm runs: another writer.
+	exec 9<>"$LOCK"
 	flock -x 9
 	start=$(date +%s)
 	run --separate-stderr timeout 12 "$GPUVM" --root "$ROOT" config set mode=vm-passthrough
 	took=$(($(date +%s) - start))
 	exec 9<&-
 	assert_failure 1
-	assert_regex "$stderr" "gpuvm.conf: not written: another process holds the lock on its directory \(waited 5 s\)"
+	assert_regex "$stderr" "gpuvm.conf: not written: another process holds its lock file \.gpuvm\.lock \(waited 5 s\)"
 	[ "$took" -ge 4 ] && [ "$took" -le 10 ]
 	[ "$(cat "$CONF")" = mode=container ]
 	gv config set mode=vm-passthrough
 	assert_success
+	[ "$(stat -c %a:%i "$LOCK")" = "600:$ino" ] # kept across runs
+}
+
+@test "an unprivileged user's flock on the config's directory does not block set" {
+	[ "$(id -u)" = 0 ] || skip "needs root (setpriv to another user)"
+	command -v setpriv >/dev/null || skip "no setpriv (util-linux)"
+	printf 'mode=container\n' >"$CONF"
+	# /etc/gpuvm is world-readable: anyone can open it and flock it. The tree's directories
+	# are made reachable for nobody, as / and /etc are.
+	d=$ROOT/etc/gpuvm
+	while [ "$d" != / ]; do
+		chmod o+x "$d"
+		d=$(dirname "$d")
+	done
+	chmod 0755 "$ROOT/etc/gpuvm"
+	# setpriv ... flock -x DIR sleep 600, as one process (sleep holds the lock on descriptor
+	# 9), in the background with its stdio and bats' descriptor 3 closed; teardown ends it.
+	# shellcheck disable=SC2016 # expanded by the inner shell
+	setpriv --reuid=65534 --regid=65534 --clear-groups \
+		sh -c 'exec 9<"$1" && flock -x 9 && exec sleep 600' sh "$ROOT/etc/gpuvm" \
+		</dev/null >/dev/null 2>&1 3>&- &
+	HOLDER=$!
+	# until nobody holds it (a root flock -n on the directory fails then)
+	for _ in $(seq 50); do
+		flock -xn "$ROOT/etc/gpuvm" true || break
+		sleep 0.1
+	done
+	run ! flock -xn "$ROOT/etc/gpuvm" true
+	start=$(date +%s)
+	run --separate-stderr timeout 12 "$GPUVM" --root "$ROOT" config set mode=vm-passthrough
+	took=$(($(date +%s) - start))
+	assert_success
+	[ "$took" -le 2 ]
+	[ "$(cat "$CONF")" = mode=vm-passthrough ]
+	# Nor can that user take the lock file: only root (who writes the directory) opens it.
+	LOCK=$ROOT/etc/gpuvm/.gpuvm.lock
+	[ "$(stat -c %a:%u "$LOCK")" = 600:0 ]
+	run setpriv --reuid=65534 --regid=65534 --clear-groups flock -xn "$LOCK" true
+	assert_failure
+}
+
+@test "a planted lock file (symlink, FIFO, directory, hard link) is refused, named; a loose one is made 0600" {
+	secret
+	printf 'mode=container\n' >"$CONF"
+	LOCK=$ROOT/etc/gpuvm/.gpuvm.lock
+	ln -s "$SECRET" "$LOCK"
+	gv config set mode=vm-passthrough
+	assert_failure 1
+	assert_regex "$stderr" "gpuvm.conf: not written: its lock file \.gpuvm\.lock is a symbolic link \(not followed\)"
+	secret_intact
+	rm "$LOCK"
+	ln -s "$BATS_TEST_TMPDIR/nowhere" "$LOCK"
+	gv config set mode=vm-passthrough
+	assert_failure 1
+	[ ! -e "$BATS_TEST_TMPDIR/nowhere" ]
+	rm "$LOCK"
+	mkfifo "$LOCK"
+	gv config set mode=vm-passthrough
+	assert_failure 1
+	assert_regex "$stderr" "gpuvm.conf: not written: its lock file \.gpuvm\.lock is not a regular file"
+	rm "$LOCK"
+	mkdir "$LOCK"
+	gv config set mode=vm-passthrough
+	assert_failure 1
+	assert_regex "$stderr" "gpuvm.conf: not written: its lock file \.gpuvm\.lock is not a regular file"
+	rmdir "$LOCK"
+	ln "$SECRET" "$LOCK"
+	gv config set mode=vm-passthrough
+	assert_failure 1
+	assert_regex "$stderr" "gpuvm.conf: not written: its lock file \.gpuvm\.lock has more than one hard link"
+	secret_intact
+	rm "$LOCK"
+	[ "$(cat "$CONF")" = mode=container ]
+	# One another writer left open to all: closed to others again.
+	: >"$LOCK"
+	chmod 0666 "$LOCK"
+	gv config set mode=vm-passthrough
+	assert_success
+	[ "$(stat -c %a "$LOCK")" = 600 ]
+	[ "$(cat "$CONF")" = mode=vm-passthrough ]
 }
 
 @test "what set stores, get reads back: blanks, controls, quotes, '#', lists, numbers" {

@@ -27,6 +27,7 @@ static char dir_[64];
 static void cleanup(void)
 {
 	unlinkat(dirfd_, NAME, 0);
+	unlinkat(dirfd_, CONFIG_LOCK_NAME, 0);
 	rmdir(dir_);
 }
 
