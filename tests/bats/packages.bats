@@ -99,7 +99,8 @@ usr/share/lintian/overrides/gpuvm"
 		run grep -E 'update-initramfs -|dracut ' "$c/$s"
 		assert_failure
 	done
-	[ ! -e "$c/preinst" ] && [ ! -e "$c/prerm" ]
+	[ ! -e "$c/preinst" ]
+	[ ! -e "$c/prerm" ]
 	# The changelog's version is the package's.
 	zcat <(dpkg-deb --fsys-tarfile "$deb" | tar -xOf - ./usr/share/doc/gpuvm/changelog.gz) |
 		head -n 1 | grep -q "^gpuvm ($VERSION) "
