@@ -162,6 +162,8 @@ static void on_pending(const struct config_item *it, void *data)
 			src->deadline_ms = v;
 			c->ok = true;
 		}
+	} else if (streq(it->key, "first_result")) {
+		strscpy(src->first_result, it->value, sizeof(src->first_result));
 	} else if (streq(it->key, "held")) {
 		size_t n = 0;
 
@@ -242,7 +244,7 @@ int pending_remove(void)
 	return record_remove(PENDING_NAME);
 }
 
-int root_pending_write(const struct pci_addr *held, size_t n)
+int root_pending_write(const struct pci_addr *held, size_t n, const char *first_result)
 {
 	char buf[PENDING_MAX];
 	size_t len;
@@ -250,6 +252,9 @@ int root_pending_write(const struct pci_addr *held, size_t n)
 	len = (size_t)snprintf(buf, sizeof(buf), "%s",
 			       "# gpuvm apply --defer: the mode is decided at the end of the initramfs,\n"
 			       "# by `gpuvm apply --resume --sysroot DIR` from DIR/etc/gpuvm/gpuvm.conf.\n");
+	if (first_result)
+		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "first_result=%s\n",
+					first_result);
 	len = held_lines(buf, sizeof(buf), len, held, n);
 	return root_write_file(PENDING_DIR, "root-pending", buf, len);
 }

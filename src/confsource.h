@@ -59,6 +59,7 @@ struct source {
 	bool baked;	       /* the image carries a host config (ignored) */
 	enum root_config root; /* SRC_ROOT: the root's config */
 	char sysroot[256];     /* SRC_ROOT: where the root is mounted */
+	char first_result[16]; /* SRC_ROOT: the first call's result, when it applied */
 };
 
 /*
@@ -85,10 +86,11 @@ int pending_remove(void);
 /*
  * The root's record, /run/gpuvm/root-pending: the boot's first call ran without config=,
  * and its last call (apply --resume --sysroot DIR) decides from the root's config, or
- * applies it over what the command line did. Written with the devices held, if any.
+ * applies it over what the command line did. Written with the devices held, if any, and
+ * first_result: the first call's result when it applied the command line's mode (else NULL).
  */
 #define ROOT_PENDING_PATH "run/gpuvm/root-pending"
-int root_pending_write(const struct pci_addr *held, size_t n);
+int root_pending_write(const struct pci_addr *held, size_t n, const char *first_result);
 int root_pending_remove(void);
 
 #endif

@@ -132,11 +132,12 @@ static void record_wait(const struct source *src, const struct inventory *inv, c
  * The boot's first call without config=: the last call (--resume --sysroot) decides from
  * the root's config, or applies it over what the command line did.
  */
-static void record_root(const struct source *src, const struct inventory *inv, const struct plan *p)
+static void record_root(const struct source *src, const struct inventory *inv, const struct plan *p,
+			const char *result)
 {
 	struct pci_addr held[SOURCE_HELD_MAX];
 	size_t n = src->status == SRC_HOLD ? held_by(inv, p, held) : 0;
-	int r = root_pending_write(held, n);
+	int r = root_pending_write(held, n, src->status == SRC_CMDLINE ? result : NULL);
 
 	if (r < 0)
 		log_err("cannot write /%s: %s; %s", ROOT_PENDING_PATH, wf_strerror(r),
@@ -233,7 +234,7 @@ void cmd_apply(const struct options *o, struct outcome *out)
 	} else if (o->defer && (pp.src.status == SRC_HOLD || pp.src.status == SRC_CMDLINE)) {
 		if (pp.src.status == SRC_CMDLINE)
 			log_outcome(&pp.inv, &pp.p, &x, (double)rep.elapsed_us / 1000.0);
-		record_root(&pp.src, &pp.inv, &pp.p);
+		record_root(&pp.src, &pp.inv, &pp.p, rep.result);
 	} else {
 		log_outcome(&pp.inv, &pp.p, &x, (double)rep.elapsed_us / 1000.0);
 		if (x.n_refused)
@@ -252,7 +253,14 @@ void cmd_apply(const struct options *o, struct outcome *out)
 				log_err("cannot remove /%s: %s", ROOT_PENDING_PATH, wf_strerror(r));
 		}
 	}
-	state_write(&rep);
+	/*
+	 * The first call applied the command line's mode, and the root's config changed nothing
+	 * over it: the records stay the first call's, which say what this boot did.
+	 */
+	if (pp.src.status == SRC_ROOT && pp.src.first_result[0] && x.n_changed == 0)
+		log_info("config: the root's config changes nothing over the kernel command line: the state file stays the first call's");
+	else
+		state_write(&rep);
 	out->ok = x.n_ok;
 	out->failed = x.n_failed;
 	if (pp.src.status == SRC_HOLD)

@@ -200,7 +200,7 @@ boot() {
 	assert_regex "$(jqr .boot.why)" "has no /etc \(not mounted\?\)"
 }
 
-@test "gpuvm.mode= on the line acts at once, no hold; the root's config adds the keys the line leaves" {
+@test "gpuvm.mode= on the line acts at once, no hold; the root's config counts where it changes something" {
 	gv --cmdline "gpuvm.mode=vm-passthrough" apply --defer
 	assert_success
 	[ "$(override $GPU)" = vfio-pci ]
@@ -210,15 +210,38 @@ boot() {
 	[ "$(jqr .result)" = ok ]
 	[ "$(jqr .boot.decided)" = true ]
 	[ "$(jqr .mode_source)" = cmdline ]
-	# The root's config says container and excludes the GPU: the line's mode wins, exclude= applies.
-	printf 'mode=container\nexclude=%s\n' $GPU >"$SYSROOT/etc/gpuvm/gpuvm.conf"
+	grep -qx first_result=ok "$ROOT/run/gpuvm/root-pending"
+	# No config on the root: the last call changes nothing, and the records stay the first
+	# call's (what this boot did: bound, verified), not a run that found all in place.
+	cp -a "$ROOT/run/gpuvm/root-pending" "$BATS_TEST_TMPDIR/rp"
+	# --root has no kernel to bind: the tree says what the first call's binds did.
+	for f in 0 1 2 3; do
+		u=$ROOT/sys/bus/pci/devices/0000:01:00.$f/uevent
+		sed -i '/^DRIVER=/d' "$u"
+		echo DRIVER=vfio-pci >>"$u"
+	done
+	before=$(cat "$ROOT/run/gpuvm/boot.json")
+	gv --cmdline "gpuvm.mode=vm-passthrough" apply --resume --sysroot "$SYSROOT"
+	assert_success
+	assert_regex "$stderr" "the root's config changes nothing over the kernel command line"
+	[ "$(cat "$ROOT/run/gpuvm/boot.json")" = "$before" ]
+	[ "$(cat "$ROOT/run/gpuvm/state.json")" = "$before" ]
+	[ ! -e "$ROOT/run/gpuvm/root-pending" ]
+	cp -a "$BATS_TEST_TMPDIR/rp" "$ROOT/run/gpuvm/root-pending"
+	# A last call that does change something (the GPU is not on vfio-pci: its first bind did
+	# not take) writes the records, with the root's keys under the line's: the line's mode
+	# wins over the file's, the file's on_error counts.
+	sed -i '/^DRIVER=/d' "$ROOT/sys/bus/pci/devices/$GPU/uevent"
+	printf 'mode=container\non_error=release\n' >"$SYSROOT/etc/gpuvm/gpuvm.conf"
 	gv --cmdline "gpuvm.mode=vm-passthrough" apply --resume --sysroot "$SYSROOT"
 	assert_success
 	boot
 	[ "$(jqr .mode)" = vm-passthrough ]
 	[ "$(jqr .mode_source)" = cmdline ]
-	[ "$(jqr .settings.exclude.source)" = /etc/gpuvm/gpuvm.conf:2 ]
-	[ "$(dev_field $GPU role)" = excluded ]
+	[ "$(jqr .settings.on_error.source)" = /etc/gpuvm/gpuvm.conf:2 ]
+	[ "$(jqr .boot.stage)" = root ]
+	[ "$(jqr .boot.host_config)" = read ]
+	[ "$(dev_field $GPU action)" = bind ]
 	[ ! -e "$ROOT/run/gpuvm/root-pending" ]
 }
 

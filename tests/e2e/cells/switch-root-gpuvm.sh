@@ -8,8 +8,8 @@
 #   pin       gpuvm.mode=vm-passthrough on the boot line and no config on the root: the first
 #             call binds at once (no hold; the hook sees vfio-pci and a boot.json decided at
 #             stage first from the command line), init's last call finds no config on the
-#             root (host_config missing) and keeps it (result noop); bochs loaded by the root's init does
-#             not take it: still vfio-pci.
+#             root, which changes nothing: the records stay the first call's (result ok,
+#             stage first); bochs loaded by the root's init does not take it: still vfio-pci.
 #   1-container, 2-vm-passthrough, 3-container
 #             no mode on the boot line (gpuvm.ids=1234:1111: the stand-in is not an NVIDIA
 #             GPU); the root's /etc/gpuvm/gpuvm.conf says the mode and is edited on the disk
@@ -53,14 +53,14 @@ e2e_fact_match modules "(^| )$E2E_BOCHS_MOD( |\$)"
 e2e_fact_is vga.driver_after_load vfio-pci
 e2e_fact_is vga.override_after_load vfio-pci
 e2e_fact_is state yes
-e2e_state_is .result noop
+e2e_state_is .result ok
 e2e_state_is .mode_source cmdline
 e2e_state_is "$E2E_JQ_VGA | .driver_after" vfio-pci
-e2e_bootjson_is .boot.stage root
-e2e_bootjson_is .boot.host_config missing
-e2e_bootjson_is .boot.sysroot /newroot
+e2e_bootjson_is .boot.stage first
+e2e_bootjson_is .boot.decided true
 e2e_expect '^@dmesg .*gpuvm: vm-passthrough: 1 GPU and 0 companion functions on vfio-pci, 0 failed'
 e2e_expect '^@dmesg .*gpuvm: config: no /etc/gpuvm/gpuvm.conf on the root at /newroot: the kernel command line decides'
+e2e_expect "^@dmesg .*gpuvm: config: the root's config changes nothing over the kernel command line"
 
 # rootconf_cycle's boot: no mode on the line; the check reports after bochs loaded.
 cycle_boot() {
