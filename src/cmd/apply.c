@@ -254,10 +254,11 @@ void cmd_apply(const struct options *o, struct outcome *out)
 		}
 	}
 	/*
-	 * The first call applied the command line's mode, and the root's config changed nothing
-	 * over it: the records stay the first call's, which say what this boot did.
+	 * The first call applied the command line's mode and changed the host, and the root's
+	 * config changes nothing over it: the records stay the first call's, which say what
+	 * this boot did (a last call that found all in place would say "noop").
 	 */
-	if (pp.src.status == SRC_ROOT && pp.src.first_result[0] && x.n_changed == 0)
+	if (pp.src.status == SRC_ROOT && streq(pp.src.first_result, "ok") && x.n_changed == 0)
 		log_info("config: the root's config changes nothing over the kernel command line: the state file stays the first call's");
 	else
 		state_write(&rep);
