@@ -179,6 +179,11 @@ int config_read_max(int dirfd, const char *path, size_t max, char **buf, size_t 
 
 int config_read_nofollow(int dirfd, const char *path, char **buf, size_t *len)
 {
+	return config_read_nofollow_max(dirfd, path, CONFIG_MAX_SIZE, buf, len);
+}
+
+int config_read_nofollow_max(int dirfd, const char *path, size_t max, char **buf, size_t *len)
+{
 	char part[PATH_MAX], *c, *next, *save = NULL;
 	struct stat st;
 	int cur, fd, r;
@@ -186,7 +191,8 @@ int config_read_nofollow(int dirfd, const char *path, char **buf, size_t *len)
 	if (strlen(path) >= sizeof(part))
 		return -ENAMETOOLONG;
 	strscpy(part, path, sizeof(part));
-	cur = fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
+	cur = dirfd == AT_FDCWD ? open(".", O_PATH | O_DIRECTORY | O_CLOEXEC) :
+				  fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
 	if (cur < 0)
 		return -errno;
 	for (c = strtok_r(part, "/", &save); c; c = next) {
@@ -208,7 +214,30 @@ int config_read_nofollow(int dirfd, const char *path, char **buf, size_t *len)
 			return r;
 		cur = fd;
 	}
-	return read_fd(cur, CONFIG_MAX_SIZE, true, buf, len);
+	return read_fd(cur, max, true, buf, len);
+}
+
+int config_read_host(int rootfd, const char *file, char **buf, size_t *len)
+{
+	if (file)
+		return config_read(AT_FDCWD, file, buf, len);
+	return config_read_nofollow(rootfd, &CONFIG_PATH[1], buf, len);
+}
+
+void config_read_why(int err, size_t max, char *buf, size_t size)
+{
+	if (err == -ELOOP)
+		snprintf(buf, size, "a symlink on the way: not followed");
+	else if (err == -EMLINK)
+		snprintf(buf, size, "has another hard link: not read");
+	else if (err == -EINVAL)
+		snprintf(buf, size, "not a regular file");
+	else if (err == -EXDEV)
+		snprintf(buf, size, "'..' on the way: not followed");
+	else if (err == -EFBIG)
+		snprintf(buf, size, "larger than %zu bytes", max);
+	else
+		snprintf(buf, size, "cannot read: %s", strerror(-err));
 }
 
 /* The key of a line, as parse_line sees it (same trimming), into key; false if none. */

@@ -39,12 +39,25 @@ int config_read(int dirfd, const char *path, char **buf, size_t *len);
 int config_read_max(int dirfd, const char *path, size_t max, char **buf, size_t *len);
 
 /*
- * The same, for gpuvm's own files where a link must not lead elsewhere (the host config
- * read from the mounted root at boot): every component is opened with O_NOFOLLOW (-ELOOP
+ * The same, for gpuvm's own files where a link must not lead elsewhere (the host config,
+ * at boot from the mounted root and on the host from /etc; the boot's record): every component is opened with O_NOFOLLOW (-ELOOP
  * at a symlink), and the file must be a regular file with one link (-EMLINK: a hard link
  * could make it another file's name).
  */
 int config_read_nofollow(int dirfd, const char *path, char **buf, size_t *len);
+/* The same with another size limit (the boot's record is larger than any config). */
+int config_read_nofollow_max(int dirfd, const char *path, size_t max, char **buf, size_t *len);
+/*
+ * The host config: file as named (--config FILE: the caller's choice, read as any file),
+ * or, when file is NULL, gpuvm's own CONFIG_PATH under rootfd, read as the boot reads the
+ * root's (config_read_nofollow): a link there leads nowhere.
+ */
+int config_read_host(int rootfd, const char *file, char **buf, size_t *len);
+/*
+ * Why a read above failed, in words for a message after the file's name ("a symlink on
+ * the way: not followed", "larger than MAX bytes", "cannot read: ..."); max: the limit.
+ */
+void config_read_why(int err, size_t max, char *buf, size_t size);
 
 /* How long config set waits for another writer's lock before it gives up. */
 #define CONFIG_LOCK_WAIT_S 5

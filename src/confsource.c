@@ -74,12 +74,11 @@ static void image_read(const char *config_file, bool boot, struct image_config *
 	memset(ic, 0, sizeof(*ic));
 	if (boot) {
 		ic->path = CONFIG_PATH; /* the initramfs's: never read at boot */
-	} else if (config_file) {
-		ic->path = config_file;
-		ic->err = config_read(AT_FDCWD, config_file, &ic->buf, &ic->len);
 	} else {
-		ic->path = CONFIG_PATH;
-		ic->err = config_read(root_fd(), CONFIG_PATH + 1, &ic->buf, &ic->len);
+		ic->path = config_file ? config_file : CONFIG_PATH;
+		ic->err = config_read_host(root_fd(), config_file, &ic->buf, &ic->len);
+		if (config_file)
+			return;
 		if (ic->err == -ENOENT)
 			ic->err = 0; /* no host config: the command line and defaults decide */
 	}
@@ -105,10 +104,12 @@ static void load(struct settings *s, const char *cmdline, const char *buf, size_
 /* The same from the image's config; its read error is told here too (if tell). */
 static void image_load(struct settings *s, const char *cmdline, const struct image_config *ic, bool tell)
 {
-	if (tell && ic->err == -EFBIG)
-		log_err("%s: larger than %zu bytes; file ignored", ic->path, CONFIG_MAX_SIZE);
-	else if (tell && ic->err < 0)
-		log_err("%s: cannot read: %s; file ignored", ic->path, strerror(-ic->err));
+	char why[128];
+
+	if (tell && ic->err < 0) {
+		config_read_why(ic->err, CONFIG_MAX_SIZE, why, sizeof(why));
+		log_err("%s: %s; file ignored", ic->path, why);
+	}
 	load(s, cmdline, ic->buf, ic->len, ic->path, tell);
 }
 
@@ -182,7 +183,7 @@ static int record_read(const char *path, struct source *src)
 
 	if (!buf)
 		return -ENOMEM;
-	n = root_read(path, buf, PENDING_MAX);
+	n = root_read_own(path, buf, PENDING_MAX);
 	if (n >= 0)
 		config_parse(buf, (size_t)n, on_pending, &c);
 	free(buf);
@@ -378,25 +379,14 @@ static int read_root(const char *sysroot, struct source *src, char **buf, size_t
 		close(dfd);
 		return -ENOTDIR;
 	}
-	r = config_read_nofollow(dfd, CONFIG_PATH + 1, buf, len);
+	r = config_read_nofollow(dfd, &CONFIG_PATH[1], buf, len);
 	close(dfd);
-	if (r == -ENOENT)
-		return r;
-	if (r == -ELOOP)
-		snprintf(src->reason, sizeof(src->reason),
-			 "%s%s: a symlink on the way: not followed", sysroot, CONFIG_PATH);
-	else if (r == -EMLINK)
-		snprintf(src->reason, sizeof(src->reason), "%s%s: has another hard link: not read",
-			 sysroot, CONFIG_PATH);
-	else if (r == -EFBIG)
-		snprintf(src->reason, sizeof(src->reason), "%s%s: larger than %zu bytes", sysroot,
-			 CONFIG_PATH, CONFIG_MAX_SIZE);
-	else if (r == -EINVAL)
-		snprintf(src->reason, sizeof(src->reason), "%s%s: not a regular file", sysroot,
-			 CONFIG_PATH);
-	else if (r < 0)
-		snprintf(src->reason, sizeof(src->reason), "%s%s: cannot read: %s", sysroot,
-			 CONFIG_PATH, strerror(-r));
+	if (r < 0 && r != -ENOENT) {
+		char why[128];
+
+		config_read_why(r, CONFIG_MAX_SIZE, why, sizeof(why));
+		snprintf(src->reason, sizeof(src->reason), "%s%s: %s", sysroot, CONFIG_PATH, why);
+	}
 	return r;
 }
 
@@ -433,7 +423,7 @@ static void boot_root(struct settings *s, struct source *src, const char *cmdlin
 	}
 	record_read(ROOT_PENDING_PATH, src); /* what the first call held */
 	src->status = SRC_ROOT;
-	src->baked = !same_dir(sysroot) && root_exists(CONFIG_PATH + 1);
+	src->baked = !same_dir(sysroot) && root_exists(&CONFIG_PATH[1]);
 	if (src->baked)
 		log_warn("%s in this initramfs is ignored: the host config is the root's (an image an earlier gpuvm built carries a copy; rebuilding it drops the copy)",
 			 CONFIG_PATH);
@@ -493,7 +483,7 @@ void settings_resolve(const char *config_file, bool under_root, const char *cmdl
 			image_load(s, cmdline, &ic, true);
 		goto out;
 	}
-	src->baked = pol == SRC_DEFER && root_exists(CONFIG_PATH + 1);
+	src->baked = pol == SRC_DEFER && root_exists(&CONFIG_PATH[1]);
 	if (src->baked)
 		log_warn("%s in this initramfs is ignored: config= says where the host config is",
 			 CONFIG_PATH);

@@ -85,6 +85,24 @@ static int vfio_dev_entry(const char *name, void *data)
 	return 0;
 }
 
+/*
+ * graphics/fbN: the framebuffer a driver of the function registered (fbdev emulation of a
+ * DRM driver, nvidia-drm's fbdev=1, a native fbdev driver), /dev/fbN.
+ */
+static int fb_entry(const char *name, void *data)
+{
+	struct drm_walk *w = data;
+	char path[48], dev[128];
+
+	if (strncmp(name, "fb", 2) != 0 || name[2] < '0' || name[2] > '9' ||
+	    strspn(name + 2, "0123456789") != strlen(name + 2))
+		return 0;
+	snprintf(path, sizeof(path), "/dev/%s", name);
+	snprintf(dev, sizeof(dev), DEV "%s/graphics/%s/dev", w->addr, name);
+	add_node(w->nodes, w->n, w->max, path, dev);
+	return 0;
+}
+
 /* "Device Minor: \t 0" in the nvidia driver's information file of the GPU. */
 static int nvidia_minor(const char *addr)
 {
@@ -114,6 +132,8 @@ size_t inuse_nodes(const char *addr, int group, bool vfio, struct inuse_node *no
 
 	snprintf(path, sizeof(path), DEV "%s/drm", addr);
 	root_list(path, drm_entry, &w);
+	snprintf(path, sizeof(path), DEV "%s/graphics", addr);
+	root_list(path, fb_entry, &w);
 	minor = nvidia_minor(addr);
 	if (minor >= 0 && n < max) {
 		snprintf(path, sizeof(path), "/dev/nvidia%d", minor);

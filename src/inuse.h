@@ -14,7 +14,7 @@
 
 /* A character device node of a function, as /dev names it and sysfs numbers it. */
 struct inuse_node {
-	char path[48]; /* "/dev/dri/card0", "/dev/vfio/12", "/dev/nvidia0" */
+	char path[48]; /* "/dev/dri/card0", "/dev/fb0", "/dev/vfio/12", "/dev/nvidia0" */
 	unsigned major, minor;
 	bool has_dev; /* major:minor known (sysfs dev, or NVIDIA's fixed major) */
 };
@@ -37,9 +37,10 @@ struct inuse {
 
 /*
  * The nodes of the function at sysfs address addr in IOMMU group group (-1: none): its DRM
- * nodes (drm/card*, renderD*), its NVIDIA minor (/proc/driver/nvidia/gpus/ADDR/information),
- * its vfio group (/dev/vfio/GROUP, when vfio is set: it is on a vfio driver) and its vfio
- * cdev (vfio-dev/vfioN). Returns how many were put in nodes (at most max).
+ * nodes (drm/card*, renderD*), its framebuffers (graphics/fbN: /dev/fbN), its NVIDIA minor
+ * (/proc/driver/nvidia/gpus/ADDR/information), its vfio group (/dev/vfio/GROUP, when vfio
+ * is set: it is on a vfio driver) and its vfio cdev (vfio-dev/vfioN). Returns how many were
+ * put in nodes (at most max).
  */
 size_t inuse_nodes(const char *addr, int group, bool vfio, struct inuse_node *nodes, size_t max);
 

@@ -26,19 +26,47 @@
 /* What is past the bound is only counted, and only so far: the file need not end. */
 #define CMDLINE_COUNT_MAX ((size_t)16 * 1024 * 1024)
 
+/*
+ * The .conf files of /etc/cmdline.d, all of them up to CMDLINE_D_FILES_MAX: beyond that
+ * (no initramfs has so many) the first in name order are kept, whatever order the directory
+ * lists them in, and the rest counted and said.
+ */
+#define CMDLINE_D_FILES_MAX 4096
+#define CMDLINE_D_NAME 256 /* NAME_MAX and its NUL */
+
 struct names {
-	char (*name)[64];
-	size_t n, cap;
+	char (*name)[CMDLINE_D_NAME];
+	size_t n, cap, dropped;
 };
 
 static int collect_conf(const char *name, void *data)
 {
 	struct names *l = data;
-	size_t len = strlen(name);
+	size_t len = strlen(name), i, max;
+	char(*t)[CMDLINE_D_NAME];
 
-	if (len < 6 || len >= 64 || !streq(name + len - 5, ".conf") || l->n == l->cap)
+	if (len < 6 || len >= CMDLINE_D_NAME || !streq(name + len - 5, ".conf"))
 		return 0;
-	strscpy(l->name[l->n++], name, 64);
+	if (l->n == l->cap && l->cap < CMDLINE_D_FILES_MAX) {
+		size_t cap = 2 * l->cap < CMDLINE_D_FILES_MAX ? 2 * l->cap : CMDLINE_D_FILES_MAX;
+
+		t = realloc(l->name, cap * sizeof(*t));
+		if (!t)
+			return -ENOMEM;
+		l->name = t;
+		l->cap = cap;
+	}
+	if (l->n < l->cap) {
+		strscpy(l->name[l->n++], name, CMDLINE_D_NAME);
+		return 0;
+	}
+	/* Full: keep the first in name order, so that which are read does not depend on readdir. */
+	l->dropped++;
+	for (i = 1, max = 0; i < l->n; i++)
+		if (strcmp(l->name[i], l->name[max]) > 0)
+			max = i;
+	if (strcmp(name, l->name[max]) < 0)
+		strscpy(l->name[max], name, CMDLINE_D_NAME);
 	return 0;
 }
 
@@ -155,7 +183,6 @@ static void say_cut(const char *head, const char *s, size_t from, size_t len, si
  */
 char *kcmdline_read(const char *given)
 {
-	char(*names)[64] = NULL;
 	struct names l = { .cap = 32 };
 	char *all, peek[PEEK_LEN];
 	size_t len = 0, n, over, i;
@@ -165,20 +192,28 @@ char *kcmdline_read(const char *given)
 		return strdup(given);
 	/* cmdline.d in all, then /proc/cmdline, each up to CMDLINE_MAX: neither crowds out the other */
 	all = malloc(2 * CMDLINE_MAX + 2);
-	names = malloc(l.cap * sizeof(*names));
-	if (!all || !names) {
+	l.name = malloc(l.cap * sizeof(*l.name));
+	if (!all || !l.name) {
 		free(all);
-		free(names);
+		free(l.name);
 		return NULL;
 	}
 	all[0] = '\0';
-	l.name = names;
-	if (root_list(CMDLINE_D, collect_conf, &l) == 0 && l.n) {
-		qsort(names, l.n, sizeof(*names), name_cmp);
+	r = root_list(CMDLINE_D, collect_conf, &l);
+	if (r == -ENOMEM) {
+		free(all);
+		free(l.name);
+		return NULL;
+	}
+	if (l.dropped)
+		log_warn("/%s: more than %d .conf files: the first %d in name order read, %zu ignored",
+			 CMDLINE_D, CMDLINE_D_FILES_MAX, CMDLINE_D_FILES_MAX, l.dropped);
+	if (r == 0 && l.n) {
+		qsort(l.name, l.n, sizeof(*l.name), name_cmp);
 		for (i = 0; i < l.n; i++) {
-			char path[96], head[160];
+			char path[320], head[400];
 
-			snprintf(path, sizeof(path), CMDLINE_D "/%s", names[i]);
+			snprintf(path, sizeof(path), CMDLINE_D "/%s", l.name[i]);
 			if (read_to_eof(path, all + len, CMDLINE_MAX - len, &n, &over, peek) < 0)
 				continue;
 			n = strnlen(all + len, n); /* a NUL ends a file's text */
@@ -198,7 +233,7 @@ char *kcmdline_read(const char *given)
 				all[len++] = ' ';
 		}
 	}
-	free(names);
+	free(l.name);
 	all[len] = '\0';
 	r = read_to_eof("proc/cmdline", all + len, CMDLINE_MAX, &n, &over, peek);
 	if (r < 0) {

@@ -19,7 +19,7 @@
 #include "util.h"
 
 #define BOOT_JSON "run/gpuvm/boot.json"
-#define BOOT_JSON_MAX ((size_t)64 * 1024 * 1024)
+#define BOOT_JSON_MAX ((size_t)1024 * 1024) /* the state file's limit: the same report */
 #define BOOT_ID "proc/sys/kernel/random/boot_id"
 
 /* A string that grows; err once an allocation failed. */
@@ -788,7 +788,7 @@ static int this_boot(struct nextboot *nb)
 	static const char *const ms_path[] = { "mode_source" };
 	char *text, id[64], now[64];
 	size_t len;
-	int r = slurp(BOOT_JSON, &text, &len);
+	int r = config_read_nofollow_max(root_fd(), BOOT_JSON, BOOT_JSON_MAX, &text, &len);
 
 	nb->boot_json = -1;
 	if (r == -ENOMEM)
@@ -801,8 +801,10 @@ static int this_boot(struct nextboot *nb)
 		return 0;
 	}
 	if (r < 0) {
-		snprintf(nb->boot_why, sizeof(nb->boot_why),
-			 "/run/gpuvm/boot.json cannot be read: %s", strerror(-r));
+		char why[128];
+
+		config_read_why(r, BOOT_JSON_MAX, why, sizeof(why));
+		snprintf(nb->boot_why, sizeof(nb->boot_why), "/run/gpuvm/boot.json: %s", why);
 		return 0;
 	}
 	this_boot_id(now, sizeof(now));
@@ -845,11 +847,20 @@ static int host_file(struct nextboot *nb, const char *config_file)
 
 	if (!s)
 		return -ENOMEM;
-	r = config_read(config_file ? AT_FDCWD : root_fd(),
-			config_file ? config_file : &CONFIG_PATH[1], &buf, &len);
+	r = config_read_host(root_fd(), config_file, &buf, &len);
 	if (r == -ENOMEM) {
 		free(s);
 		return r;
+	}
+	if (r < 0 && r != -ENOENT) {
+		char why[128];
+
+		config_read_why(r, CONFIG_MAX_SIZE, why, sizeof(why));
+		/* the boot refuses it as well, and on_error decides: not a mode to promise */
+		if (set_unknown(nb, "%s: %s", in.config_path, why) < 0) {
+			free(s);
+			return -ENOMEM;
+		}
 	}
 	in.config = buf;
 	in.config_len = buf ? len : 0;

@@ -83,6 +83,41 @@ ssize_t root_read(const char *path, char *buf, size_t size)
 	return n;
 }
 
+ssize_t root_read_own(const char *path, char *buf, size_t size)
+{
+	char dir[PATH_MAX];
+	const char *slash = strrchr(path, '/'), *why;
+	ssize_t got = 0, n, r = 0;
+	int dfd, fd;
+
+	if (!slash || (size_t)(slash - path) >= sizeof(dir) || size == 0)
+		return -EINVAL;
+	memcpy(dir, path, (size_t)(slash - path));
+	dir[slash - path] = '\0';
+	dfd = wf_open_dir(rootfd, dir, false, &why);
+	if (dfd < 0)
+		return dfd;
+	fd = wf_open_old(dfd, slash + 1, &why);
+	close(dfd);
+	if (fd < 0)
+		return fd;
+	/* Up to size bytes: one that fills buf leaves no room for the NUL, so it is too large. */
+	while (r == 0) {
+		n = read(fd, buf + got, size - (size_t)got);
+		if (n < 0 && errno != EINTR)
+			r = -errno;
+		else if (n == 0)
+			break;
+		else if (n > 0 && (size_t)(got += n) == size)
+			r = -EFBIG;
+	}
+	close(fd);
+	if (r < 0)
+		return r;
+	buf[got] = '\0';
+	return got;
+}
+
 /*
  * Held at most ROOT_BATCH_MAX at once: a page or so of the kernel's a file, and far below
  * any descriptor limit; 10,000 functions close in some 160 calls instead of 10,000.

@@ -23,6 +23,12 @@ int root_fd(void);
  */
 ssize_t root_read(const char *path, char *buf, size_t size);
 /*
+ * The same for a file of gpuvm's own (the state file, a pending record), read as it was
+ * written: no symlink followed on the way or at the file (-ELOOP), a regular file (-EINVAL)
+ * with one link (-EMLINK), never a FIFO waited on; the whole file, -EFBIG past size - 1.
+ */
+ssize_t root_read_own(const char *path, char *buf, size_t size);
+/*
  * The same read for many files (a uevent a PCI function): the descriptors are kept, up to
  * ROOT_BATCH_MAX, and closed with one close_range(2) a run of consecutive ones rather
  * than one close(2) a file. root_batch_close() closes what is held.

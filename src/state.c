@@ -4,10 +4,12 @@
  * streamed from the report; status, config set and status --nfd read fields of it back,
  * as JSON.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "config.h"
 #include "confsource.h"
 #include "json.h"
 #include "log.h"
@@ -19,19 +21,23 @@
 
 char *state_read(void)
 {
-	char *buf = malloc(STATE_MAX + 1);
+	char *buf = malloc(STATE_MAX + 1), why[128];
 	ssize_t n;
 
 	if (!buf)
 		return NULL;
-	n = root_read(STATE_PATH, buf, STATE_MAX + 1);
-	if (n < 0 || (size_t)n > STATE_MAX || !json_valid(buf, (size_t)n)) {
-		if (n >= 0)
-			log_warn("/%s: not valid JSON; ignored", STATE_PATH);
-		free(buf);
-		return NULL;
+	n = root_read_own(STATE_PATH, buf, STATE_MAX + 1);
+	if (n >= 0 && json_valid(buf, (size_t)n))
+		return buf;
+	free(buf);
+	if (n >= 0) {
+		log_warn("/%s: not valid JSON; ignored", STATE_PATH);
+	} else if (n != -ENOENT && n != -ENOTDIR) {
+		/* none yet is no news; a link or a stranger's file is said */
+		config_read_why((int)n, STATE_MAX, why, sizeof(why));
+		log_warn("/%s: %s; ignored", STATE_PATH, why);
 	}
-	return buf;
+	return NULL;
 }
 
 static void fill_state(FILE *f, void *rep)
@@ -67,15 +73,21 @@ bool state_string(const char *state, const char *a, const char *b, char *buf, si
 	return json_get_string(state, strlen(state), path, b ? 2 : 1, buf, size) == 0;
 }
 
+int state_top_get(const char *key, char *buf, size_t size)
+{
+	const char *path[] = { key };
+	char *state = state_read();
+	int r;
+
+	if (!state)
+		return -ENOENT; /* none, or not JSON (state_read said so); out of memory alike */
+	r = json_get_string(state, strlen(state), path, 1, buf, size);
+	free(state);
+	return r;
+}
+
 /* A top-level string of the last state file ("mode", "result"). */
 bool state_top(const char *key, char *buf, size_t size)
 {
-	char *state = state_read();
-	bool ok;
-
-	if (!state)
-		return false;
-	ok = state_string(state, key, NULL, buf, size);
-	free(state);
-	return ok;
+	return state_top_get(key, buf, size) == 0;
 }

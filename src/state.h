@@ -19,5 +19,11 @@ void state_write(struct report *rep);
 bool state_string(const char *state, const char *a, const char *b, char *buf, size_t size);
 /* A top-level string of the last state file ("mode", "result"). */
 bool state_top(const char *key, char *buf, size_t size);
+/*
+ * The same, with why not: 0; -ENOENT when there is no state file (or none that is JSON,
+ * or no memory to read it) or no such key; -EINVAL when the value is not a string (null);
+ * -E2BIG when it does not fit in size.
+ */
+int state_top_get(const char *key, char *buf, size_t size);
 
 #endif

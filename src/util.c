@@ -147,6 +147,23 @@ bool valid_driver_name(const char *s)
 	return n > 0 && n <= 55;
 }
 
+bool valid_label_value(const char *s)
+{
+	size_t n = strlen(s), i;
+
+	if (n == 0)
+		return true;
+	if (n > 63 || !isalnum((unsigned char)s[0]) || !isalnum((unsigned char)s[n - 1]))
+		return false;
+	for (i = 1; i + 1 < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (!isalnum(c) && c != '-' && c != '_' && c != '.')
+			return false;
+	}
+	return true;
+}
+
 static bool key_less(const struct sort_key *a, const struct sort_key *b)
 {
 	return a->key < b->key || (a->key == b->key && a->idx < b->idx);

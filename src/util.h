@@ -76,4 +76,10 @@ void sort_keys(struct sort_key *k, size_t n);
 /* A driver or module name: [A-Za-z0-9_-], 1..55 characters. */
 bool valid_driver_name(const char *s);
 
+/*
+ * A Kubernetes label value: empty, or at most 63 characters of [-_.A-Za-z0-9] that begin
+ * and end with [A-Za-z0-9] (what NFD's feature file may carry after KEY=).
+ */
+bool valid_label_value(const char *s);
+
 #endif

@@ -80,9 +80,8 @@ static int stored_value(const char *key, const char *value, char *out, size_t si
 static void config_get(const struct options *o, const char *arg, struct outcome *out)
 {
 	struct settings_input in = { .config_path = o->config ? o->config : CONFIG_PATH };
-	int dirfd = o->config ? AT_FDCWD : root_fd();
-	const char *path = o->config ? o->config : CONFIG_PATH + 1, *expect;
 	struct settings_msgs m = { 0 };
+	const char *expect;
 	struct settings s;
 	char *buf = NULL;
 	size_t len;
@@ -93,9 +92,12 @@ static void config_get(const struct options *o, const char *arg, struct outcome 
 		out->usage = true;
 		return;
 	}
-	r = config_read(dirfd, path, &buf, &len);
+	r = config_read_host(root_fd(), o->config, &buf, &len);
 	if (r < 0 && r != -ENOENT) {
-		log_err("%s: cannot read: %s", in.config_path, strerror(-r));
+		char why[128];
+
+		config_read_why(r, CONFIG_MAX_SIZE, why, sizeof(why));
+		log_err("%s: %s", in.config_path, why);
 		out->error = true;
 		return;
 	}
@@ -126,16 +128,23 @@ static void config_get(const struct options *o, const char *arg, struct outcome 
  */
 static void reboot_line(int k, const char *stored)
 {
-	char running[32];
+	char running[32], shown[64];
+	enum mode m;
 
-	if (k != KEY_MODE)
+	if (k != KEY_MODE) {
 		printf("reboot: needed: takes effect at the next boot\n");
-	else if (!state_top("mode", running, sizeof(running)))
+	} else if (!state_top("mode", running, sizeof(running))) {
 		printf("reboot: unknown: no /%s: gpuvm has not run in this boot\n", STATE_PATH);
-	else if (streq(running, stored))
+	} else if (streq(running, stored)) {
 		printf("reboot: none: this boot runs %s already\n", running);
-	else
+	} else if (mode_parse(running, &m) < 0) {
+		/* Data of a file, not a line of ours: a newline in it would forge one. */
+		term_safe(running, shown, sizeof(shown));
+		printf("reboot: needed: this boot runs what /%s calls '%s' (not a mode), the file says %s\n",
+		       STATE_PATH, shown, stored);
+	} else {
 		printf("reboot: needed: this boot runs %s, the file says %s\n", running, stored);
+	}
 }
 
 /*

@@ -3,6 +3,7 @@
  * gpuvm status: the devices, IOMMU groups and IOMMU state as they are, and the last apply;
  * status --nfd: the same, as a Node Feature Discovery local feature file.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -29,10 +30,31 @@
  */
 #define NFD_EXPIRY_S (3L * 3600)
 
+/*
+ * One feature line of a string of the last state file, dflt when it has none (or null).
+ * NFD takes KEY=VALUE lines whose value is a label value: a value that is not one (a
+ * newline would forge a line, ESC reach a terminal, NFD refuse the rest) is not written;
+ * a warning says so and the label is left out, so that NFD drops it rather than carry a
+ * value gpuvm made up.
+ */
+static void nfd_state_line(const char *key, const char *dflt)
+{
+	char v[128], shown[96];
+	int r = state_top_get(key, v, sizeof(v));
+
+	if (r == -E2BIG || (r == 0 && !valid_label_value(v))) {
+		term_safe(v, shown, sizeof(shown));
+		log_warn("status --nfd: /%s: %s '%s' is not a label value (at most 63 of [-_.A-Za-z0-9], alphanumeric at both ends); %sgpuvm-%s left out",
+			 STATE_PATH, key, shown, NFD_NS, key);
+		return;
+	}
+	printf(NFD_NS "gpuvm-%s=%s\n", key, r == 0 ? v : dflt);
+}
+
 /* The mode and result of the last state file, and the GPUs on a vfio driver now. */
 static void nfd(struct prep *pp, struct outcome *out)
 {
-	char mode[32], result[32], expiry[32];
+	char expiry[32];
 	time_t until = time(NULL) + NFD_EXPIRY_S;
 	struct tm tm;
 	size_t i, vfio = 0;
@@ -44,18 +66,15 @@ static void nfd(struct prep *pp, struct outcome *out)
 	for (i = 0; i < pp->inv.n; i++)
 		if (pp->p.dev[i].selected && driver_is_vfio(pp->inv.dev[i].driver))
 			vfio++;
-	if (!state_top("mode", mode, sizeof(mode)))
-		strscpy(mode, "none", sizeof(mode));
-	if (!state_top("result", result, sizeof(result)))
-		strscpy(result, "not-run", sizeof(result));
 	if (!gmtime_r(&until, &tm) || !strftime(expiry, sizeof(expiry), "%Y-%m-%dT%H:%M:%SZ", &tm)) {
 		log_err("status --nfd: the clock is past any date NFD reads (%lld)", (long long)until);
 		out->error = true;
 		return;
 	}
-	printf("# +expiry-time=%s\n" NFD_NS "gpuvm-mode=%s\n" NFD_NS "gpuvm-result=%s\n" NFD_NS
-	       "gpuvm-vfio-gpus=%zu\n",
-	       expiry, mode, result, vfio);
+	printf("# +expiry-time=%s\n", expiry);
+	nfd_state_line("mode", "none");
+	nfd_state_line("result", "not-run");
+	printf(NFD_NS "gpuvm-vfio-gpus=%zu\n", vfio);
 }
 
 void cmd_status(const struct options *o, struct outcome *out)

@@ -363,3 +363,117 @@ EOF
 	assert_line --partial "next boot: unknown: this boot read the host config from config='s disk"
 	refute_output --partial "no rebuild"
 }
+
+# The secret a planted link points at, as a config: a mode and a key name of its own.
+secret_config() {
+	secret
+	printf 'mode=vm-vgpu\ntoken=hunter2\n' >"$SECRET"
+}
+
+@test "every reader refuses a linked config as set does: none of the target's keys or values shown" {
+	secret_config
+	ln -s "$SECRET" "$CONF"
+	gv plan --json
+	[ "$(jqr .mode)" = container ]
+	assert_regex "$stderr" "/etc/gpuvm/gpuvm.conf: a symlink on the way: not followed; file ignored"
+	refute_regex "$output$stderr" "token|hunter2"
+	gv config get mode
+	assert_failure 1
+	assert_regex "$stderr" "^gpuvm: error: /etc/gpuvm/gpuvm.conf: a symlink on the way: not followed$"
+	[ "$output" = "" ]
+	gv status
+	assert_line "next boot: unknown: /etc/gpuvm/gpuvm.conf: a symlink on the way: not followed"
+	refute_regex "$output$stderr" "token|hunter2|vm-vgpu"
+	rm "$CONF"
+	ln "$SECRET" "$CONF"
+	gv plan --json
+	[ "$(jqr .mode)" = container ]
+	assert_regex "$stderr" "/etc/gpuvm/gpuvm.conf: has another hard link: not read; file ignored"
+	rm "$CONF"
+	rm -rf "$ROOT/etc/gpuvm"
+	mkdir "$BATS_TEST_TMPDIR/elsewhere"
+	cp "$SECRET" "$BATS_TEST_TMPDIR/elsewhere/gpuvm.conf"
+	ln -s "$BATS_TEST_TMPDIR/elsewhere" "$ROOT/etc/gpuvm"
+	gv config get mode
+	assert_failure 1
+	assert_regex "$stderr" "gpuvm.conf: a symlink on the way: not followed"
+}
+
+@test "--config FILE is read as named, a link included: the caller chose it" {
+	secret_config
+	ln -s "$SECRET" "$BATS_TEST_TMPDIR/link.conf"
+	gv --config "$BATS_TEST_TMPDIR/link.conf" config get mode
+	assert_success
+	[ "$output" = vm-vgpu ]
+}
+
+@test "a linked state file or boot record is not read: a warning, and it counts as none" {
+	mkdir -p "$ROOT/run/gpuvm" "$ROOT/proc/sys/kernel/random"
+	echo 5e1f0c3e-4b1a-4c5e-9f6d-2a7b3c4d5e6f >"$ROOT/proc/sys/kernel/random/boot_id"
+	printf '{"mode": "vm-vgpu", "result": "ok"}\n' >"$BATS_TEST_TMPDIR/state"
+	printf '{"mode": "container", "boot": {"boot_id": "5e1f0c3e-4b1a-4c5e-9f6d-2a7b3c4d5e6f", "host_config": "read"}}\n' \
+		>"$BATS_TEST_TMPDIR/boot"
+	ln -s "$BATS_TEST_TMPDIR/state" "$ROOT/run/gpuvm/state.json"
+	ln -s "$BATS_TEST_TMPDIR/boot" "$ROOT/run/gpuvm/boot.json"
+	printf 'mode=container\n' >"$CONF"
+	gv status
+	assert_success
+	assert_line "last apply: (no state file)"
+	assert_line "next boot: unknown: /run/gpuvm/boot.json: a symlink on the way: not followed"
+	assert_regex "$stderr" "warning: /run/gpuvm/state.json: a symlink on the way: not followed; ignored"
+	gv config set mode=vm-passthrough
+	assert_success
+	assert_line --partial "reboot: unknown: "
+	refute_output --partial "vm-vgpu"
+	# the same files, as gpuvm wrote them, are read
+	rm "$ROOT/run/gpuvm/state.json" "$ROOT/run/gpuvm/boot.json"
+	cp "$BATS_TEST_TMPDIR/state" "$ROOT/run/gpuvm/state.json"
+	cp "$BATS_TEST_TMPDIR/boot" "$ROOT/run/gpuvm/boot.json"
+	gv status
+	assert_line "last apply: /run/gpuvm/state.json"
+	assert_line --partial "next boot: reads the file"
+}
+
+@test "a boot record larger than a config is read whole (a host of many functions)" {
+	mkdir -p "$ROOT/run/gpuvm" "$ROOT/proc/sys/kernel/random"
+	echo 5e1f0c3e-4b1a-4c5e-9f6d-2a7b3c4d5e6f >"$ROOT/proc/sys/kernel/random/boot_id"
+	{
+		printf '{"mode": "container", "pad": "'
+		head -c 200000 /dev/zero | tr '\0' x
+		printf '", "boot": {"boot_id": "5e1f0c3e-4b1a-4c5e-9f6d-2a7b3c4d5e6f", "host_config": "read"}}\n'
+	} >"$ROOT/run/gpuvm/boot.json"
+	printf 'mode=container\n' >"$CONF"
+	gv status
+	assert_success
+	assert_line --partial "next boot: reads the file"
+}
+
+@test "set: a forged state file's mode (newline, ESC, bidi control) is masked, no line forged" {
+	mkdir -p "$ROOT/run/gpuvm"
+	printf 'mode=container\n' >"$CONF"
+	# A mode of 31 bytes that would end the reboot: line and start a next boot: line.
+	printf '{"mode": "x\\nnext boot: reads\\u001b[2J\\u202ez"}\n' >"$ROOT/run/gpuvm/state.json"
+	gv config set mode=vm-passthrough
+	assert_success
+	assert_line "reboot: needed: this boot runs what /run/gpuvm/state.json calls 'x?next boot: reads?[2J???z' (not a mode), the file says vm-passthrough"
+	[ "$(printf '%s\n' "$output" | grep -c '^next boot: ')" = 1 ]
+	[ "$(printf '%s\n' "$output" | grep -c '^reboot: ')" = 1 ]
+	run ! grep -q "$(printf '\033')" <<<"$output"
+	# This boot's boot.json, forged the same way: the next boot: line masks it too.
+	mkdir -p "$ROOT/proc/sys/kernel/random"
+	echo 5e1f0c3e-4b1a-4c5e-9f6d-2a7b3c4d5e6f >"$ROOT/proc/sys/kernel/random/boot_id"
+	printf '{"boot": {"boot_id": "5e1f0c3e-4b1a-4c5e-9f6d-2a7b3c4d5e6f", "host_config": "no-root", "why": "x\\nreboot: none: forged\\u001b[2J\\u2066"}}\n' \
+		>"$ROOT/run/gpuvm/boot.json"
+	gv config set mode=vm-passthrough
+	assert_success
+	assert_line --partial "(/run/gpuvm/boot.json: host_config no-root: x?reboot: none: forged?[2J???)"
+	[ "$(printf '%s\n' "$output" | grep -c '^reboot: ')" = 1 ]
+	[ "$(printf '%s\n' "$output" | grep -c '^next boot: ')" = 1 ]
+	run ! grep -q "$(printf '\033')" <<<"$output"
+	rm "$ROOT/run/gpuvm/boot.json"
+	# A mode gpuvm knows is said as it is.
+	printf '{"mode": "vm-vgpu"}\n' >"$ROOT/run/gpuvm/state.json"
+	gv config set mode=container
+	assert_success
+	assert_line "reboot: needed: this boot runs vm-vgpu, the file says container"
+}

@@ -62,3 +62,38 @@ setup() {
 	gv --cmdline "" status --nfd
 	assert_line feature.node.kubernetes.io/gpuvm-mode=none
 }
+
+@test "status --nfd: a state file's value that is no label value is left out, with a warning" {
+	mkdir -p "$ROOT/run/gpuvm"
+	# A newline would forge a feature line; ESC and a bidi control reach whoever reads it.
+	printf '{"mode":"container\\nfeature.node.kubernetes.io/gpuvm-vfio-gpus=8","result":"ok\\u001b[2J\\u202e"}' \
+		>"$ROOT/run/gpuvm/state.json"
+	gv --cmdline "" status --nfd
+	assert_success
+	assert_line feature.node.kubernetes.io/gpuvm-vfio-gpus=0
+	[ "$(printf '%s\n' "$output" | grep -c 'gpuvm-vfio-gpus=')" = 1 ]
+	[ "$(printf '%s\n' "$output" | grep -c 'gpuvm-mode=')" = 0 ]
+	[ "$(printf '%s\n' "$output" | grep -c 'gpuvm-result=')" = 0 ]
+	assert_regex "$stderr" "gpuvm: warning: status --nfd: /run/gpuvm/state.json: mode 'container\\?feature.node.kubernetes.io/gpuvm-vfio-gpus=8' is not a label value .*; feature.node.kubernetes.io/gpuvm-mode left out"
+	assert_regex "$stderr" "result 'ok\\?\\[2J\\?\\?\\?' is not a label value"
+	# Every line of the file is one NFD takes: a comment or KEY=VALUE with a label value.
+	bad=$(printf '%s\n' "$output" | grep -cvE '^(# \+expiry-time=[0-9TZ:-]+|feature\.node\.kubernetes\.io/gpuvm-[a-z-]+=([A-Za-z0-9]([-_.A-Za-z0-9]*[A-Za-z0-9])?)?)$' || true)
+	[ "$bad" = 0 ]
+	# Too long for a label (64 characters): left out too; null is none, as before.
+	printf '{"mode":"%s","result":null}' "$(printf 'a%.0s' $(seq 64))" >"$ROOT/run/gpuvm/state.json"
+	gv --cmdline "" status --nfd
+	assert_success
+	refute_line --partial gpuvm-mode=
+	assert_line feature.node.kubernetes.io/gpuvm-result=not-run
+	assert_regex "$stderr" "mode 'a{64}' is not a label value"
+	# status in text: what it says of this boot's boot.json is masked, in one line.
+	mkdir -p "$ROOT/proc/sys/kernel/random"
+	echo 5e1f0c3e-4b1a-4c5e-9f6d-2a7b3c4d5e6f >"$ROOT/proc/sys/kernel/random/boot_id"
+	printf '{"boot": {"boot_id": "5e1f0c3e-4b1a-4c5e-9f6d-2a7b3c4d5e6f", "host_config": "no-root", "why": "x\\nlast apply: forged\\u001b[2J\\u2066"}}\n' \
+		>"$ROOT/run/gpuvm/boot.json"
+	gv --cmdline "" status
+	assert_success
+	assert_line --partial "(/run/gpuvm/boot.json: host_config no-root: x?last apply: forged?[2J???)"
+	[ "$(printf '%s\n' "$output" | grep -c '^last apply: ')" = 1 ]
+	run ! grep -q "$(printf '\033')" <<<"$output"
+}

@@ -162,8 +162,18 @@ modcheck() {
 	assert_line "hook pre-pivot 50 /m/gpuvm-pre-pivot.sh"
 	refute_output --partial /etc/gpuvm
 	# The driver warning asks gpuvm for the mode: the label line counts, as at boot.
-	printf 'nvidia.com/gpu.workload.config=vm-passthrough   # the label\n' >"$r/etc/gpuvm/gpuvm.conf"
+	printf '# the label, verbatim\nnvidia.com/gpu.workload.config=vm-passthrough\n' >"$r/etc/gpuvm/gpuvm.conf"
 	run bash -c ". '$TOP/dracut/90gpuvm/module-setup.sh'
 		dracutsysrootdir='$r' GPUVM_BINARY='$TOP/build/gpuvm' gpuvm_build_mode"
-	assert_output "$("$TOP/build/gpuvm" --config "$r/etc/gpuvm/gpuvm.conf" config get mode 2>/dev/null)"
+	assert_output vm-passthrough
+	# A link there is not read, as the boot would not read it.
+	mv "$r/etc/gpuvm/gpuvm.conf" "$r/elsewhere.conf"
+	ln -s ../../elsewhere.conf "$r/etc/gpuvm/gpuvm.conf"
+	run bash -c ". '$TOP/dracut/90gpuvm/module-setup.sh'
+		dracutsysrootdir='$r' GPUVM_BINARY='$TOP/build/gpuvm' gpuvm_build_mode"
+	assert_success
+	assert_output ""
+	run bash -c ". '$TOP/dracut/90gpuvm/module-setup.sh'
+		dracutsysrootdir='$r' GPUVM_BINARY='$TOP/build/gpuvm' GPUVM_CONFIG='$r/elsewhere.conf' gpuvm_build_mode"
+	assert_output vm-passthrough
 }

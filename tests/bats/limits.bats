@@ -97,6 +97,46 @@ filler() {
 	assert_regex "$stderr" "warning: /proc/cmdline: longer than 131072 bytes"
 }
 
+@test "40 files in /etc/cmdline.d: every one read, in name order, none dropped" {
+	printf 'BOOT_IMAGE=/vmlinuz ro\n' >"$ROOT/proc/cmdline"
+	d=$ROOT/etc/cmdline.d
+	mkdir -p "$d"
+	f=$(filler 3584)
+	# 40 files of 3.5 KiB: 140 KiB in all, past the 128 KiB that /etc/cmdline.d may hold, so
+	# the cut falls in the 37th by name only when every one of them is read. Created in an
+	# order that is not the name order.
+	for i in 39 38 37 36 05 04 03 02 01 00 35 34 33 32 31 30 29 28 27 26 25 24 23 22 21 20 19 18 17 16 15 14 13 12 11 10 09 08 07 06; do
+		case $i in
+		35) m='rd.gpuvm.mode=vm-vgpu ' ;;
+		3[6-9]) m='' ;;
+		*) m='rd.gpuvm.mode=container ' ;;
+		esac
+		printf '%s%s\n' "$m" "$f" >"$d/$i.conf"
+	done
+	gv plan --json
+	assert_success
+	[ "$(jqr .mode)" = vm-vgpu ]
+	[ "$(jqr .settings.mode.source)" = cmdline ]
+	assert_regex "$stderr" "warning: /etc/cmdline.d/36.conf: past 131072 bytes of /etc/cmdline.d in all; the last [0-9]+ bytes ignored"
+	refute_output --partial "more than 4096 .conf files"
+}
+
+@test "past 4096 files in /etc/cmdline.d: the first 4096 by name read, the rest counted in a warning" {
+	printf 'BOOT_IMAGE=/vmlinuz ro\n' >"$ROOT/proc/cmdline"
+	d=$ROOT/etc/cmdline.d
+	mkdir -p "$d"
+	# zz.conf sorts after the 4096 others: it is the one left out, whatever readdir says.
+	printf 'rd.gpuvm.mode=vm-vgpu\n' >"$d/zz.conf"
+	printf 'rd.gpuvm.mode=container\n' >"$d/0000.conf"
+	for i in $(seq 1 4095); do
+		: >"$d/$i.conf"
+	done
+	gv plan --json
+	assert_success
+	[ "$(jqr .mode)" = container ]
+	assert_regex "$stderr" "warning: /etc/cmdline.d: more than 4096 .conf files: the first 4096 in name order read, 1 ignored"
+}
+
 @test "a 64 KiB config of garbage lines: a bounded stderr, what was not shown said, the outcome still there" {
 	mkdir -p "$ROOT/etc/gpuvm"
 	yes x | head -c 65536 >"$ROOT/etc/gpuvm/gpuvm.conf"

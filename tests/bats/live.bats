@@ -77,6 +77,26 @@ state() {
 	assert_regex "$stderr" "held by pid 424[23] \\([A-Za-z]+\\) and 1 other process;"
 }
 
+@test "a process holding the GPU's framebuffer /dev/fbN (graphics/fbN): refused, by its number or its text" {
+	mkfx workstation
+	mkdir -p "$ROOT/sys/bus/pci/devices/$GPU/graphics/fb0"
+	printf '29:0\n' >"$ROOT/sys/bus/pci/devices/$GPU/graphics/fb0/dev"
+	holder 4300 fbi /dev/fb1 # another framebuffer: not ours
+	gv --cmdline "gpuvm.mode=vm-passthrough" apply --live
+	assert_success
+	mkfx workstation
+	mkdir -p "$ROOT/sys/bus/pci/devices/$GPU/graphics/fb0"
+	printf '29:0\n' >"$ROOT/sys/bus/pci/devices/$GPU/graphics/fb0/dev"
+	holder 4301 plymouthd /dev/fb0
+	gv --cmdline "gpuvm.mode=vm-passthrough" apply --live
+	assert_failure 7
+	untouched $GPU nouveau
+	untouched 0000:01:00.1 snd_hda_intel
+	assert_regex "$stderr" "gpuvm: error: $GPU: in use: /dev/fb0 \\($GPU\\) held by pid 4301 \\(plymouthd\\); its IOMMU group left as it is"
+	state
+	[ "$(dev_field $GPU 'holders[0].node')" = /dev/fb0 ]
+}
+
 @test "a refused switch keeps the mode the host is in; config set then asks for a reboot" {
 	mkfx workstation
 	drm $GPU card1 1

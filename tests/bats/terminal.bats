@@ -70,9 +70,14 @@ evil_names() {
 	mkdir -p "$ROOT/etc/gpuvm"
 	printf 'config=LABEL=a%s\n' "$EVIL" >"$ROOT/etc/gpuvm/gpuvm.conf"
 	gv config get config
+	assert_failure 1
+	# the value is named, masked: each control byte a '?'
+	assert_regex "$stderr" "config: invalid value 'LABEL=ax\?\]0;pwned\?\?\?2J\?m\?'"
 	clean "$output"
 	clean "$stderr"
 	gv --cmdline "gpuvm.mode=vm-passthrough gpuvm.x$EVIL=1" cmdline
+	assert_success
+	assert_regex "$stderr" "unknown key 'gpuvm.xx\?\]0;pwned\?\?\?2J\?m\?' ignored"
 	clean "$output"
 	clean "$stderr"
 }

@@ -23,6 +23,7 @@ struct fdev {
 	int vfio; /* the index of its vfio device (vfio-dev/vfioN) while on a vfio driver, else -1 */
 	char drm[16];
 	unsigned drm_minor;
+	int fb;		 /* graphics/fbN: -1 none */
 	int nv_minor;	 /* -1: no nvidia information file */
 	int unbind_lock; /* -1 none, 0 free, 1 taken */
 	int nv_clients;
@@ -117,6 +118,11 @@ void fk_drm(const char *addr, const char *name, unsigned minor)
 	d->drm_minor = minor;
 }
 
+void fk_fb(const char *addr, int minor)
+{
+	find(addr)->fb = minor;
+}
+
 void fk_nvidia(const char *addr, int minor, bool unbind_lock)
 {
 	struct fdev *d = find(addr);
@@ -198,6 +204,7 @@ void fk_add(const char *addr, unsigned vendor, unsigned device, unsigned class, 
 	snprintf(d->native, sizeof(d->native), "%s", native ? native : (driver ? driver : ""));
 	d->sriov = -1;
 	d->nv_minor = -1;
+	d->fb = -1;
 	d->unbind_lock = -1;
 }
 
@@ -470,6 +477,15 @@ ssize_t root_read(const char *path, char *buf, size_t size)
 		snprintf(tmp, sizeof(tmp), "226:%u\n", d->drm_minor);
 		return out(buf, size, tmp);
 	}
+	if (d->fb >= 0) {
+		int n, end = 0;
+
+		if (sscanf(attr, "graphics/fb%d/dev%n", &n, &end) == 1 && attr[end] == '\0' &&
+		    n == d->fb) {
+			snprintf(tmp, sizeof(tmp), "29:%d\n", n);
+			return out(buf, size, tmp);
+		}
+	}
 	if (strcmp(attr, "sriov_numvfs") == 0 && d->sriov >= 0) {
 		snprintf(tmp, sizeof(tmp), "%d\n", d->numvfs);
 		return out(buf, size, tmp);
@@ -515,6 +531,12 @@ void root_batch_close(struct root_batch *b)
 }
 
 /* /proc/bus/pci/devices as the kernel writes it: one line a function, no domain. */
+/* gpuvm's own files: the fake keeps only the state file, never a link. */
+ssize_t root_read_own(const char *path, char *buf, size_t size)
+{
+	return root_read(path, buf, size);
+}
+
 int root_read_chunks(const char *path, char *buf, size_t size,
 		     ssize_t (*cb)(const char *chunk, size_t len, bool eof, void *data), void *data)
 {
@@ -636,6 +658,14 @@ int root_list(const char *dir, int (*cb)(const char *name, void *data), void *da
 	}
 	if (d && strcmp(attr, "drm") == 0)
 		return d->drm[0] ? cb(d->drm, data) : -ENOENT;
+	if (d && strcmp(attr, "graphics") == 0) {
+		char name[16];
+
+		if (d->fb < 0)
+			return -ENOENT;
+		snprintf(name, sizeof(name), "fb%d", d->fb);
+		return cb(name, data);
+	}
 	if (d && strcmp(attr, "vfio-dev") == 0 && d->vfio >= 0 && k.vfio_dev > 0) {
 		char name[16];
 

@@ -66,6 +66,8 @@ const char *fk_kmsg_probe_error(void); /* what the kernel would have logged */
  * by its text).
  */
 void fk_drm(const char *addr, const char *name, unsigned minor);
+/* Its framebuffer graphics/fbMINOR (major 29, /dev/fbMINOR). */
+void fk_fb(const char *addr, int minor);
 void fk_nvidia(const char *addr, int minor, bool unbind_lock);
 void fk_nvidia_clients(const char *addr, int clients);
 bool fk_unbind_locked(const char *addr);

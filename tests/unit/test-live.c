@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * apply --live against the fake kernel: every reason to refuse (an open DRM, nvidia or
- * vfio node, by its number or its link's text; nvidia's unbindLock with clients; enabled
- * VFs), the group left whole, --wait with a holder that goes away (and one that does not),
+ * apply --live against the fake kernel: every reason to refuse (an open DRM, framebuffer,
+ * nvidia or vfio node, by its number or its link's text; nvidia's unbindLock with clients;
+ * enabled VFs), the group left whole, --wait with a holder that goes away (and one that does not),
  * a device that vanishes between the check and the unbind, a hanging unbind, the unbindLock
  * given back when the switch fails, and what the state file says.
  */
@@ -128,6 +128,19 @@ static void drm_holder(void)
 	fk_proc(78, "glxgears", "/dev/dri/card0", 0, 0);
 	apply_live(PT, 0);
 	refused_whole("drm by text", "nouveau", "snd_hda_intel", "held by pid 78 (glxgears)");
+
+	/* Its framebuffer (fbdev emulation: graphics/fb0), by its number, then by its text. */
+	host();
+	fk_fb(GPU, 0);
+	fk_proc(80, "fbi", "/dev/fb0", 29, 0);
+	apply_live(PT, 0);
+	refused_whole("fb holder", "nouveau", "snd_hda_intel",
+		      "in use: /dev/fb0 (0000:01:00.0) held by pid 80 (fbi)");
+	host();
+	fk_fb(GPU, 0);
+	fk_proc(81, "plymouthd", "/dev/fb0", 0, 0);
+	apply_live(PT, 0);
+	refused_whole("fb by text", "nouveau", "snd_hda_intel", "held by pid 81 (plymouthd)");
 
 	/* The same number on another node is another device: no refusal. */
 	host();

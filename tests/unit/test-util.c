@@ -208,10 +208,36 @@ static void log_lines(void)
 	log_close();
 }
 
+/* NFD's feature file carries label values: Kubernetes' rules. */
+static void label_values(void)
+{
+	char long63[64], long64[65];
+
+	memset(long63, 'a', 63);
+	long63[63] = '\0';
+	memset(long64, 'a', 64);
+	long64[64] = '\0';
+	CHECK(valid_label_value(""), "label value: empty");
+	CHECK(valid_label_value("vm-passthrough"), "label value: a mode");
+	CHECK(valid_label_value("a.b_c-9"), "label value: dots, underscores, dashes inside");
+	CHECK(valid_label_value(long63), "label value: 63 characters");
+	CHECK(!valid_label_value(long64), "label value: not 64");
+	CHECK(!valid_label_value("-a") && !valid_label_value("a-") && !valid_label_value("_a") &&
+		      !valid_label_value("a."),
+	      "label value: not beginning or ending in - _ .");
+	CHECK(!valid_label_value("ok\nfeature.node.kubernetes.io/x=y"), "label value: no newline");
+	CHECK(!valid_label_value("a\x1b[31mb") && !valid_label_value("a b") &&
+		      !valid_label_value("a=b") &&
+		      !valid_label_value("a\xe2\x80\xae"
+					 "b"),
+	      "label value: no ESC, blank, '=' or bidirectional control");
+}
+
 int main(void)
 {
 	exhaustive();
 	examples();
 	log_lines();
+	label_values();
 	return unit_done();
 }
