@@ -35,7 +35,8 @@ deps:
 
 # Static libkmod, liblzma and libzstd from Debian's sources (scripts/deps.sh, 2-3 minutes once).
 DEPS_LIBS := -L$(DEPS)/lib -lkmod -lblkid -lzstd -llzma
-$(DEPS)/VERSIONS:
+# Re-run when the script changes (a flag, the notices): it rebuilds only what differs.
+$(DEPS)/VERSIONS: scripts/deps.sh
 	sh scripts/deps.sh $(DEPS)
 
 # make V=1 shows the commands.
@@ -51,7 +52,7 @@ $(B)/obj/%.o: src/%.c src/*.h src/cmd/*.h | $(B)/obj $(DEPS)/VERSIONS
 # table, pci.ids) took the x86_64 binary to 519 KiB; the image reader has gone since, the
 # boot-loader readers stay.
 SIZE_BUDGET := 589824
-$(B)/gpuvm: $(OBJS)
+$(B)/gpuvm: $(OBJS) $(DEPS)/VERSIONS
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(MUSL_CC) $(CFLAGS_STATIC) $(LDFLAGS_STATIC) -o $@ $(OBJS) $(DEPS_LIBS)
 	@size=$$(stat -c %s $@); echo "gpuvm: $$size bytes, static"; \
@@ -251,7 +252,7 @@ ifeq ($(ARCH),arm64)
 endif
 arm64: $(A64)/gpuvm
 
-$(A64)/deps/VERSIONS:
+$(A64)/deps/VERSIONS: scripts/deps.sh
 	sh scripts/deps.sh --arch arm64 $(A64)/deps
 
 $(A64)/obj/%.o: src/%.c src/*.h src/cmd/*.h | $(A64)/deps/VERSIONS
@@ -259,7 +260,7 @@ $(A64)/obj/%.o: src/%.c src/*.h src/cmd/*.h | $(A64)/deps/VERSIONS
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(A64_CC) $(CFLAGS_STATIC) -Isrc -I$(A64)/deps/include -isystem $(A64)/deps/uapi -c -o $@ $<
 
-$(A64)/gpuvm: $(A64_OBJS)
+$(A64)/gpuvm: $(A64_OBJS) $(A64)/deps/VERSIONS
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(A64_CC) $(CFLAGS_STATIC) $(LDFLAGS_STATIC) $(A64_LDFLAGS) -o $@ $(A64_OBJS) $(A64_LIBS)
 	@size=$$(stat -c %s $@); echo "gpuvm (arm64): $$size bytes, static"; \
@@ -296,6 +297,11 @@ PKG_ARCH := $(if $(filter arm64,$(ARCH)),arm64,amd64)
 .PHONY: deb rpm packages
 deb rpm: all $(if $(filter arm64,$(PKG_ARCH)),$(A64)/gpuvm)
 	sh packaging/$@.sh $(VERSION) $(PKG_ARCH)
+# The bill of materials of the static binary (SPDX 2.3 JSON; the packages carry it too).
+.PHONY: sbom
+sbom: all $(if $(filter arm64,$(PKG_ARCH)),$(A64)/gpuvm)
+	sh packaging/sbom.sh $(VERSION) $(PKG_ARCH) >$(B)/gpuvm$(if $(filter arm64,$(PKG_ARCH)),-arm64).spdx.json
+	@echo "sbom: $(B)/gpuvm$(if $(filter arm64,$(PKG_ARCH)),-arm64).spdx.json"
 packages: all arm64
 	$(MAKE) deb rpm
 	$(MAKE) deb rpm ARCH=arm64

@@ -59,6 +59,7 @@ awk -v rel="$RELEASE" '
 top=$w/rpmbuild
 mkdir -p "$top/BUILD"
 cp "$here/deb/copyright" "$top/BUILD/copyright"
+cp "$PKG_TOP/LICENSE" "$top/BUILD/LICENSE"
 SOURCE_DATE_EPOCH=$(date -d "$(sed -n 's/^ -- .*>  //p' "$changelog" | head -n 1)" +%s)
 export SOURCE_DATE_EPOCH
 rpmbuild -bb --quiet --nodeps --target "$rpmarch" \

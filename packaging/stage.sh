@@ -5,10 +5,11 @@
 # pkg_stage: `make install DESTDIR=DIR/root` (the files of the package are whatever `make
 # install` installs), with the gpuvm binary of ARCH (amd64: build/gpuvm, arm64:
 # build/arm64/gpuvm, checked with file(1)) in place of the x86_64 one make install puts
-# there. Sets PKG_TOP (the repo), PKG_ROOT (DIR/root), PKG_BIN (the binary),
-# PKG_DEPS (the VERSIONS file of the static libraries it was linked with) and PKG_MUSL
-# (the version of Debian's musl-dev it was built with). Dies when VERSION is not the
-# version of packaging/changelog's first entry.
+# there, and /usr/share/doc/gpuvm/THIRD-PARTY-NOTICES and gpuvm.spdx.json (sbom.sh) beside
+# it. Sets PKG_TOP (the repo), PKG_ROOT (DIR/root), PKG_BIN (the binary), PKG_DEPS (the
+# VERSIONS file of the static libraries it was linked with) and PKG_MUSL (the version of
+# Debian's musl-dev it was built with). Dies when VERSION is not the version of
+# packaging/changelog's first entry.
 
 pkg_die() {
 	echo "${0##*/}: $*" >&2
@@ -20,11 +21,10 @@ pkg_changelog_version() {
 	sed -n '1s/^gpuvm (\([^)]*\)).*/\1/p' "$PKG_TOP/packaging/changelog"
 }
 
-pkg_stage() {
+# pkg_vars ARCH: PKG_TOP, PKG_BIN, PKG_DEPS and PKG_MUSL for ARCH, each checked.
+pkg_vars() {
 	PKG_TOP=$(cd "$(dirname "$0")/.." && pwd)
-	[ "$(pkg_changelog_version)" = "$1" ] ||
-		pkg_die "packaging/changelog begins with $(pkg_changelog_version), the Makefile says $1: add an entry"
-	case $2 in
+	case $1 in
 	amd64)
 		PKG_BIN=$PKG_TOP/build/gpuvm PKG_DEPS=$PKG_TOP/build/deps/VERSIONS want='x86-64' hint=make
 		PKG_MUSL=$(dpkg-query -W -f='${Version}' musl-dev 2>/dev/null) || PKG_MUSL=''
@@ -34,13 +34,20 @@ pkg_stage() {
 		hint='make arm64'
 		PKG_MUSL=$(awk '$1 == "musl-dev" { print $2 }' "$PKG_TOP/build/arm64/SYSROOT" 2>/dev/null) || PKG_MUSL=''
 		;;
-	*) pkg_die "ARCH: amd64 or arm64, not $2" ;;
+	*) pkg_die "ARCH: amd64 or arm64, not $1" ;;
 	esac
 	[ -x "$PKG_BIN" ] || pkg_die "no $PKG_BIN ($hint)"
 	file -b "$PKG_BIN" | grep -q "$want.*statically linked" ||
 		pkg_die "$PKG_BIN is not a static $want binary: $(file -b "$PKG_BIN")"
 	[ -f "$PKG_DEPS" ] || pkg_die "no $PKG_DEPS (the static libraries' versions)"
-	[ -n "$PKG_MUSL" ] || pkg_die "cannot tell the version of musl-dev ($2)"
+	[ -f "${PKG_DEPS%/*}/NOTICES" ] || pkg_die "no ${PKG_DEPS%/*}/NOTICES (scripts/deps.sh writes it)"
+	[ -n "$PKG_MUSL" ] || pkg_die "cannot tell the version of musl-dev ($1)"
+}
+
+pkg_stage() {
+	pkg_vars "$2"
+	[ "$(pkg_changelog_version)" = "$1" ] ||
+		pkg_die "packaging/changelog begins with $(pkg_changelog_version), the Makefile says $1: add an entry"
 	PKG_ROOT=$3/root
 	rm -rf "$3"
 	mkdir -p "$3"
@@ -49,4 +56,9 @@ pkg_stage() {
 		{ cat "$3/install.log" >&2; pkg_die "make install DESTDIR=$PKG_ROOT failed"; }
 	[ -x "$PKG_ROOT/usr/sbin/gpuvm" ] || pkg_die "make install put no /usr/sbin/gpuvm"
 	install -m 0755 "$PKG_BIN" "$PKG_ROOT/usr/sbin/gpuvm"
+	# What the binary holds of others, and a bill of materials naming each with its version.
+	install -D -m 0644 "${PKG_DEPS%/*}/NOTICES" "$PKG_ROOT/usr/share/doc/gpuvm/THIRD-PARTY-NOTICES"
+	sh "$PKG_TOP/packaging/sbom.sh" "$1" "$2" >"$PKG_ROOT/usr/share/doc/gpuvm/gpuvm.spdx.json" ||
+		pkg_die "packaging/sbom.sh failed"
+	chmod 0644 "$PKG_ROOT/usr/share/doc/gpuvm/gpuvm.spdx.json"
 }

@@ -8,6 +8,13 @@
 #   OUTDIR/lib/libzstd.a   OUTDIR/include/zstd.h ...       (libzstd; decompressor only)
 #   OUTDIR/uapi/           kernel UAPI headers (symlinks) for -isystem
 #   OUTDIR/VERSIONS        "<source package> <Debian version>", one per line
+#   OUTDIR/NOTICES         each library's licence as its source package (musl: musl-dev)
+#                          carries it, with its version: the binary's third-party notices
+#   OUTDIR/FLAGS           the flags the libraries were built with; others rebuild them
+#
+# The libraries are built with -ffile-prefix-map: no path of this machine (their __FILE__
+# in libkmod's and libblkid's messages) reaches the binary, so a build in another
+# directory gives the same bytes.
 #
 # Usage: sh scripts/deps.sh [--arch ARCH] OUTDIR     (e.g. build/deps)
 #
@@ -57,13 +64,20 @@ srcpkg() {
 	esac
 }
 
+FLAGS="-Os -ffunction-sections -fdata-sections -ffile-prefix-map=$SRC/="
 uptodate=1
 [ -f "$OUT/VERSIONS" ] || uptodate=0
+[ -f "$OUT/NOTICES" ] || uptodate=0
+if [ "$(cat "$OUT/FLAGS" 2>/dev/null)" != "$FLAGS" ]; then
+	uptodate=0
+	rm -rf "$OUT/.done" # built otherwise: every library again
+fi
 [ -d "$OUT/uapi/linux" ] || uptodate=0
 for l in $DEPLIBS; do
 	[ -f "$OUT/lib/lib$l.a" ] || uptodate=0
 done
 if [ "$uptodate" = 1 ]; then
+	touch "$OUT/VERSIONS" # newer than this script: make asks no more
 	echo "deps: up to date"
 	exit 0
 fi
@@ -100,7 +114,7 @@ if [ -n "$TRIPLET" ]; then
 	HOSTARGS=--host=$TRIPLET
 	CROSSMAKE="AR=$TRIPLET-ar RANLIB=$TRIPLET-ranlib"
 fi
-CFLAGS="-Os -ffunction-sections -fdata-sections"
+CFLAGS=$FLAGS
 JOBS=2
 UAPI=$OUT/uapi
 LOGS=$SRC/logs
@@ -556,6 +570,52 @@ for l in $DEPLIBS; do
 	cat "$OUT/.done/$l" >>"$OUT/VERSIONS.tmp"
 done
 mv "$OUT/VERSIONS.tmp" "$OUT/VERSIONS"
+printf '%s\n' "$FLAGS" >"$OUT/FLAGS"
+
+# ---------------------------------------------------------------------------
+# NOTICES: what the static binary holds of each library, and its licence text.
+# ---------------------------------------------------------------------------
+# notice NAME PKG VERSION LICENCE FILE...: one section, the files as they are.
+notice() {
+	n_name=$1 n_pkg=$2 n_ver=$3 n_lic=$4
+	shift 4
+	printf '\n%s\n%s (Debian source package %s %s)\nLicence: %s\n' \
+		"------------------------------------------------------------------------------" \
+		"$n_name" "$n_pkg" "$n_ver" "$n_lic"
+	for n_f in "$@"; do
+		[ -f "$n_f" ] || { echo "deps: no $n_f for the notices" >&2; exit 1; }
+		printf '\n[%s]\n\n' "${n_f#"$SRC/"}"
+		cat "$n_f"
+	done
+}
+src_of() {
+	awk -v p="$1" '$1 == p { print $2 }' "$OUT/VERSIONS"
+}
+if [ -n "$TRIPLET" ]; then
+	muslver=$(awk '$1 == "musl-dev" { print $2 }' "$(dirname "$OUT")/SYSROOT")
+	muslcopy=$(dirname "$OUT")/musl/usr/share/doc/musl-dev/copyright
+else
+	muslver=$(dpkg-query -W -f='${Version}' musl-dev)
+	muslcopy=/usr/share/doc/musl-dev/copyright
+fi
+zv=$(src_of libzstd) xv=$(src_of xz-utils) kv=$(src_of kmod) uv=$(src_of util-linux)
+{
+	printf '%s\n' "Third-party code in the static gpuvm binary" \
+		"" \
+		"gpuvm is under the MIT licence (LICENSE). Its static binary, /usr/sbin/gpuvm, also" \
+		"holds code of the libraries below, built from Debian 12's source packages of the" \
+		"versions named (scripts/deps.sh in gpuvm's tree fetches and builds them; the same" \
+		"sources are in Debian's archive). Each section carries the licence as the source" \
+		"package carries it."
+	notice "musl (the C library)" musl "$muslver" MIT "$muslcopy"
+	notice "libkmod" kmod "$kv" LGPL-2.1-or-later "$SRC/kmod-$kv/libkmod/COPYING"
+	notice "libblkid" util-linux "$uv" LGPL-2.1-or-later "$SRC/util-linux-$uv/libblkid/COPYING" \
+		"$SRC/util-linux-$uv/Documentation/licenses/COPYING.LGPL-2.1-or-later"
+	notice "liblzma (decoder)" xz-utils "$xv" "public domain" "$SRC/xz-utils-$xv/COPYING"
+	notice "libzstd (decompressor)" libzstd "$zv" "BSD-3-Clause OR GPL-2.0-only" \
+		"$SRC/libzstd-$zv/LICENSE" "$SRC/libzstd-$zv/COPYING"
+} >"$OUT/NOTICES.tmp"
+mv "$OUT/NOTICES.tmp" "$OUT/NOTICES"
 
 say "done in $(($(date +%s) - start)) s:"
 sed 's/^/deps:   /' "$OUT/VERSIONS"

@@ -30,7 +30,7 @@ deb_list() {
 	dpkg-deb --fsys-tarfile "$1" | tar -tf - | grep -v '/$' | sed 's|^\./||' | LC_ALL=C sort
 }
 
-@test "the .deb carries every file make install installs, man pages compressed, and Debian's three files besides" {
+@test "the .deb carries every file make install installs, man pages compressed, Debian's three files and the notices besides" {
 	pkg "deb/gpuvm_${VERSION}_amd64.deb"
 	stage
 	deb_list "$TOP/build/deb/gpuvm_${VERSION}_amd64.deb" >"$BATS_TEST_TMPDIR/deb.list"
@@ -40,8 +40,10 @@ deb_list() {
 	assert_success
 	assert_output ''
 	run comm -13 "$BATS_TEST_TMPDIR/want.list" "$BATS_TEST_TMPDIR/deb.list"
-	assert_output "usr/share/doc/gpuvm/changelog.gz
+	assert_output "usr/share/doc/gpuvm/THIRD-PARTY-NOTICES
+usr/share/doc/gpuvm/changelog.gz
 usr/share/doc/gpuvm/copyright
+usr/share/doc/gpuvm/gpuvm.spdx.json
 usr/share/lintian/overrides/gpuvm"
 	# The initramfs-tools hook, the dracut module and the config among them, by name.
 	grep -qx usr/share/initramfs-tools/hooks/gpuvm "$BATS_TEST_TMPDIR/deb.list"
@@ -130,7 +132,10 @@ usr/share/lintian/overrides/gpuvm"
 	grep -v '^usr/share/initramfs-tools/' "$BATS_TEST_TMPDIR/stage.list" |
 		sed 's|^\(usr/share/man/.*\)$|\1.gz|' >"$BATS_TEST_TMPDIR/want.list"
 	run comm -3 "$BATS_TEST_TMPDIR/want.list" "$BATS_TEST_TMPDIR/rpm.list"
-	assert_output '	usr/share/licenses/gpuvm/copyright'
+	assert_output '	usr/share/doc/gpuvm/THIRD-PARTY-NOTICES
+	usr/share/doc/gpuvm/gpuvm.spdx.json
+	usr/share/licenses/gpuvm/LICENSE
+	usr/share/licenses/gpuvm/copyright'
 	# Its directories: gpuvm's own, not the system's.
 	run rpm -qp --qf '[%{FILEMODES:perms} %{FILENAMES}\n]' "$r"
 	assert_line 'drwxr-xr-x /usr/lib/dracut/modules.d/90gpuvm'
@@ -151,7 +156,9 @@ usr/share/lintian/overrides/gpuvm"
 
 # The scriptlets, run with a stand-in for dracut: a rebuild of every kernel's image after an
 # install or upgrade (%posttrans) and after an erase (%postun with 0), none in the middle of an
-# upgrade (%postun with 1) or on an rpm-ostree host, and never a failed transaction.
+# upgrade (%postun with 1) or on an rpm-ostree host, and never a failed transaction. An erase
+# removes the NFD feature file gpuvm-nfd.service wrote, as the .deb's postrm does; an upgrade
+# keeps it.
 @test "the .rpm's scriptlets: dracut --regenerate-all after install, upgrade and erase; never fatal" {
 	need rpm command -v rpm
 	pkg "rpm/gpuvm-${VERSION}-1.x86_64.rpm"
@@ -165,17 +172,24 @@ usr/share/lintian/overrides/gpuvm"
 	# shellcheck disable=SC2016 # the stand-in's own $* and $FAKE_RC
 	printf '#!/bin/sh\necho "dracut $*" >>%s/calls\nexit "${FAKE_RC:-0}"\n' "$d" >"$d/dracut"
 	chmod +x "$d/dracut"
+	features=/etc/kubernetes/node-feature-discovery/features.d
 	for s in posttrans postun; do
 		rpm -qp --qf "%{${s^^}}\n" "$r" | sed -e "s|/usr/bin/dracut|$d/dracut|g" \
-			-e "s|/run/ostree-booted|$d/ostree-booted|g" >"$d/$s.sh"
+			-e "s|/run/ostree-booted|$d/ostree-booted|g" -e "s|$features|$d/features.d|g" >"$d/$s.sh"
 		shellcheck -s sh "$d/$s.sh"
 	done
+	mkdir -p "$d/features.d"
+	touch "$d/features.d/gpuvm" "$d/features.d/.gpuvm.tmp" "$d/features.d/other"
 	sh -e "$d/posttrans.sh"
 	sh -e "$d/postun.sh" 1
 	run cat "$d/calls"
 	assert_output 'dracut -f -q --regenerate-all'
+	[ -e "$d/features.d/gpuvm" ] # an upgrade keeps the feature file
 	sh -e "$d/postun.sh" 0
 	[ "$(grep -c . "$d/calls")" = 2 ]
+	[ ! -e "$d/features.d/gpuvm" ]
+	[ ! -e "$d/features.d/.gpuvm.tmp" ]
+	[ -e "$d/features.d/other" ] # another source's features stay
 	FAKE_RC=1 sh -e "$d/posttrans.sh"
 	FAKE_RC=1 sh -e "$d/postun.sh" 0
 	[ "$(grep -c . "$d/calls")" = 4 ]

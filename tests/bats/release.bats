@@ -1,0 +1,114 @@
+#!/usr/bin/env bats
+# shellcheck disable=SC2154,SC2016 # $stderr and $output are set by bats' run; jq programs in single quotes
+# What a team redistributes: the licence, the third-party notices of the libraries the static
+# binary holds, its bill of materials (SPDX), and a build that gives the same bytes wherever
+# it runs.
+
+load helpers
+
+VERSION=$(sed -n 's/^VERSION := //p' "$TOP/Makefile")
+NOTICES=$TOP/build/deps/NOTICES
+VERSIONS=$TOP/build/deps/VERSIONS
+
+@test "LICENSE is the MIT licence every source file names" {
+	run head -n 1 "$TOP/LICENSE"
+	assert_output "MIT License"
+	grep -q 'THE SOFTWARE IS PROVIDED "AS IS"' "$TOP/LICENSE"
+	# every C file and header says the same, in its first line
+	run bash -c "cd '$TOP' && git ls-files 'src/*.c' 'src/*.h' | xargs grep -L -m1 'SPDX-License-Identifier: MIT'"
+	assert_output ""
+}
+
+@test "the notices name each library the binary holds, with its Debian version and licence text" {
+	[ -s "$VERSIONS" ]
+	local n=0 pkg ver
+	while read -r pkg ver; do
+		n=$((n + 1))
+		grep -qF "(Debian source package $pkg $ver)" "$NOTICES" || fail "$pkg $ver not in the notices"
+	done <"$VERSIONS"
+	[ "$n" -eq 4 ]
+	grep -qF "(Debian source package musl $(dpkg-query -W -f='${Version}' musl-dev))" "$NOTICES"
+	# the texts themselves, not a pointer to a Debian path an RPM host does not have
+	[ "$(grep -c 'GNU LESSER GENERAL PUBLIC LICENSE' "$NOTICES")" -ge 2 ]
+	grep -q 'Redistributions in binary form must reproduce' "$NOTICES"
+	grep -q 'public domain' "$NOTICES"
+	grep -qi 'Rich Felker' "$NOTICES"
+	# no path of the machine that built it
+	run grep -c "$TOP" "$NOTICES"
+	assert_output 0
+}
+
+@test "the bill of materials: SPDX 2.3, the binary's checksums, each library with version, licence and purl" {
+	run sh "$TOP/packaging/sbom.sh" "$VERSION" amd64
+	assert_success
+	sbom=$output
+	j() { printf '%s' "$sbom" | jq -r "$@"; }
+	[ "$(j .spdxVersion)" = SPDX-2.3 ]
+	[ "$(j .dataLicense)" = CC0-1.0 ]
+	[ "$(j '.files[0].checksums[] | select(.algorithm == "SHA256") | .checksumValue')" = \
+		"$(sha256sum "$TOP/build/gpuvm" | cut -d' ' -f1)" ]
+	[ "$(j '.files[0].checksums[] | select(.algorithm == "SHA1") | .checksumValue')" = \
+		"$(sha1sum "$TOP/build/gpuvm" | cut -d' ' -f1)" ]
+	# SPDX's verification code of a one-file package: the SHA-1 of that file's SHA-1
+	[ "$(j '.packages[0].packageVerificationCode.packageVerificationCodeValue')" = \
+		"$(sha1sum "$TOP/build/gpuvm" | cut -d' ' -f1 | tr -d '\n' | sha1sum | cut -d' ' -f1)" ]
+	local pkg ver
+	while read -r pkg ver; do
+		[ "$(j --arg p "$pkg" '.packages[] | select(.sourceInfo | tostring | test(" \($p) ")) | .versionInfo')" = "$ver" ] ||
+			fail "$pkg $ver: not in the SBOM"
+	done <"$VERSIONS"
+	[ "$(j '[.packages[] | select(.supplier == "Organization: Debian")] | length')" = 5 ]
+	[ "$(j '[.relationships[] | select(.relationshipType == "STATIC_LINK")] | length')" = 5 ]
+	# every ID a relationship names is an element of the document
+	[ "$(j '[.SPDXID, .packages[].SPDXID, .files[].SPDXID] as $ids |
+		[.relationships[] | .spdxElementId, .relatedSpdxElement | select(IN($ids[]) | not)] | length')" = 0 ]
+	# every licence identifier is on SPDX's list (Debian's node-spdx-license-ids), or a
+	# LicenseRef the document defines
+	ids=/usr/share/nodejs/spdx-license-ids/index.json
+	[ -f "$ids" ] || fail "no $ids (scripts/install-packages.sh installs node-spdx-license-ids)"
+	run bash -c "printf '%s' \"\$1\" | jq -r '.packages[].licenseConcluded, .packages[].licenseDeclared, .files[].licenseConcluded' |
+		tr '()' '  ' | tr ' ' '\n' | grep -v -e '^$' -e '^AND$' -e '^OR$' | sort -u" sh "$sbom"
+	assert_success
+	[ -n "$output" ]
+	for id in $output; do
+		case $id in
+		LicenseRef-*) [ "$(j --arg i "$id" '[.hasExtractedLicensingInfos[] | select(.licenseId == $i)] | length')" = 1 ] ||
+			fail "$id is not defined in the document" ;;
+		*) jq -e --arg i "$id" 'index($i) != null' "$ids" >/dev/null || fail "$id is not an SPDX licence identifier" ;;
+		esac
+	done
+	# the same tree, the same document
+	run sh "$TOP/packaging/sbom.sh" "$VERSION" amd64
+	[ "$output" = "$sbom" ]
+}
+
+@test "the packages carry LICENSE, the notices and the bill of materials of the binary they hold" {
+	deb=$TOP/build/deb/gpuvm_${VERSION}_amd64.deb
+	[ -f "$deb" ] || skip "build/deb is not built (make deb)"
+	x=$BATS_TEST_TMPDIR/x
+	dpkg-deb -x "$deb" "$x"
+	cmp "$x/usr/share/doc/gpuvm/THIRD-PARTY-NOTICES" "$NOTICES"
+	[ "$(jq -r '.files[0].checksums[] | select(.algorithm == "SHA256") | .checksumValue' "$x/usr/share/doc/gpuvm/gpuvm.spdx.json")" = \
+		"$(sha256sum "$x/usr/sbin/gpuvm" | cut -d' ' -f1)" ]
+	rpm=$TOP/build/rpm/gpuvm-${VERSION}-1.x86_64.rpm
+	[ -f "$rpm" ] || skip "build/rpm is not built (make rpm)"
+	run rpm -qpL "$rpm"
+	assert_line /usr/share/licenses/gpuvm/LICENSE
+}
+
+@test "the binary holds no path of the machine that built it" {
+	run bash -c "strings -a '$TOP/build/gpuvm' | grep -c -e '$TOP' -e '/deps-src/'"
+	assert_output 0
+	# libkmod's and libblkid's own file names are there, relative
+	strings -a "$TOP/build/gpuvm" | grep -q '^kmod-[^/]*/libkmod/libkmod.c$'
+}
+
+@test "a build of the same tree in another directory gives the same bytes" {
+	tree=$BATS_TEST_TMPDIR/elsewhere/gpuvm
+	mkdir -p "$tree"
+	(cd "$TOP" && git ls-files -z src Makefile scripts | xargs -0 cp --parents -t "$tree")
+	# the libraries as this tree built them: their bytes hold no path either (above)
+	run make -s -C "$tree" "DEPS=$TOP/build/deps" build/gpuvm
+	assert_success
+	cmp "$TOP/build/gpuvm" "$tree/build/gpuvm"
+}
