@@ -132,7 +132,10 @@ $(B)/obj $(B)/host $(B)/unit:
 	mkdir -p $@
 
 # Every test speaks TAP; prove runs them all and ends on one summary that CI reads.
-PROVE := prove -e tests/tap-run
+# Two suites at a time (TEST_JOBS): many bats tests wait (a lock's 5 s, a write's timeout, a
+# hang), and the waits of one leave the CPU to the other.
+TEST_JOBS ?= 2
+PROVE := prove -j$(TEST_JOBS) -e tests/tap-run
 unit: $(UNIT_TESTS)
 	$(PROVE) $(UNIT_TESTS)
 
@@ -310,14 +313,23 @@ packages: all arm64
 # Everything CI runs, in this order: the packages; the aarch64 binary and the bats suites on
 # it under qemu-user; static analysis; the unit and bats suites under prove (TAP), again
 # under ASan+UBSan and memcheck; the fuzzers; then the QEMU boots (the e2e suite's arm64-*
-# scenarios boot the aarch64 binary), which end on the line "N passed, N failed".
-test: setup arm64 packages test-arm64
-	$(MAKE) all $(UNIT_TESTS)
-	$(MAKE) lint
-	$(PROVE) $(UNIT_TESTS) tests/bats/*.bats
-	$(MAKE) sanitize memcheck
-	$(MAKE) fuzz FUZZ_SECONDS=$(CI_FUZZ_SECONDS)
-	tests/e2e/run.sh
+# scenarios boot the aarch64 binary), which end on the line "N passed, N failed"; then the
+# time of each stage (scripts/stagetime.sh, build/stages.tsv).
+STAGE := sh scripts/stagetime.sh
+test:
+	@$(STAGE) --start
+	$(STAGE) setup $(MAKE) -s setup
+	$(STAGE) arm64 $(MAKE) arm64
+	$(STAGE) packages $(MAKE) packages
+	$(STAGE) test-arm64 $(MAKE) test-arm64
+	$(STAGE) build $(MAKE) all $(UNIT_TESTS)
+	$(STAGE) lint $(MAKE) lint
+	$(STAGE) unit+bats $(PROVE) $(UNIT_TESTS) tests/bats/*.bats
+	$(STAGE) sanitize $(MAKE) sanitize
+	$(STAGE) memcheck $(MAKE) memcheck
+	$(STAGE) fuzz $(MAKE) fuzz FUZZ_SECONDS=$(CI_FUZZ_SECONDS)
+	$(STAGE) e2e tests/e2e/run.sh
+	@$(STAGE) --report
 
 clean: clean-arm64
 	rm -rf $(B)/obj $(B)/host $(B)/unit $(B)/gpuvm
