@@ -27,7 +27,12 @@ gpuvm_build_mode() {
     conf=$(gpuvm_conf)
     if [[ -f $conf ]] && bin=$(gpuvm_binary); then
         [[ -n ${GPUVM_BINARY-} ]] || bin=${dracutsysrootdir-}$bin
-        mode=$("$bin" --config "$conf" config get mode 2>/dev/null) || mode=''
+        if [[ -n ${GPUVM_CONFIG-} ]]; then
+            mode=$("$bin" --config "$conf" config get mode 2>/dev/null) || mode=''
+        else
+            # the host's own file, read as the boot will read it: a link there is not
+            mode=$("$bin" --root "${dracutsysrootdir:-/}" config get mode 2>/dev/null) || mode=''
+        fi
     fi
     for arg in ${kernel_cmdline-}; do
         case $arg in
