@@ -305,7 +305,9 @@ e2e_json() {
 	[ "$1" != boot ] || ej_file=${E2E_LOG%.log}.boot.json
 	awk -v t="$1" '$0 == "@" t "-begin" { buf = ""; on = 1; next }
 		$0 == "@" t "-end" { on = 0; last = buf; got = 1; next }
-		on && index($0, "@" t " ") == 1 { buf = buf substr($0, length(t) + 3) "\n" }
+		on && index($0, "@" t " ") == 1 { l = substr($0, length(t) + 3)
+			# a kernel message the console put inside the line, before its newline
+			sub(/\[ *[0-9]+\.[0-9]+\] .*$/, "", l); buf = buf l "\n" }
 		END { if (!got) exit 1; printf "%s", last }' "$E2E_LOG" >"$ej_file" || return 1
 	jq -r "$2" "$ej_file" 2>&1
 }
