@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # shellcheck disable=SC2154 # $stderr and $output are set by bats' run
 # The docs that the tests keep true: gpuvm(8)'s fault table (doc/faults.tsv, scripts/faults.sh),
-# the exit codes in README.md and gpuvm(8).
+# the exit codes in README.md and gpuvm(8), the Markdown links (none leaves the repository).
 
 load helpers
 
@@ -78,4 +78,46 @@ exit_codes() {
 	run --separate-stderr exit_codes "$BATS_TEST_TMPDIR/main.c" "$TOP/README.md" "$TOP/doc/gpuvm.8"
 	assert_failure
 	assert_regex "$stderr" "8 new"
+}
+
+# The Markdown files of a tree (build outputs and git's own files aside).
+md_files() {
+	find "$1" \( -path "$1/build" -o -path "$1/.git" \) -prune -o -name '*.md' -type f -print
+}
+
+# bad_links TOP: "FILE: TARGET" for each relative link of TOP's Markdown files that leaves TOP
+# or names nothing in it, and each mention of the shared folder beside the repository. A
+# URL (scheme:) or an anchor (#...) is not a relative link.
+bad_links() {
+	local top f t path
+	top=$(cd "$1" && pwd -P)
+	while IFS= read -r f; do
+		while IFS= read -r t; do
+			t=${t#](}
+			t=${t%)}
+			t=${t%%#*}
+			case $t in '' | *:*) continue ;; esac
+			path=$(realpath -m "$(dirname "$f")/$t")
+			case $path in "$top"/*) [ -e "$path" ] && continue ;; esac
+			echo "${f#"$top"/}: $t"
+		done < <(grep -o '](\([^)]*\))' "$f")
+	done < <(md_files "$top")
+	grep -rn --exclude-dir=.git --exclude-dir=build -e '\.\./shared' "$top" | sed "s|^$top/||"
+	return 0
+}
+
+@test "no link of the docs leaves the repository, and each names a file in it" {
+	run --separate-stderr bad_links "$TOP"
+	assert_success
+	assert_output ""
+	# the check finds a link out of the tree, one to nothing, and a mention of the folder beside
+	local up=..
+	mkdir -p "$BATS_TEST_TMPDIR/t/doc"
+	printf '%s\n' '[up](../../outside.md) [gone](nothing.md) [ok](../README.md#x) [web](https://example.org/a) [here](#y)' >"$BATS_TEST_TMPDIR/t/doc/a.md"
+	echo "# readme, as in $up/shared/DESIGN.md" >"$BATS_TEST_TMPDIR/t/README.md"
+	run --separate-stderr bad_links "$BATS_TEST_TMPDIR/t"
+	assert_line "doc/a.md: ../../outside.md"
+	assert_line "doc/a.md: nothing.md"
+	assert_line "README.md:1:# readme, as in $up/shared/DESIGN.md"
+	[ "${#lines[@]}" = 3 ]
 }
