@@ -25,6 +25,9 @@ for mode in label container vm-passthrough vm-vgpu; do
 		# gpuvm's own keys are all the initramfs can still use; the IOMMU ones need the kernel.
 		gpuvm_only=$(printf '%s\n' "$params" | tr ' ' '\n' | sed -n 's/^gpuvm\./rd.gpuvm./p' | tr '\n' ' ')
 		gpuvm_only=${gpuvm_only% }
+		# ... and the kernel's own (the IOMMU's), which only the boot loader can give it.
+		kernel_only=$(printf '%s\n' "$params" | tr ' ' '\n' | sed '/^gpuvm\./d; /^$/d' | tr '\n' ' ')
+		kernel_only=${kernel_only% }
 
 		printf '%s\n' "$params" >"$dir/cmdline"
 
@@ -59,10 +62,17 @@ SH
 
 		# Nothing of gpuvm's to bake into the initramfs when the host config decides.
 		[ "$mode" != label ] || continue
+		if [ -n "$kernel_only" ]; then
+			kernel_note="# The IOMMU's parameters ($kernel_only) are the kernel's: only the boot loader
+# can give them (grub.cfg, grubby.sh or kernel-install.sh in this folder)."
+		else
+			kernel_note="# $mode needs no IOMMU parameter on the kernel's command line."
+		fi
 		cat >"$dir/dracut.conf" <<CONF
-# /etc/dracut.conf.d/90-gpuvm.conf: bakes $gpuvm_only into the initramfs
-# (/etc/cmdline.d/01-default.conf, which gpuvm reads); then dracut -f. The IOMMU parameters
-# ($params) must still reach the kernel through the boot loader.
+# /etc/dracut.conf.d/90-gpuvm.conf: $what.
+# dracut writes $gpuvm_only into the initramfs's /etc/cmdline.d/01-default.conf,
+# where gpuvm reads it; run dracut -f after installing this file.
+$kernel_note
 kernel_cmdline+=" $gpuvm_only "
 CONF
 	done

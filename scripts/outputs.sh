@@ -15,7 +15,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 bin=${1:?usage: scripts/outputs.sh BIN OUTDIR}
 out=${2:?usage: scripts/outputs.sh BIN OUTDIR}
 trees=${OUTPUTS_TREES:-$top/build/outputs-trees}
-fixtures="workstation hgx8 gpu-nic two-gpus sriov domain2 noiommu vfio-stale hgx8-sriov arm64-smmu"
+fixtures="workstation hgx8 gpu-nic two-gpus sriov domain2 noiommu vfio-stale hgx8-sriov arm64-smmu hgx8-pairs"
 
 mkdir -p "$trees" "$out"
 for f in $fixtures; do

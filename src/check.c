@@ -5,6 +5,7 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "check.h"
 #include "util.h"
@@ -116,8 +117,9 @@ static void module_findings(const struct check_input *in, struct out *o)
 		return;
 	if (in->vfio == MOD_MISSING)
 		add(o, SEV_ERROR,
-		    "install the kernel's modules package (vfio-pci is in linux-modules-extra on Ubuntu), or build CONFIG_VFIO_PCI",
-		    "vfio-pci is not available for kernel %s", in->kver);
+		    "install the kernel's modules package: it ships vfio-pci's module, or modules.builtin where the kernel has it built in (CONFIG_VFIO_PCI=y, as Ubuntu's generic kernels do); or build the kernel with CONFIG_VFIO_PCI",
+		    "vfio-pci is not available for kernel %s: neither a module of it nor a modules.builtin that names it",
+		    in->kver);
 	else if (in->vfio == MOD_BUILTIN)
 		add(o, SEV_INFO,
 		    "give vfio-pci options on the kernel command line (vfio-pci.disable_vga=1)",
@@ -163,6 +165,12 @@ static void device_findings(const struct check_input *in, struct out *o)
 	for (i = 0; i < p->n_groups; i++) {
 		const struct plan_group *g = &p->group[i];
 
+		if (plan_group_shared(g))
+			add(o, SEV_WARNING,
+			    "give all of the group's GPUs to one VM (one VM that requests every GPU of the group), or move a GPU to a slot with its own IOMMU group (ACS on the switch's ports)",
+			    PLAN_SHARED_GROUP_FMT
+			    ": vfio gives a group to one VM whole, and a device plugin that offers each GPU alone lets the VM given its sibling fail to start",
+			    g->id, g->n_gpus);
 		for (k = 0; k < g->n_blocked; k++) {
 			const struct pci_dev *b = &in->inv->dev[g->blocked_by[k]];
 
@@ -263,6 +271,144 @@ static void vgpu_findings(const struct check_input *in, struct out *o)
 	}
 }
 
+/* The release and the kernel the matrix was asked about, in words, into buf. */
+static const char *host_words(const struct check_input *in, char *buf, size_t size)
+{
+	char rel[80];
+
+	if (in->vhost.release)
+		snprintf(rel, sizeof(rel), "vGPU %d (%s)", in->vhost.release,
+			 in->release_from ? in->release_from : "given");
+	else
+		snprintf(rel, sizeof(rel), "vGPU release unknown");
+	snprintf(buf, size, "%s, kernel %s", rel, in->kver ? in->kver : "unknown");
+	return buf;
+}
+
+/*
+ * vm-vgpu: which framework each supported GPU's vGPUs take on this host (vgpu.c's matrix),
+ * once an ID; where it is NVIDIA's vendor-specific VFIO, that the GPU Operator's vGPU stack
+ * makes no such devices yet.
+ */
+static void vgpu_method_findings(const struct check_input *in, struct out *o)
+{
+	const struct gpu_models *ms = in->inv->models;
+	size_t i;
+
+	if (in->s->mode != MODE_VM_VGPU)
+		return;
+	for (i = 0; i < in->inv->n; i++) {
+		const struct pci_dev *d = &in->inv->dev[i];
+		const struct plan_dev *pd = &in->plan->dev[i];
+		const struct gpu_model *m = gpu_model_find(ms, d->vendor, d->device);
+		enum vgpu_framework fw;
+		char host[160], more[32];
+
+		if (!pd->selected || pd->role != ROLE_GPU || d->vendor != 0x10de || !m ||
+		    m->support != VGPU_SUP_YES || !first_of_id(in, i, more, sizeof(more)))
+			continue;
+		fw = vgpu_framework(m->arch, &in->vhost);
+		host_words(in, host, sizeof(host));
+		if (fw == VGPU_FW_VENDOR_VFIO)
+			add(o, SEV_WARNING,
+			    "create the vGPUs yourself (sriov-manage -e, then a type id into each VF's nvidia/current_vgpu_type) and let KubeVirt 1.9's own PCI plugin advertise them (gpuvm kubevirt --kubevirt-plugin --kubevirt-version 1.9); see doc/vgpu.md",
+			    "vGPU method of %s%s (%s, %s): vendor-vfio, %s (%s): the GPU Operator's vGPU stack (vgpu-device-manager, sandbox device plugin) handles mediated devices only and does not yet create these, so no vGPU resource will appear",
+			    d->name, more, m->name, gpu_arch_name(m->arch),
+			    vgpu_framework_words(fw), host);
+		else if (fw == VGPU_FW_UNKNOWN)
+			add(o, SEV_INFO,
+			    "give the vGPU release (gpuvm check --vgpu-release N), or load the vGPU Manager so that its driver version tells it",
+			    "vGPU method of %s%s (%s, %s) cannot be told (%s): vendor-vfio with vGPU 17 or later on kernel 6.8 or later, else mediated devices on its SR-IOV VFs",
+			    d->name, more, m->name, gpu_arch_name(m->arch), host);
+		else
+			add(o, SEV_INFO, "nothing to do", "vGPU method of %s%s (%s, %s): %s, %s (%s)",
+			    d->name, more, m->name, gpu_arch_name(m->arch), vgpu_framework_name(fw),
+			    vgpu_framework_words(fw), host);
+	}
+}
+
+/*
+ * vm-vgpu under Secure Boot: the GPU Operator's vGPU Manager builds its kernel modules on the
+ * node, unsigned, and a kernel that enforces signatures refuses them. Passthrough is not
+ * concerned: vfio-pci is the distribution's signed module, gpuvm runs in userspace.
+ */
+static void secure_boot_findings(const struct check_input *in, struct out *o)
+{
+	if (in->s->mode != MODE_VM_VGPU || in->secure_boot != 1)
+		return;
+	add(o, SEV_WARNING,
+	    "turn Secure Boot off for vm-vgpu, or install the vGPU Manager on the host with its modules signed by a key the firmware or MOK trusts; vm-passthrough needs neither",
+	    "Secure Boot is on (the SecureBoot EFI variable): the GPU Operator's vGPU Manager builds its kernel modules on the node, unsigned, and the kernel refuses to load them");
+}
+
+int check_fabric_mode(const char *text)
+{
+	const char *p = text;
+	int mode = -1;
+
+	while (p && *p) {
+		const char *e = strchr(p, '\n');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+
+		while (len && (*p == ' ' || *p == '\t')) {
+			p++;
+			len--;
+		}
+		/* The last line wins, as Fabric Manager's own reader takes them in turn. */
+		if (len >= 13 && !strncmp(p, "FABRIC_MODE=", 12) && p[12] >= '0' && p[12] <= '2' &&
+		    (len == 13 || p[13] == ' ' || p[13] == '\t' || p[13] == '\r' || p[13] == '#'))
+			mode = p[12] - '0';
+		p = e ? e + 1 : NULL;
+	}
+	return mode;
+}
+
+/*
+ * An NVSwitch board (HGX, DGX): which of NVIDIA's virtualization models the settings give,
+ * and what the node still needs for NVLink. Nothing without NVSwitches.
+ */
+static void nvswitch_findings(const struct check_input *in, struct out *o)
+{
+	const struct settings *s = in->s;
+	char cfg[96] = "";
+	size_t i, n = 0;
+
+	for (i = 0; i < in->inv->n; i++)
+		n += in->inv->dev[i].vendor == PCI_VENDOR_NVIDIA &&
+			pci_class_is_nvswitch(in->inv->dev[i].class);
+	if (!n)
+		return;
+	if (in->fabric_mode >= 0)
+		snprintf(cfg, sizeof(cfg), "; /%s says FABRIC_MODE=%d", FABRIC_MANAGER_CFG,
+			 in->fabric_mode);
+	if (s->mode == MODE_CONTAINER) {
+		add(o, SEV_INFO,
+		    "run nvidia-fabricmanager on the host (FABRIC_MODE=0), or the GPU Operator's driver container, which starts it",
+		    "HGX: %zu NVSwitches, container: bare metal, the GPUs and NVSwitches stay with the host driver; NVLink needs Fabric Manager on the host%s",
+		    n, cfg);
+	} else if (s->mode == MODE_VM_VGPU) {
+		add(o, SEV_INFO,
+		    "run nvidia-fabricmanager on the host with FABRIC_MODE=2 in its fabricmanager.cfg",
+		    "HGX: %zu NVSwitches, vm-vgpu: the NVSwitches stay on the host (nvswitch= is not used); NVLink between a VM's vGPUs needs Fabric Manager on the host in vGPU multitenancy mode (FABRIC_MODE=2)%s",
+		    n, cfg);
+	} else if (s->nvswitch_vm) {
+		add(o, SEV_INFO,
+		    "give one VM every GPU and NVSwitch and run nvidia-fabricmanager (FABRIC_MODE=0) in it; Fabric Manager on the host has no NVSwitch left",
+		    "HGX: nvswitch=vm, vm-passthrough: full passthrough, the GPUs and %zu NVSwitches on vfio-pci; NVLink works in the VM that gets the NVSwitches with its GPUs, with Fabric Manager in that guest%s",
+		    n, cfg);
+	} else if (in->fabric_mode == 1) {
+		add(o, SEV_INFO,
+		    "activate each VM's partition with Fabric Manager's API before the VM starts, and give the VM exactly that partition's GPUs; gpuvm does neither",
+		    "HGX: nvswitch=host, vm-passthrough: shared NVSwitch multitenancy, the %zu NVSwitches stay on the host for Fabric Manager%s",
+		    n, cfg);
+	} else {
+		add(o, SEV_WARNING,
+		    "for VMs of one GPU, nothing; for more, either run Fabric Manager on the host with FABRIC_MODE=1 and activate each VM's partition (shared NVSwitch multitenancy), or set nvswitch=vm and give one VM every GPU and NVSwitch (full passthrough, Fabric Manager in the guest)",
+		    "HGX: nvswitch=host, vm-passthrough: single-GPU VMs only unless Fabric Manager runs on the host; the %zu NVSwitches stay on the host, and without a partition activated a VM of two or more GPUs fails CUDA init (error 802) or runs without NVLink%s",
+		    n, cfg);
+	}
+}
+
 size_t check_findings(const struct check_input *in, struct finding *f, size_t max)
 {
 	struct out o = { f, 0, max };
@@ -271,5 +417,8 @@ size_t check_findings(const struct check_input *in, struct finding *f, size_t ma
 	module_findings(in, &o);
 	vgpu_findings(in, &o);
 	device_findings(in, &o);
+	vgpu_method_findings(in, &o);
+	secure_boot_findings(in, &o);
+	nvswitch_findings(in, &o);
 	return o.n;
 }

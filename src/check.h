@@ -9,6 +9,7 @@
 #include "kmod.h"
 #include "plan.h"
 #include "settings.h"
+#include "vgpu.h"
 
 enum severity {
 	SEV_ERROR,
@@ -34,7 +35,19 @@ struct check_input {
 	size_t n_fb;
 	const char *(*resource)(size_t dev, void *data); /* a device's resource text */
 	void *data;
+	/* vm-vgpu: the host the support matrix is asked about, and where its release came from */
+	struct vgpu_host vhost;
+	const char *release_from; /* "--vgpu-release", "driver 550.54.10", NULL: unknown */
+	int secure_boot;	  /* the SecureBoot efivar: 1 on, 0 off, -1 no EFI or no variable */
+	/* FABRIC_MODE= of the host's fabricmanager.cfg (check_fabric_mode); -1: not known */
+	int fabric_mode;
 };
+
+/* Where NVIDIA's Fabric Manager package puts its config on the host. */
+#define FABRIC_MANAGER_CFG "usr/share/nvidia/nvswitch/fabricmanager.cfg"
+
+/* Pure: FABRIC_MODE=N of a fabricmanager.cfg's text (0, 1, 2), or -1 when it has none. */
+int check_fabric_mode(const char *text);
 
 /* Pure: the findings for the plan's mode, most severe first within each kind. */
 size_t check_findings(const struct check_input *in, struct finding *out, size_t max);

@@ -4,7 +4,9 @@
  * means translation is on. Units that are neither Intel's DMAR nor AMD-Vi (an ARM SMMU,
  * virtio-iommu) give a PCI function its group only when a driver first probes it: with
  * them an empty /sys/kernel/iommu_groups before the first bind is normal. The command line
- * only advises: Debian's kernel enables the Intel IOMMU by default, AMD-Vi is on by
+ * only advises: the Intel IOMMU is on without intel_iommu=on only where the kernel was built
+ * so (CONFIG_INTEL_IOMMU_DEFAULT_ON; Debian's kernels, 11 and later: a patch of Debian's,
+ * CONFIG_INTEL_IOMMU_DEFAULT_ON_INTGPU_OFF, on but for the integrated GPU), AMD-Vi is on by
  * default, and "amd_iommu=on" is not a value the kernel knows (it prints "Unknown option").
  */
 #include <errno.h>
@@ -194,7 +196,7 @@ size_t iommu_params_explain(const struct iommu_params *p, enum cpu_vendor v, con
 			out[n++] = (text);                                                         \
 	} while (0)
 	SAY(p->intel_iommu == 1,
-	    "intel_iommu=on: Intel VT-d translation on (Debian's kernel has it on by default)");
+	    "intel_iommu=on: Intel VT-d translation on (the default only of a kernel built with CONFIG_INTEL_IOMMU_DEFAULT_ON, or with Debian's CONFIG_INTEL_IOMMU_DEFAULT_ON_INTGPU_OFF, on but for the integrated GPU, as Debian's own kernels since Debian 11 are)");
 	SAY(p->intel_iommu == 0, "intel_iommu=off: Intel VT-d off: vfio-pci cannot bind");
 	SAY(p->intel_iommu >= 0 && v == CPU_AMD, "intel_iommu= is ignored on an AMD CPU");
 	SAY(p->amd_iommu_on,

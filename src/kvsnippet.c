@@ -157,12 +157,44 @@ void kv_yaml(FILE *f, const struct kv_device *d, size_t n, bool external)
 		/* kv_resource_name() keeps [A-Za-z0-9_] of pci.ids' names; masked all the same. */
 		term_safe(d[i].resource, res, sizeof(res));
 		if (d[i].vgpu)
-			fprintf(f, "  # a vGPU profile of SR-IOV VFs (vendor-specific VFIO, vGPU 17 and later)\n");
+			fprintf(f, "  # a vGPU profile of SR-IOV VFs (vendor-specific VFIO, vGPU 17 and later): %s\n",
+				d[i].vf_external ?
+					"external: KubeVirt before 1.9 does not take VFs on nvidia" :
+					"KubeVirt 1.9's own PCI plugin advertises these (VFs on nvidia)");
 		fprintf(f, "  - pciVendorSelector: \"%04X:%04X\"\n", d[i].vendor, d[i].device);
 		fprintf(f, "    resourceName: \"%s\"\n", res);
-		if (external || d[i].vgpu)
+		if (external || (d[i].vgpu && d[i].vf_external))
 			fprintf(f, "    externalResourceProvider: true\n");
 	}
+}
+
+int kv_version_parse(const char *s, int *major, int *minor)
+{
+	char *end;
+	unsigned long a, b;
+
+	if (!s)
+		return -EINVAL;
+	if (*s == 'v')
+		s++;
+	if (!isdigit((unsigned char)*s))
+		return -EINVAL;
+	a = strtoul(s, &end, 10);
+	if (*end != '.' || !isdigit((unsigned char)end[1]) || a > 99)
+		return -EINVAL;
+	b = strtoul(end + 1, &end, 10);
+	if (b > 999)
+		return -EINVAL;
+	if (*end == '.') {
+		if (!isdigit((unsigned char)end[1]))
+			return -EINVAL;
+		strtoul(end + 1, &end, 10);
+	}
+	if (*end)
+		return -EINVAL;
+	*major = (int)a;
+	*minor = (int)b;
+	return 0;
 }
 
 void kv_mdev_resource(const char *raw, char *out, size_t size)
@@ -256,7 +288,7 @@ static void json_snippet(FILE *f, const struct kv_device *d, size_t n, const str
 		json_object_begin(&j, NULL);
 		json_string(&j, "pciVendorSelector", sel);
 		json_string(&j, "resourceName", d[i].resource);
-		if (external || d[i].vgpu)
+		if (external || (d[i].vgpu && d[i].vf_external))
 			json_bool(&j, "externalResourceProvider", true);
 		json_object_end(&j);
 	}

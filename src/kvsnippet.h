@@ -14,10 +14,11 @@ struct kv_device {
 	uint16_t vendor, device;
 	/*
 	 * A vGPU profile of SR-IOV VFs, NVIDIA's vendor-specific VFIO (vGPU 17 and later on
-	 * Ada, Hopper and newer): a PCI device to KubeVirt that only the sandbox device plugin
-	 * advertises, so always externalResourceProvider.
+	 * Ada, Hopper and newer on kernel 6.8 and later): a PCI device on the nvidia driver.
+	 * KubeVirt's own PCI plugin advertises such VFs from 1.9 on (vf_external false); before,
+	 * only an external plugin could (vf_external true).
 	 */
-	bool vgpu;
+	bool vgpu, vf_external;
 	char resource[160]; /* nvidia.com/GA100_A100_SXM4_40GB */
 };
 
@@ -60,6 +61,12 @@ void kv_mdev_resource(const char *raw, char *out, size_t size);
  * -EINVAL for a line of another form (the header), -ENAMETOOLONG past size. Pure.
  */
 int kv_vgpu_type_line(const char *line, size_t len, char *name, size_t size);
+
+/*
+ * A KubeVirt version, "1.9", "v1.9" or "1.9.0", into major and minor; -EINVAL otherwise.
+ * Pure.
+ */
+int kv_version_parse(const char *s, int *major, int *minor);
 
 /* The permittedHostDevices snippet, YAML to merge into the KubeVirt CR's spec.configuration. */
 void kv_yaml(FILE *f, const struct kv_device *d, size_t n, bool external);

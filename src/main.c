@@ -56,7 +56,10 @@ static void usage(FILE *f)
 		"  plan                what apply would do, changing nothing\n"
 		"  status              devices, IOMMU groups, IOMMU state and the last apply\n"
 		"  status --nfd        a Node Feature Discovery feature file\n"
-		"  check [--mode M]    is this host ready for the mode; each problem with its fix\n"
+		"  check [--mode M] [--vgpu-release N]\n"
+		"                      is this host ready for the mode; each problem with its fix;\n"
+		"                      vm-vgpu: each GPU's vGPU method by its architecture, the\n"
+		"                      vGPU release (N, else the loaded driver's) and the kernel\n"
 		"  cmdline [--mode M] [--cpu intel|amd|auto]\n"
 		"                      the kernel parameters gpuvm needs on this CPU: the IOMMU's,\n"
 		"                      the mode left to the host config (the label); --mode M\n"
@@ -65,12 +68,14 @@ static void usage(FILE *f)
 		"  config get KEY      the host config's value of KEY\n"
 		"  config set KEY=VALUE\n"
 		"                      validate and write it atomically; say when it takes effect\n"
-		"  kubevirt [--kubevirt-plugin] [--pci-ids FILE]\n"
+		"  kubevirt [--kubevirt-plugin] [--kubevirt-version V] [--pci-ids FILE]\n"
 		"                      KubeVirt's permittedHostDevices for the passthrough GPUs,\n"
 		"                      named from FILE (default: /usr/share/gpuvm/pci.ids, then\n"
 		"                      the host's) as NVIDIA's sandbox device plugin names them,\n"
 		"                      for that plugin (externalResourceProvider: true), or with\n"
-		"                      --kubevirt-plugin for KubeVirt's own (vfio-pci only)\n"
+		"                      --kubevirt-plugin for KubeVirt's own (vfio-pci only; from\n"
+		"                      --kubevirt-version 1.9 on also vm-vgpu's VFs on nvidia;\n"
+		"                      default 1.8)\n"
 		"\n"
 		"Options:\n"
 		"  --root DIR          read and write /sys, /proc, /etc and /run under DIR and load\n"
@@ -115,6 +120,8 @@ enum {
 	ALLOW_JSON = 128,
 	ALLOW_PLUGIN = 256,
 	ALLOW_LIVE = 512,
+	ALLOW_VGPU_RELEASE = 1024,
+	ALLOW_KV_VERSION = 2048,
 };
 
 static const struct command_def {
@@ -128,10 +135,11 @@ static const struct command_def {
 	{ "plan", "", 0, 0, cmd_plan, ALLOW_JSON },
 	{ "status", "", 0, 0, cmd_status, ALLOW_NFD | ALLOW_JSON },
 	{ "cmdline", "", 0, 0, cmd_cmdline, ALLOW_MODE | ALLOW_CPU | ALLOW_JSON },
-	{ "check", "", 0, 0, cmd_check, ALLOW_MODE | ALLOW_JSON },
+	{ "check", "", 0, 0, cmd_check, ALLOW_MODE | ALLOW_JSON | ALLOW_VGPU_RELEASE },
 	{ "config", "get KEY | set KEY=VALUE", 2, 2, cmd_config, 0 },
 	{ "kubevirt", "", 0, 0, cmd_kubevirt,
-	  ALLOW_EXTERNAL | ALLOW_PLUGIN | ALLOW_PCI_IDS | ALLOW_JSON },
+	  ALLOW_EXTERNAL | ALLOW_PLUGIN | ALLOW_PCI_IDS | ALLOW_JSON | ALLOW_VGPU_RELEASE |
+		  ALLOW_KV_VERSION },
 };
 
 /* The first option given that the command does not take, or NULL. */
@@ -155,6 +163,8 @@ static const char *misplaced(const struct options *o, unsigned allowed)
 		{ o->external, ALLOW_EXTERNAL, "--external-provider" },
 		{ o->kubevirt_plugin, ALLOW_PLUGIN, "--kubevirt-plugin" },
 		{ o->pci_ids != NULL, ALLOW_PCI_IDS, "--pci-ids" },
+		{ o->vgpu_release != NULL, ALLOW_VGPU_RELEASE, "--vgpu-release" },
+		{ o->kubevirt_version != NULL, ALLOW_KV_VERSION, "--kubevirt-version" },
 	};
 	size_t i;
 
@@ -238,7 +248,9 @@ int main(int argc, char **argv)
 		OPT_PCI_IDS,
 		OPT_LIVE,
 		OPT_WAIT,
-		OPT_SYSROOT
+		OPT_SYSROOT,
+		OPT_VGPU_RELEASE,
+		OPT_KV_VERSION
 	};
 	static const struct option longopts[] = {
 		{ "root", required_argument, NULL, OPT_ROOT },
@@ -253,6 +265,8 @@ int main(int argc, char **argv)
 		{ "external-provider", no_argument, NULL, OPT_EXTERNAL },
 		{ "kubevirt-plugin", no_argument, NULL, OPT_PLUGIN },
 		{ "pci-ids", required_argument, NULL, OPT_PCI_IDS },
+		{ "vgpu-release", required_argument, NULL, OPT_VGPU_RELEASE },
+		{ "kubevirt-version", required_argument, NULL, OPT_KV_VERSION },
 		{ "defer", no_argument, NULL, OPT_DEFER },
 		{ "resume", no_argument, NULL, OPT_RESUME },
 		{ "sysroot", required_argument, NULL, OPT_SYSROOT },
@@ -305,6 +319,12 @@ int main(int argc, char **argv)
 			break;
 		case OPT_PCI_IDS:
 			o.pci_ids = optarg;
+			break;
+		case OPT_VGPU_RELEASE:
+			o.vgpu_release = optarg;
+			break;
+		case OPT_KV_VERSION:
+			o.kubevirt_version = optarg;
 			break;
 		case OPT_DEFER:
 			o.defer = true;

@@ -56,6 +56,11 @@ static bool id_matches(const struct settings *s, const struct pci_dev *d)
 	return false;
 }
 
+bool plan_group_shared(const struct plan_group *g)
+{
+	return g->viable && !g->pending && g->n_gpus > 1;
+}
+
 bool plan_interesting(const struct pci_dev *d, const void *settings)
 {
 	return d->vendor == PCI_VENDOR_NVIDIA || d->unidentified || id_matches(settings, d);
@@ -388,6 +393,7 @@ static int plan_pending(struct plan *p, const struct settings *s, const struct i
 	if (!g->members)
 		return -ENOMEM;
 	g->members[g->n_members++] = i;
+	g->n_gpus = p->dev[i].role == ROLE_GPU;
 	for (j = first; j < inv->n && pci_same_slot(&inv->dev[j].addr, &d->addr); j++)
 		if (j != i && p->dev[j].role == ROLE_NONE &&
 		    can_be_companion(&inv->dev[j], &p->dev[j]) &&
@@ -460,6 +466,7 @@ static int plan_groups(struct plan *p, const struct settings *s, const struct in
 			struct plan_dev *pd = &p->dev[m];
 
 			g->members[g->n_members++] = m;
+			g->n_gpus += selected(pd) && pd->role == ROLE_GPU;
 			if (selected(pd) || pd->role == ROLE_BRIDGE)
 				continue;
 			if (can_be_companion(&inv->dev[m], pd) &&

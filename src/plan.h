@@ -57,6 +57,7 @@ struct plan_group {
 	bool pending;	 /* the IOMMU gives the group at probe (inventory_group_pending) */
 	size_t *members; /* indexes into the inventory */
 	size_t n_members;
+	size_t n_gpus; /* selected GPUs (not NVSwitches) among the members: > 1, one VM takes all */
 	size_t *blocked_by;
 	size_t n_blocked;
 	const struct foreign_member *foreign; /* members that are no PCI function listed */
@@ -88,6 +89,15 @@ struct plan {
  * plan_build_hold()).
  */
 #define HOLD_OVERRIDE "gpuvm-hold"
+
+/*
+ * A viable group of several GPUs: vfio gives a group to one VM whole, so a device plugin that
+ * offers each GPU alone (KubeVirt's, NVIDIA's sandbox plugin) lets a second VM fail. check,
+ * plan, apply and kubevirt say it in these words (the group's id, its n_gpus).
+ */
+#define PLAN_SHARED_GROUP_FMT                                                                      \
+	"IOMMU group %d holds %zu GPUs: they can only be assigned to one VM together"
+bool plan_group_shared(const struct plan_group *g);
 
 /* The devices worth reading in detail: NVIDIA's, those matching ids=, the unidentified. */
 bool plan_interesting(const struct pci_dev *d, const void *settings);

@@ -146,6 +146,35 @@ static int read_models(struct prep *pp)
 	return 0;
 }
 
+int prep_vgpu_host(const struct prep *pp, const char *given, struct vgpu_host *h, char *from, size_t size)
+{
+	char ver[64], shown[64];
+
+	*h = (struct vgpu_host){ 0 };
+	from[0] = '\0';
+	if (vgpu_kernel_parse(pp->kver, &h->kmajor, &h->kminor) < 0)
+		h->kmajor = h->kminor = 0;
+	if (given) {
+		if (vgpu_release_parse(given, &h->release) < 0) {
+			term_safe(given, shown, sizeof(shown));
+			log_err("--vgpu-release: '%s' is not a vGPU release (a number: 17, or 17.4)",
+				shown);
+			return -EINVAL;
+		}
+		snprintf(from, size, "--vgpu-release");
+		return 0;
+	}
+	if (root_read("sys/module/nvidia/version", ver, sizeof(ver)) > 0 &&
+	    vgpu_release_of_driver(ver, &h->release) == 0) {
+		rstrip(ver);
+		term_safe(ver, ver, sizeof(ver));
+		snprintf(from, size, "driver %s", ver);
+	} else {
+		h->release = 0;
+	}
+	return 0;
+}
+
 int prep_settings(struct prep *pp, const char *root, const char *cmdline, const char *config,
 		  enum source_policy pol, const char *sysroot)
 {

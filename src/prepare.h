@@ -41,5 +41,13 @@ int prep_scan(struct prep *pp);
 /* The plan for pp->s (a command may change it first); a hold while the boot awaits its config. */
 int prep_plan(struct prep *pp);
 void prep_fini(struct prep *pp);
+/*
+ * vm-vgpu: the host the support matrix is asked about (check, kubevirt): the kernel of
+ * pp->kver (prep_plan first), the release given (--vgpu-release, NULL: none) or the one the
+ * loaded nvidia module's version (/sys/module/nvidia/version) belongs to; from says which,
+ * "" when unknown. Logs and returns -EINVAL for a release given that is not one.
+ */
+int prep_vgpu_host(const struct prep *pp, const char *given, struct vgpu_host *h, char *from,
+		   size_t size);
 
 #endif

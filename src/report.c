@@ -125,6 +125,7 @@ static void json_groups(struct json *j, const struct report *r)
 		json_bool(j, "pending", pg->pending);
 		json_string(j, "type", inventory_group_type(r->inv, pg->id));
 		json_bool(j, "viable", pg->viable);
+		json_int(j, "gpus", (long long)pg->n_gpus);
 		json_array_begin(j, "members");
 		for (k = 0; k < pg->n_members; k++)
 			json_string(j, NULL, r->inv->dev[pg->members[k]].name);
@@ -439,9 +440,13 @@ void report_text(FILE *f, const struct report *r)
 			if (g->pending)
 				fprintf(f, "  pending (the IOMMU assigns it at probe):");
 			else
-				fprintf(f, "  %d%s%s%s %s:", g->id, type ? " (" : "",
+				fprintf(f, "  %d%s%s%s %s", g->id, type ? " (" : "",
 					type ? safe(type, a, sizeof(a)) : "", type ? ")" : "",
 					g->viable ? "viable" : "NOT viable");
+			if (plan_group_shared(g))
+				fprintf(f, ", %zu GPUs for one VM together", g->n_gpus);
+			if (!g->pending)
+				fputc(':', f);
 			for (k = 0; k < g->n_members; k++)
 				fprintf(f, " %s", r->inv->dev[g->members[k]].name);
 			if (g->n_blocked + g->n_foreign) {
@@ -467,6 +472,17 @@ void report_text(FILE *f, const struct report *r)
 		text_next_boot(f, r->next_boot_verdict);
 }
 
+void report_warn_shared_groups(const struct plan *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->n_groups; i++)
+		if (plan_group_shared(&p->group[i]))
+			log_warn(PLAN_SHARED_GROUP_FMT
+				 " (vfio gives a group to one VM whole; a device plugin that offers each GPU alone lets the VM given its sibling fail to start)",
+				 p->group[i].id, p->group[i].n_gpus);
+}
+
 /*
  * The cause of every outcome that is not a success, kept for the report's "errors" (and,
  * for what is only a warning, "warnings"): a VM mode without an IOMMU, what the host needs
@@ -484,6 +500,7 @@ void report_log_plan(const struct inventory *inv, const struct plan *p, const st
 			   mode_name(p->mode), p->n_selected, p->n_selected == 1 ? "" : "s",
 			   s->on_error == ON_ERROR_HOLD ? "held" : "left to the host",
 			   s->on_error == ON_ERROR_HOLD ? "hold" : "release");
+	report_warn_shared_groups(p);
 	for (i = 0; i < inv->n; i++) {
 		const struct plan_dev *pd = &p->dev[i];
 

@@ -47,6 +47,8 @@ void report_text(FILE *f, const struct report *r);
  * only a warning as warnings), so the report's "errors" says it; devices: each failing
  * device too (plan; apply tells them after execution).
  */
+/* A warning for each viable IOMMU group of several GPUs (PLAN_SHARED_GROUP_FMT). */
+void report_warn_shared_groups(const struct plan *p);
 void report_log_plan(const struct inventory *inv, const struct plan *p, const struct settings *s,
 		     bool devices);
 

@@ -4,6 +4,7 @@
  * chip code that starts its pci.ids name ("GA100 [A100 PCIe 80GB]"). Pure.
  */
 #include <ctype.h>
+#include <errno.h>
 #include <stdbool.h>
 #include <string.h>
 
@@ -11,28 +12,192 @@
 #include "vgpu.h"
 
 /*
- * The chip code's letters (and leading digits) to the architecture, and the vGPU method of
- * each. Sources: the chip codes of pci.ids (pci-ids.ucw.cz, the 10de block), and NVIDIA's
- * per-architecture vGPU method as the guide of the project's background gives it (mediated
- * devices before Ampere, SR-IOV VFs from Ampere on; NVIDIA's vGPU user guide, "Virtual GPU
- * Manager on KVM"). vGPU began with Kepler (GRID K1 and K2). GN20 and GN21 are the notebook
- * codes of Ampere and Ada parts.
+ * The chip code's letters (and leading digits) to the architecture. Source: the chip codes
+ * of pci.ids (pci-ids.ucw.cz, the 10de block). vGPU began with Kepler (GRID K1 and K2).
+ * GN20 and GN21 are the notebook codes of Ampere and Ada parts.
  */
 static const struct chip {
 	const char *letters, *digits;
 	enum gpu_arch arch;
-	enum vgpu_method method;
 } chips[] = {
-	{ "GB", "", ARCH_BLACKWELL, VGPU_SRIOV },  { "GH", "", ARCH_HOPPER, VGPU_SRIOV },
-	{ "AD", "", ARCH_ADA, VGPU_SRIOV },	   { "GN", "21", ARCH_ADA, VGPU_SRIOV },
-	{ "GA", "", ARCH_AMPERE, VGPU_SRIOV },	   { "GN", "20", ARCH_AMPERE, VGPU_SRIOV },
-	{ "TU", "", ARCH_TURING, VGPU_MDEV },	   { "GV", "", ARCH_VOLTA, VGPU_MDEV },
-	{ "GP", "", ARCH_PASCAL, VGPU_MDEV },	   { "GM", "", ARCH_MAXWELL, VGPU_MDEV },
-	{ "GK", "", ARCH_KEPLER, VGPU_MDEV },	   { "GF", "", ARCH_PRE_KEPLER, VGPU_NONE },
-	{ "GT", "", ARCH_PRE_KEPLER, VGPU_NONE },  { "G", "", ARCH_PRE_KEPLER, VGPU_NONE },
-	{ "NV", "", ARCH_PRE_KEPLER, VGPU_NONE },  { "C", "", ARCH_PRE_KEPLER, VGPU_NONE },
-	{ "MCP", "", ARCH_PRE_KEPLER, VGPU_NONE },
+	{ "GB", "", ARCH_BLACKWELL },	{ "GH", "", ARCH_HOPPER },
+	{ "AD", "", ARCH_ADA },		{ "GN", "21", ARCH_ADA },
+	{ "GA", "", ARCH_AMPERE },	{ "GN", "20", ARCH_AMPERE },
+	{ "TU", "", ARCH_TURING },	{ "GV", "", ARCH_VOLTA },
+	{ "GP", "", ARCH_PASCAL },	{ "GM", "", ARCH_MAXWELL },
+	{ "GK", "", ARCH_KEPLER },	{ "GF", "", ARCH_PRE_KEPLER },
+	{ "GT", "", ARCH_PRE_KEPLER },	{ "G", "", ARCH_PRE_KEPLER },
+	{ "NV", "", ARCH_PRE_KEPLER },	{ "C", "", ARCH_PRE_KEPLER },
+	{ "MCP", "", ARCH_PRE_KEPLER },
 };
+
+/*
+ * The support matrix: architecture x vGPU release x kernel -> how the host makes vGPUs. The
+ * first row whose architectures hold and whose release and kernel the host meets decides
+ * (0: any). A row that the host might meet but cannot tell (release or kernel unknown)
+ * makes the answer unknown. Sources:
+ * - NVIDIA's Virtual GPU Software User Guide (Linux with KVM): vGPUs as mediated devices of
+ *   the GPU before Ampere; from Ampere on (SR-IOV) on the VFs that sriov-manage enables;
+ *   from vGPU 17 on, on Linux kernel 6.8 and later (Ubuntu 24.04), GPUs of Ada, Hopper and
+ *   later take the "vendor-specific VFIO framework": no mdev, nvidia.ko is the VFIO driver
+ *   of each VF and a vGPU type is chosen in its nvidia/current_vgpu_type
+ *   (creatable_vgpu_types lists them). "A vendor-specific VFIO framework does not support
+ *   the mediated VFIO mdev driver framework."
+ * - Ampere (A100, A30, A10, A16, A40) keeps mediated devices on its VFs.
+ * - The GPU Operator's vGPU stack (NVIDIA/gpu-operator, vgpu-device-manager, the sandbox
+ *   device plugin) creates and advertises mediated devices only: VGPU_FW_VENDOR_VFIO has no
+ *   operator support yet (check says so).
+ */
+static const struct fw_row {
+	enum gpu_arch from, to;
+	int release;	    /* this vGPU release or later, 0 any */
+	int kmajor, kminor; /* this kernel or later, 0 any */
+	enum vgpu_framework fw;
+} matrix[] = {
+	{ ARCH_PRE_KEPLER, ARCH_PRE_KEPLER, 0, 0, 0, VGPU_FW_UNSUPPORTED },
+	{ ARCH_KEPLER, ARCH_TURING, 0, 0, 0, VGPU_FW_MDEV },
+	{ ARCH_AMPERE, ARCH_AMPERE, 0, 0, 0, VGPU_FW_MDEV_VF },
+	{ ARCH_ADA, ARCH_BLACKWELL, 17, 6, 8, VGPU_FW_VENDOR_VFIO },
+	{ ARCH_ADA, ARCH_BLACKWELL, 0, 0, 0, VGPU_FW_MDEV_VF },
+};
+
+/* 1 the host meets the row, 0 it does not, -1 it cannot be told. */
+static int row_meets(const struct fw_row *r, const struct vgpu_host *h)
+{
+	bool unknown = false;
+
+	if (r->kmajor) {
+		if (!h->kmajor)
+			unknown = true;
+		else if (h->kmajor < r->kmajor || (h->kmajor == r->kmajor && h->kminor < r->kminor))
+			return 0;
+	}
+	if (r->release) {
+		if (!h->release)
+			unknown = true;
+		else if (h->release < r->release)
+			return 0;
+	}
+	return unknown ? -1 : 1;
+}
+
+enum vgpu_framework vgpu_framework(enum gpu_arch a, const struct vgpu_host *h)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(matrix); i++) {
+		const struct fw_row *r = &matrix[i];
+		int m;
+
+		if (a < r->from || a > r->to)
+			continue;
+		m = row_meets(r, h);
+		if (m < 0)
+			return VGPU_FW_UNKNOWN;
+		if (m > 0)
+			return r->fw;
+	}
+	return VGPU_FW_UNKNOWN;
+}
+
+/* The architecture's method whatever the host: VFs where the matrix has them. */
+static enum vgpu_method arch_method(enum gpu_arch a)
+{
+	static const struct vgpu_host any_old = { 0 }, any_new = { 99, 99, 0 };
+	enum vgpu_framework o = vgpu_framework(a, &any_old), n = vgpu_framework(a, &any_new);
+
+	if (n == VGPU_FW_MDEV_VF || n == VGPU_FW_VENDOR_VFIO || o == VGPU_FW_MDEV_VF)
+		return VGPU_SRIOV;
+	return n == VGPU_FW_MDEV ? VGPU_MDEV : VGPU_NONE;
+}
+
+const char *vgpu_framework_name(enum vgpu_framework f)
+{
+	static const char *const names[] = {
+		[VGPU_FW_UNKNOWN] = "unknown",
+		[VGPU_FW_UNSUPPORTED] = "unsupported",
+		[VGPU_FW_MDEV] = "mdev",
+		[VGPU_FW_MDEV_VF] = "mdev-vf",
+		[VGPU_FW_VENDOR_VFIO] = "vendor-vfio",
+	};
+
+	return (size_t)f < ARRAY_SIZE(names) ? names[f] : "unknown";
+}
+
+const char *vgpu_framework_words(enum vgpu_framework f)
+{
+	static const char *const words[] = {
+		[VGPU_FW_UNKNOWN] = "cannot be told",
+		[VGPU_FW_UNSUPPORTED] = "no vGPU",
+		[VGPU_FW_MDEV] = "mediated devices on the GPU",
+		[VGPU_FW_MDEV_VF] = "mediated devices on its SR-IOV VFs",
+		[VGPU_FW_VENDOR_VFIO] = "NVIDIA's vendor-specific VFIO on its SR-IOV VFs, no mdev",
+	};
+
+	return (size_t)f < ARRAY_SIZE(words) ? words[f] : "cannot be told";
+}
+
+/* Leading digits of s into *v (at most 5): the rest, or NULL when none. */
+static const char *number(const char *s, int *v)
+{
+	int n = 0, k = 0;
+
+	while (isdigit((unsigned char)*s) && k < 5) {
+		n = n * 10 + (*s++ - '0');
+		k++;
+	}
+	if (!k || isdigit((unsigned char)*s))
+		return NULL;
+	*v = n;
+	return s;
+}
+
+int vgpu_kernel_parse(const char *kver, int *major, int *minor)
+{
+	const char *p = kver ? number(kver, major) : NULL;
+
+	if (!p || *p != '.' || !number(p + 1, minor) || *major == 0)
+		return -EINVAL;
+	return 0;
+}
+
+int vgpu_release_parse(const char *s, int *release)
+{
+	const char *p = number(s, release);
+	int minor;
+
+	if (!p || *release == 0)
+		return -EINVAL;
+	if (*p == '.' && (p = number(p + 1, &minor)) == NULL)
+		return -EINVAL;
+	return *p ? -EINVAL : 0;
+}
+
+/*
+ * The vGPU Manager's driver branch to its vGPU release (NVIDIA's release notes, "NVIDIA vGPU
+ * Software Driver Versions": 13 is R470, 14 R510, 15 R525, 16 R535, 17 R550, 18 R570).
+ */
+static const struct {
+	int branch, release;
+} branches[] = { { 470, 13 }, { 510, 14 }, { 525, 15 }, { 535, 16 }, { 550, 17 }, { 570, 18 } };
+
+int vgpu_release_of_driver(const char *version, int *release)
+{
+	const char *p = version;
+	int major;
+	size_t i;
+
+	while (p && (*p == ' ' || *p == '\t'))
+		p++;
+	p = p ? number(p, &major) : NULL;
+	if (!p || *p != '.' || major < branches[0].branch)
+		return -EINVAL;
+	for (i = ARRAY_SIZE(branches); i-- > 0;)
+		if (major >= branches[i].branch)
+			break;
+	*release = branches[i].release;
+	return 0;
+}
 
 /* Consumer parts, by a word of the name: no vGPU release supports them. */
 static const char *const consumer[] = { "GeForce", "TITAN", "CMP" };
@@ -112,7 +277,7 @@ void vgpu_classify(const char *name, struct gpu_model *m)
 	if (i == ARRAY_SIZE(chips))
 		return;
 	m->arch = chips[i].arch;
-	m->method = chips[i].method;
+	m->method = arch_method(m->arch);
 	m->support = VGPU_SUP_NO;
 	if (m->arch == ARCH_PRE_KEPLER) {
 		m->why = "its architecture predates vGPU, which began with Kepler";

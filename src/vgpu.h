@@ -5,12 +5,25 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Which vGPU method an NVIDIA GPU has, and whether any vGPU release supports it. Pure. */
+/*
+ * Which vGPU method an NVIDIA GPU has, and whether any vGPU release supports it; which
+ * framework its vGPUs take on a host (the architecture, the vGPU release and the kernel:
+ * vgpu.c's matrix). Pure.
+ */
 
 enum vgpu_method {
 	VGPU_NONE,
 	VGPU_SRIOV, /* vm-vgpu on Ampere and later: the GPU's SR-IOV VFs */
 	VGPU_MDEV,  /* vm-vgpu before Ampere: mediated devices */
+};
+
+/* How a host makes a GPU's vGPUs: the support matrix's answer. */
+enum vgpu_framework {
+	VGPU_FW_UNKNOWN,     /* the architecture, the release or the kernel cannot be told */
+	VGPU_FW_UNSUPPORTED, /* no vGPU on this architecture */
+	VGPU_FW_MDEV,	     /* mediated devices on the GPU itself (the PF) */
+	VGPU_FW_MDEV_VF,     /* mediated devices on its SR-IOV VFs (sriov-manage first) */
+	VGPU_FW_VENDOR_VFIO, /* no mdev: nvidia's own VFIO on each VF, a type by its sysfs */
 };
 
 enum gpu_arch {
@@ -57,5 +70,28 @@ const struct gpu_model *gpu_model_find(const struct gpu_models *ms, uint16_t ven
 const char *gpu_arch_name(enum gpu_arch a);
 /* "sriov", "mdev", or NULL for VGPU_NONE. */
 const char *vgpu_method_name(enum vgpu_method m);
+
+/* What the matrix asks of a host: 0 where it cannot be told. */
+struct vgpu_host {
+	int release;	    /* the vGPU release (17), 0 unknown */
+	int kmajor, kminor; /* the kernel (6, 8), kmajor 0 unknown */
+};
+
+/* The framework an architecture's vGPUs take on host h: vgpu.c's one table. */
+enum vgpu_framework vgpu_framework(enum gpu_arch a, const struct vgpu_host *h);
+/* "mdev", "mdev-vf", "vendor-vfio", "unsupported", "unknown". */
+const char *vgpu_framework_name(enum vgpu_framework f);
+/* In words: "mediated devices on the GPU (the PF)". */
+const char *vgpu_framework_words(enum vgpu_framework f);
+/* The kernel's version from its release string ("6.8.0-31-generic"): -EINVAL otherwise. */
+int vgpu_kernel_parse(const char *kver, int *major, int *minor);
+/*
+ * The vGPU release a vGPU Manager's driver version ("550.54.10", /sys/module/nvidia/version)
+ * belongs to: its branch's (R550 is 17), or -EINVAL. Branches past the table's last give
+ * its release: a lower bound, which is all the matrix asks.
+ */
+int vgpu_release_of_driver(const char *version, int *release);
+/* A release given as a number ("17", "17.4"): -EINVAL otherwise. */
+int vgpu_release_parse(const char *s, int *release);
 
 #endif

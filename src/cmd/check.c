@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* gpuvm check: the plan for the mode asked, and what stands between it and the host. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -35,6 +36,34 @@ static const char *read_resource(size_t i, void *data)
 
 	snprintf(path, sizeof(path), "sys/bus/pci/devices/%s/resource", c->inv->dev[i].name);
 	return root_read(path, c->buf, sizeof(c->buf)) > 0 ? c->buf : NULL;
+}
+
+/* The SecureBoot EFI variable: 4 bytes of attributes, then the value. */
+#define SECURE_BOOT_VAR "sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c"
+
+/* 1 Secure Boot on, 0 off, -1 no EFI or no variable (no finding either way). */
+static int secure_boot(void)
+{
+	char buf[16];
+	ssize_t n = root_read(SECURE_BOOT_VAR, buf, sizeof(buf));
+
+	if (n < 5)
+		return -1;
+	return buf[4] == 1;
+}
+
+/* vm-vgpu: the host for the support matrix, and Secure Boot. -EINVAL: a bad --vgpu-release. */
+static int vgpu_host_input(const struct prep *pp, const char *given, struct check_input *in,
+			   char *from, size_t size)
+{
+	in->secure_boot = -1;
+	if (pp->s.mode != MODE_VM_VGPU)
+		return 0;
+	if (prep_vgpu_host(pp, given, &in->vhost, from, size) < 0)
+		return -EINVAL;
+	in->release_from = from[0] ? from : NULL;
+	in->secure_boot = secure_boot();
+	return 0;
 }
 
 /*
@@ -81,7 +110,7 @@ void cmd_check(const struct options *o, struct outcome *out)
 		.s = &pp.s, .inv = &pp.inv, .plan = &pp.p, .fb = fb, .resource = read_resource, .data = &rc
 	};
 	struct nb_judgement v;
-	char *iomem = NULL, say[2 * NB_TEXT];
+	char *iomem = NULL, say[2 * NB_TEXT], rel_from[96];
 	size_t n, i, errors = 0, warnings = 0;
 
 	if (prep_settings(&pp, o->root, o->cmdline, o->config, SRC_LOOK, NULL) < 0) {
@@ -104,9 +133,16 @@ void cmd_check(const struct options *o, struct outcome *out)
 	in.vfio = mod_state("vfio-pci", !o->root);
 	if (pp.s.mode == MODE_VM_VGPU)
 		in.vgpu_mgr = mod_state("nvidia_vgpu_vfio", !o->root);
+	if (vgpu_host_input(&pp, o->vgpu_release, &in, rel_from, sizeof(rel_from)) < 0) {
+		out->usage = true;
+		goto out;
+	}
 	iomem = malloc(IOMEM_MAX);
 	if (iomem && root_read("proc/iomem", iomem, IOMEM_MAX) > 0)
 		in.n_fb = iomem_framebuffers(iomem, fb, ARRAY_SIZE(fb));
+	in.fabric_mode = -1;
+	if (iomem && root_read(FABRIC_MANAGER_CFG, iomem, IOMEM_MAX) > 0)
+		in.fabric_mode = check_fabric_mode(iomem);
 	n = check_findings(&in, f, ARRAY_SIZE(f));
 	n = next_boot(&pp.s, o->cmdline, f, n, ARRAY_SIZE(f), &v, say, sizeof(say));
 	for (i = 0; i < n; i++) {

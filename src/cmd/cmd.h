@@ -23,10 +23,12 @@ struct options {
 	bool live;	     /* apply: switch a running host, refusing what is in use */
 	unsigned wait_s;     /* apply --live --wait: how long to wait for a device in use */
 	bool wait_given;
-	bool nfd;	      /* status: a Node Feature Discovery feature file */
-	bool external;	      /* kubevirt: the default, said (older scripts) */
-	bool kubevirt_plugin; /* kubevirt: for KubeVirt's own device plugin */
-	const char *pci_ids;  /* kubevirt: the pci.ids to name devices from (a host path) */
+	bool nfd;		      /* status: a Node Feature Discovery feature file */
+	bool external;		      /* kubevirt: the default, said (older scripts) */
+	bool kubevirt_plugin;	      /* kubevirt: for KubeVirt's own device plugin */
+	const char *pci_ids;	      /* kubevirt: the pci.ids to name devices from (a host path) */
+	const char *vgpu_release;     /* check, kubevirt: the vGPU release (vm-vgpu's matrix) */
+	const char *kubevirt_version; /* kubevirt: the KubeVirt the snippet is for ("1.9") */
 	const char *mode;
 	const char *cpu;
 	const char *const *args; /* the command's own arguments */

@@ -12,10 +12,67 @@
 #include "log.h"
 #include "pciids.h"
 #include "prepare.h"
+#include "report.h"
 #include "rootio.h"
 #include "util.h"
+#include "vgpu.h"
 
 #define KV_IDS_MAX 32 /* distinct device IDs in pciHostDevices */
+
+/* The KubeVirt the snippet is for when --kubevirt-version is not given. */
+#define KV_DEFAULT_MAJOR 1
+#define KV_DEFAULT_MINOR 8
+
+/*
+ * --kubevirt-version (default 1.8): whether vm-vgpu's VF profiles are external. KubeVirt's
+ * own PCI plugin advertises VFs on the nvidia driver that have a vGPU type from 1.9 on;
+ * before, and for the sandbox plugin, the entry is external. -EINVAL: not a version.
+ */
+static int vf_profiles_external(const struct options *o, bool *external)
+{
+	int major = KV_DEFAULT_MAJOR, minor = KV_DEFAULT_MINOR;
+	char shown[64];
+
+	if (o->kubevirt_version && kv_version_parse(o->kubevirt_version, &major, &minor) < 0) {
+		term_safe(o->kubevirt_version, shown, sizeof(shown));
+		log_err("--kubevirt-version: '%s' is not a KubeVirt version (1.9, v1.9.0)", shown);
+		return -EINVAL;
+	}
+	*external = !o->kubevirt_plugin || major < 1 || (major == 1 && minor < 9);
+	return 0;
+}
+
+/*
+ * vm-vgpu: the support matrix's method for each NVIDIA GPU of the host (vgpu.c), and what
+ * becomes of vendor-specific VFIO: the GPU Operator's vGPU stack does not create those
+ * devices, and only KubeVirt 1.9's own PCI plugin advertises them. n_vf: the VF profiles
+ * found.
+ */
+static void vgpu_method_notes(const struct inventory *inv, const char *ids, size_t len,
+			      const struct vgpu_host *h, size_t n_vf, bool vf_external)
+{
+	bool vendor = n_vf > 0;
+	char name[160];
+	size_t i;
+
+	for (i = 0; i < inv->n && !vendor && ids; i++) {
+		const struct pci_dev *d = &inv->dev[i];
+		struct gpu_model m;
+
+		if (d->vendor != 0x10de || d->is_vf ||
+		    (d->class >> 8 != 0x0300 && d->class >> 8 != 0x0302) ||
+		    pciids_name(ids, len, d->vendor, d->device, name, sizeof(name)) < 0)
+			continue;
+		vgpu_classify(name, &m);
+		vendor = m.support == VGPU_SUP_YES && vgpu_framework(m.arch, h) == VGPU_FW_VENDOR_VFIO;
+	}
+	if (!vendor)
+		return;
+	if (!n_vf)
+		log_warn("mode vm-vgpu: this host's GPUs take NVIDIA's vendor-specific VFIO (no mdev; gpuvm check --mode vm-vgpu): the GPU Operator's vGPU stack does not yet create those vGPUs, so none is listed until a type is written into each VF's nvidia/current_vgpu_type");
+	if (vf_external)
+		log_warn("mode vm-vgpu: VF profiles of NVIDIA's vendor-specific VFIO are advertised by KubeVirt's own PCI plugin from KubeVirt 1.9 on (--kubevirt-plugin --kubevirt-version 1.9), not by NVIDIA's sandbox device plugin the GPU Operator deploys (it discovers mediated devices only) nor by KubeVirt's own before 1.9: with this snippet no vGPU resource may appear");
+}
 
 struct mdev_ctx {
 	struct kv_mdev *m;
@@ -111,6 +168,7 @@ static size_t vfio_vgpu_types(const struct inventory *inv, struct kv_device *dev
 			dev[n].device = d->device;
 			dev[n].count = 1;
 			dev[n].vgpu = true;
+			dev[n].vf_external = true;
 			strscpy(dev[n].resource, res, sizeof(dev[n].resource));
 			n++;
 		}
@@ -125,12 +183,18 @@ void cmd_kubevirt(const struct options *o, struct outcome *out)
 	const struct plan *p = &pp.p;
 	struct kv_device dev[KV_IDS_MAX + 32]; /* the IDs, then vm-vgpu's VF profiles */
 	struct kv_mdev mdev[64];
-	bool vgpu, none_visible = false;
+	bool vgpu, none_visible = false, vf_external = true;
+	struct vgpu_host vh;
+	char vh_from[96];
 	char *ids = NULL, name[160];
 	size_t i, j, n = 0, n_mdev = 0, len = 0, which = 0;
 
 	if (prep_settings(&pp, o->root, o->cmdline, o->config, SRC_LOOK, NULL) < 0) {
 		out->error = true;
+		goto out;
+	}
+	if (vf_profiles_external(o, &vf_external) < 0) {
+		out->usage = true;
 		goto out;
 	}
 	vgpu = pp.s.mode == MODE_VM_VGPU;
@@ -198,12 +262,20 @@ void cmd_kubevirt(const struct options *o, struct outcome *out)
 
 		n_mdev = mdev_types(inv, mdev, ARRAY_SIZE(mdev));
 		n = vfio_vgpu_types(inv, dev, n, ARRAY_SIZE(dev));
+		for (j = n_pci; j < n; j++)
+			dev[j].vf_external = vf_external;
 		none_visible = !n_mdev && n == n_pci;
+		if (prep_vgpu_host(&pp, o->vgpu_release, &vh, vh_from, sizeof(vh_from)) < 0) {
+			out->usage = true;
+			goto out;
+		}
+		vgpu_method_notes(inv, ids, len, &vh, n - n_pci, vf_external);
 		if (none_visible)
 			log_warn("mode vm-vgpu: no vGPU type is visible yet (mdev_supported_types, nvidia/creatable_vgpu_types of the GPUs and their VFs): none is in the snippet until the vGPU Manager (nvidia_vgpu_vfio) runs; run gpuvm kubevirt again then");
 	}
 	if (!n && !vgpu)
 		log_warn("no device would be in passthrough: the snippet is empty");
+	report_warn_shared_groups(p);
 	if (o->json && vgpu)
 		kv_json_vgpu(stdout, dev, n, mdev, n_mdev, !o->kubevirt_plugin);
 	else if (o->json)

@@ -145,11 +145,131 @@ with_vgpu_mgr() {
 	assert_regex "$(dev_field 0000:41:00.0 reason)" "Ada, SR-IOV expected but the device shows no SR-IOV capability"
 }
 
+# kernel_68: the fixture's kernel is 6.8.0-31-generic (its module directory moved along).
+kernel_68() {
+	mv "$ROOT/lib/modules/6.1.0-99-amd64" "$ROOT/lib/modules/6.8.0-31-generic"
+	printf '6.8.0-31-generic\n' >"$ROOT/proc/sys/kernel/osrelease"
+}
+
+# nvidia_version VERSION: the loaded nvidia module's version, as the vGPU Manager's shows it.
+nvidia_version() {
+	mkdir -p "$ROOT/sys/module/nvidia"
+	printf '%s\n' "$1" >"$ROOT/sys/module/nvidia/version"
+}
+
+# The matrix's findings in $output (JSON): what|what|...
+method_whats() {
+	jqr '[.findings[] | select(.what | startswith("vGPU method")) | "\(.severity): \(.what)"] | join("|")'
+}
+
+@test "vm-vgpu: Ada on kernel 6.1 takes mediated devices on its VFs, whatever the release" {
+	mkfx sriov
+	vgpu_ids
+	with_vgpu_mgr
+	gv --cmdline "iommu=pt" check --mode vm-vgpu --json --vgpu-release 17
+	assert_success
+	[ "$(jqr '.warnings')" = 0 ]
+	assert_regex "$(method_whats)" "^info: vGPU method of 0000:41:00.0 \(AD102GL \[L40S\], Ada\): mdev-vf, mediated devices on its SR-IOV VFs \(vGPU 17 \(--vgpu-release\), kernel 6.1.0-99-amd64\)$"
+}
+
+@test "vm-vgpu: Ada on kernel 6.8 with vGPU 17 is vendor-specific VFIO, which the operator cannot make yet" {
+	mkfx sriov
+	vgpu_ids
+	with_vgpu_mgr
+	kernel_68
+	gv --cmdline "iommu=pt" check --mode vm-vgpu --json --vgpu-release 17
+	assert_success
+	[ "$(jqr '.warnings')" = 1 ]
+	assert_regex "$(method_whats)" "^warning: vGPU method of 0000:41:00.0 .*: vendor-vfio, NVIDIA's vendor-specific VFIO on its SR-IOV VFs, no mdev \(vGPU 17 \(--vgpu-release\), kernel 6.8.0-31-generic\): the GPU Operator's vGPU stack .* does not yet create these, so no vGPU resource will appear$"
+	assert_regex "$(jqr '.findings[] | select(.what | startswith("vGPU method")) | .fix')" "--kubevirt-plugin --kubevirt-version 1.9"
+	# The release from the loaded driver: R550 is 17, R535 is 16 (mediated devices on VFs).
+	nvidia_version 550.54.10
+	gv --cmdline "iommu=pt" check --mode vm-vgpu --json
+	assert_regex "$(method_whats)" "^warning: .*vendor-vfio.*\(vGPU 17 \(driver 550.54.10\), kernel 6.8.0-31-generic\)"
+	nvidia_version 535.183.04
+	gv --cmdline "iommu=pt" check --mode vm-vgpu --json
+	[ "$(jqr '.warnings')" = 0 ]
+	assert_regex "$(method_whats)" "^info: .*: mdev-vf, .*\(vGPU 16 \(driver 535.183.04\), kernel 6.8.0-31-generic\)$"
+	# --vgpu-release wins over the driver.
+	gv --cmdline "iommu=pt" check --mode vm-vgpu --json --vgpu-release 17.4
+	assert_regex "$(method_whats)" "^warning: .*vendor-vfio.*\(vGPU 17 \(--vgpu-release\)"
+}
+
+@test "vm-vgpu: Ada on kernel 6.8, release unknown: said so, with how to tell it" {
+	mkfx sriov
+	vgpu_ids
+	with_vgpu_mgr
+	kernel_68
+	gv --cmdline "iommu=pt" check --mode vm-vgpu --json
+	assert_success
+	assert_regex "$(method_whats)" "^info: vGPU method of 0000:41:00.0 .* cannot be told \(vGPU release unknown, kernel 6.8.0-31-generic\): vendor-vfio with vGPU 17 or later on kernel 6.8 or later, else mediated devices on its SR-IOV VFs$"
+	assert_regex "$(jqr '.findings[] | select(.what | startswith("vGPU method")) | .fix')" "--vgpu-release N"
+}
+
+@test "vm-vgpu: Turing takes mediated devices on the GPU" {
+	mkfx workstation
+	mkdir -p "$ROOT/usr/share/misc"
+	printf '10de  NVIDIA Corporation\n\t1e87  TU104GL [Tesla T4]\n' >"$ROOT/usr/share/misc/pci.ids"
+	kernel_68
+	gv --cmdline "intel_iommu=on iommu=pt" check --mode vm-vgpu --json --vgpu-release 17
+	assert_regex "$(method_whats)" "^info: vGPU method of .*Tesla T4\], Turing\): mdev, mediated devices on the GPU \("
+}
+
+@test "check --vgpu-release: not a release is a usage error; other commands refuse it" {
+	mkfx sriov
+	gv check --mode vm-vgpu --vgpu-release v17
+	assert_failure 2
+	assert_regex "$stderr" "--vgpu-release: 'v17' is not a vGPU release"
+	gv plan --vgpu-release 17
+	assert_failure 2
+}
+
+# secure_boot VALUE: the SecureBoot EFI variable (4 bytes of attributes, then VALUE).
+secure_boot() {
+	mkdir -p "$ROOT/sys/firmware/efi/efivars"
+	# shellcheck disable=SC2059 # the value's byte, as an octal escape in the format
+	printf "\\006\\000\\000\\000\\$(printf %03o "$1")" >"$ROOT/sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c"
+}
+
+@test "vm-vgpu under Secure Boot: a warning (the operator's vGPU Manager modules are unsigned)" {
+	mkfx sriov
+	vgpu_ids
+	with_vgpu_mgr
+	secure_boot 1
+	gv --cmdline "iommu=pt" check --mode vm-vgpu --json
+	assert_success
+	[ "$(jqr '.warnings')" = 1 ]
+	assert_regex "$(jqr '.findings[] | select(.severity == "warning") | .what')" "^Secure Boot is on \(the SecureBoot EFI variable\): the GPU Operator's vGPU Manager builds its kernel modules on the node, unsigned"
+	# Passthrough needs no module of its own: no warning there.
+	gv --cmdline "iommu=pt" check --mode vm-passthrough --json
+	refute_output --partial "Secure Boot"
+	assert_regex "$(jqr '.mode')" "^vm-passthrough$"
+}
+
+@test "vm-vgpu with Secure Boot off, or no EFI: no Secure Boot warning" {
+	mkfx sriov
+	vgpu_ids
+	with_vgpu_mgr
+	secure_boot 0
+	gv --cmdline "iommu=pt" check --mode vm-vgpu --json
+	assert_success
+	[ "$(jqr '.warnings')" = 0 ]
+	[ "$(jqr '[.findings[] | select(.what | test("Secure Boot"))] | length')" = 0 ]
+	rm -rf "$ROOT/sys/firmware/efi"
+	gv --cmdline "iommu=pt" check --mode vm-vgpu --json
+	assert_success
+	[ "$(jqr '.warnings')" = 0 ]
+	[ "$(jqr '.mode')" = vm-vgpu ]
+}
+
 @test "vfio-pci missing for the kernel" {
 	mkfx workstation
 	gv --cmdline "iommu=pt" check --mode vm-passthrough
 	assert_failure 1
-	assert_output --partial "ERROR    vfio-pci is not available for kernel 6.1.0-99-amd64"
+	assert_output --partial "ERROR    vfio-pci is not available for kernel 6.1.0-99-amd64: neither a module of it nor a modules.builtin that names it"
+	# built in (Ubuntu's generic kernels): the fix says it may be, and how gpuvm tells
+	assert_output --partial "fix: install the kernel's modules package: it ships vfio-pci's module, or modules.builtin where the kernel has it built in (CONFIG_VFIO_PCI=y, as Ubuntu's generic kernels do)"
+	refute_output --partial "linux-modules-extra"
 }
 
 @test "a firmware framebuffer in the GPU's BAR, and the boot VGA" {
@@ -186,6 +306,90 @@ with_vgpu_mgr() {
 	gv --cmdline "iommu=pt" check --mode vm-passthrough
 	assert_failure 1
 	assert_output --partial "IOMMU group 1 is not viable: 0000:02:00.0 (8086:1533, igb) shares it"
+}
+
+@test "hgx8-pairs: an IOMMU group of two GPUs is a warning, ready all the same; none on PCIe" {
+	mkfx hgx8-pairs
+	with_vfio
+	gv --cmdline "iommu=pt gpuvm.mode=vm-passthrough" check --json
+	assert_success
+	[ "$(jqr .ready)" = true ]
+	[ "$(jqr '[.findings[] | select(.what | test("^IOMMU group [0-9]+ holds 2 GPUs: they can only be assigned to one VM together"))] | length')" = 4 ]
+	assert_regex "$(jqr '[.findings[] | select(.what | test("^IOMMU group 8 "))][0].severity')" "^warning$"
+	assert_regex "$(jqr '[.findings[] | select(.what | test("^IOMMU group 8 "))][0].fix')" "one VM that requests every GPU of the group"
+	gv --cmdline "iommu=pt gpuvm.mode=vm-passthrough" check
+	assert_success
+	assert_output --partial "WARNING  IOMMU group 71 holds 2 GPUs: they can only be assigned to one VM together"
+	mkfx workstation
+	with_vfio
+	gv --cmdline "iommu=pt gpuvm.mode=vm-passthrough" check --json
+	[ "$(jqr '[.findings[] | select(.what | test("holds [0-9]+ GPUs"))] | length')" = 0 ]
+	[ "$(jqr '.findings | length')" -gt 0 ]
+}
+
+# The one finding about NVIDIA's virtualization models on an NVSwitch board, as JSON.
+hgx_finding() {
+	jqr '[.findings[] | select(.what | startswith("HGX: "))] | if length == 1 then .[0] else error("not one HGX finding") end'
+}
+
+fm_cfg() {
+	mkdir -p "$ROOT/usr/share/nvidia/nvswitch"
+	printf '%s\n' "# Fabric Manager" "$@" >"$ROOT/usr/share/nvidia/nvswitch/fabricmanager.cfg"
+}
+
+@test "hgx8, nvswitch=host, vm-passthrough: single-GPU VMs only unless Fabric Manager runs on the host" {
+	mkfx hgx8
+	with_vfio
+	gv --cmdline "iommu=pt gpuvm.mode=vm-passthrough" check --json
+	assert_success
+	output=$(hgx_finding)
+	[ "$(jqr .severity)" = warning ]
+	assert_regex "$(jqr .what)" "^HGX: nvswitch=host, vm-passthrough: single-GPU VMs only unless Fabric Manager runs on the host; the 4 NVSwitches stay on the host, .* fails CUDA init \\(error 802\\) or runs without NVLink$"
+	assert_regex "$(jqr .fix)" "FABRIC_MODE=1 and activate each VM's partition .* set nvswitch=vm and give one VM every GPU and NVSwitch"
+	# a host config saying nvswitch=host explicitly is the same
+	fx_config "$ROOT" "mode=vm-passthrough" "nvswitch=host"
+	gv --cmdline "iommu=pt" check
+	assert_success
+	assert_output --partial "WARNING  HGX: nvswitch=host, vm-passthrough: single-GPU VMs only unless Fabric Manager runs on the host"
+	# Fabric Manager's config in shared NVSwitch mode (the last FABRIC_MODE= line wins): info
+	fm_cfg "FABRIC_MODE=0" "FABRIC_MODE=1  # shared NVSwitch"
+	gv --cmdline "iommu=pt" check --json
+	output=$(hgx_finding)
+	[ "$(jqr .severity)" = info ]
+	assert_regex "$(jqr .what)" "^HGX: nvswitch=host, vm-passthrough: shared NVSwitch multitenancy, the 4 NVSwitches stay on the host for Fabric Manager; /usr/share/nvidia/nvswitch/fabricmanager.cfg says FABRIC_MODE=1$"
+	assert_regex "$(jqr .fix)" "activate each VM's partition .*gpuvm does neither"
+	# FABRIC_MODE=0 (bare metal, the package's default) is still the warning, and says it
+	fm_cfg "FABRIC_MODE=0"
+	gv --cmdline "iommu=pt" check --json
+	output=$(hgx_finding)
+	[ "$(jqr .severity)" = warning ]
+	assert_regex "$(jqr .what)" "single-GPU VMs only .*fabricmanager.cfg says FABRIC_MODE=0$"
+}
+
+@test "hgx8, nvswitch=vm: full passthrough, Fabric Manager in the guest; container and vm-vgpu name theirs" {
+	mkfx hgx8
+	with_vfio
+	gv --cmdline "iommu=pt gpuvm.mode=vm-passthrough gpuvm.nvswitch=vm" check --json
+	assert_success
+	output=$(hgx_finding)
+	[ "$(jqr .severity)" = info ]
+	assert_regex "$(jqr .what)" "^HGX: nvswitch=vm, vm-passthrough: full passthrough, the GPUs and 4 NVSwitches on vfio-pci; .*Fabric Manager in that guest$"
+	assert_regex "$(jqr .fix)" "give one VM every GPU and NVSwitch and run nvidia-fabricmanager \\(FABRIC_MODE=0\\) in it"
+	gv --cmdline "iommu=pt gpuvm.mode=container" check --json
+	output=$(hgx_finding)
+	assert_regex "$(jqr .what)" "^HGX: 4 NVSwitches, container: bare metal"
+	gv --cmdline "iommu=pt gpuvm.mode=vm-vgpu gpuvm.nvswitch=vm" check --json
+	output=$(hgx_finding)
+	assert_regex "$(jqr .what)" "^HGX: 4 NVSwitches, vm-vgpu: the NVSwitches stay on the host \\(nvswitch= is not used\\); .*FABRIC_MODE=2\\)$"
+}
+
+@test "no NVSwitch: no word of Fabric Manager" {
+	mkfx two-gpus
+	with_vfio
+	gv --cmdline "iommu=pt gpuvm.mode=vm-passthrough" check --json
+	assert_success
+	[ "$(jqr '.findings | length')" -gt 0 ]
+	[ "$(jqr '[.findings[] | select(.what | test("HGX|Fabric Manager"))] | length')" = 0 ]
 }
 
 @test "an excluded GPU sharing a group with a selected one" {

@@ -139,6 +139,22 @@ permittedHostDevices:
 	assert_regex "$stderr" "no 10de"
 }
 
+@test "kubevirt: GPUs that share an IOMMU group are warned about, the entry stays" {
+	mkfx hgx8-pairs
+	pciids
+	gv --cmdline "" kubevirt --json
+	assert_success
+	[ "$(jqr '.permittedHostDevices.pciHostDevices | length')" = 1 ]
+	assert_regex "$stderr" "warning: IOMMU group 8 holds 2 GPUs: they can only be assigned to one VM together"
+	assert_regex "$stderr" "warning: IOMMU group 134 holds 2 GPUs"
+	mkfx hgx8
+	pciids
+	gv --cmdline "" kubevirt --json
+	assert_success
+	[ "$(jqr '.permittedHostDevices.pciHostDevices | length')" = 1 ]
+	refute_regex "$stderr" "holds [0-9]+ GPUs"
+}
+
 @test "kubevirt: a group that is not viable gives nothing, and says so" {
 	mkfx gpu-nic
 	gv --cmdline "" kubevirt
@@ -238,8 +254,8 @@ permittedHostDevices:
 	[ "$(jqr '.permittedHostDevices.mediatedDevices | length')" = 0 ]
 }
 
-# vGPU 17 and later on Ada, Hopper and newer: no mdev; the VFs show their profiles under
-# nvidia/, and the plugin's vendor-specific VFIO discovery advertises them as PCI devices.
+# vGPU 17 and later on Ada, Hopper and newer (kernel 6.8 and later): no mdev; the VFs show
+# their profiles under nvidia/, PCI devices on the nvidia driver to KubeVirt.
 @test "kubevirt under vm-vgpu: VF profiles of the vendor-specific VFIO as external PCI entries" {
 	mkfx sriov
 	pciids
@@ -251,7 +267,53 @@ permittedHostDevices:
 	[ "$(jqr '.permittedHostDevices.pciHostDevices[1].pciVendorSelector')" = "10DE:26B9" ]
 	[ "$(jqr '.permittedHostDevices.mediatedDevices | length')" = 0 ]
 	[[ "$stderr" != *"no vGPU type is visible"* ]]
-	# KubeVirt's own plugin cannot take a VF on nvidia: the profiles stay the sandbox plugin's.
+	assert_regex "$stderr" "advertised by KubeVirt's own PCI plugin from KubeVirt 1.9 on"
+	# KubeVirt before 1.9 (the default, 1.8) cannot take a VF on nvidia: external as before.
 	gv --cmdline "gpuvm.mode=vm-vgpu" kubevirt --json --kubevirt-plugin
 	[ "$(jqr '[.permittedHostDevices.pciHostDevices[] | select(.externalResourceProvider) | .resourceName] | join(",")')" = "nvidia.com/NVIDIA_L40S-1Q,nvidia.com/NVIDIA_L40S-4C" ]
+	gv --cmdline "gpuvm.mode=vm-vgpu" kubevirt --json --kubevirt-plugin --kubevirt-version 1.8
+	[ "$(jqr '[.permittedHostDevices.pciHostDevices[] | select(.externalResourceProvider) | .resourceName] | join(",")')" = "nvidia.com/NVIDIA_L40S-1Q,nvidia.com/NVIDIA_L40S-4C" ]
+}
+
+@test "kubevirt --kubevirt-version 1.9 --kubevirt-plugin: VF profiles are KubeVirt's own (externalResourceProvider false)" {
+	mkfx sriov
+	pciids
+	fx_vgpu_types "$ROOT" 0000:41:00.4 "1155 : NVIDIA L40S-1Q"
+	for v in 1.9 v1.9.0 1.10; do
+		gv --cmdline "gpuvm.mode=vm-vgpu" kubevirt --json --kubevirt-plugin --kubevirt-version "$v"
+		assert_success
+		[ "$(jqr '.permittedHostDevices.pciHostDevices[1].resourceName')" = nvidia.com/NVIDIA_L40S-1Q ]
+		[ "$(jqr '.permittedHostDevices.pciHostDevices[1] | has("externalResourceProvider")')" = false ]
+	done
+	[[ "$stderr" != *"advertised by KubeVirt's own PCI plugin"* ]]
+	gv --cmdline "gpuvm.mode=vm-vgpu" kubevirt --kubevirt-plugin --kubevirt-version 1.9
+	assert_output --partial '  # a vGPU profile of SR-IOV VFs (vendor-specific VFIO, vGPU 17 and later): KubeVirt 1.9'"'"'s own PCI plugin advertises these (VFs on nvidia)
+  - pciVendorSelector: "10DE:26B9"
+    resourceName: "nvidia.com/NVIDIA_L40S-1Q"
+  mediatedDevices: []'
+	# For the sandbox plugin the version changes nothing: external.
+	gv --cmdline "gpuvm.mode=vm-vgpu" kubevirt --json --kubevirt-version 1.9
+	[ "$(jqr '.permittedHostDevices.pciHostDevices[1].externalResourceProvider')" = true ]
+	# Not a version; another command: usage errors.
+	gv kubevirt --kubevirt-version 1
+	assert_failure 2
+	assert_regex "$stderr" "--kubevirt-version: '1' is not a KubeVirt version"
+	gv check --kubevirt-version 1.9
+	assert_failure 2
+}
+
+@test "kubevirt under vm-vgpu: vendor-specific VFIO by the matrix, no VF profile yet: says the operator makes none" {
+	mkfx sriov
+	mkdir -p "$ROOT/usr/share/misc"
+	printf '10de  NVIDIA Corporation\n\t26b9  AD102GL [L40S]\n' >"$ROOT/usr/share/misc/pci.ids"
+	printf '6.8.0-31-generic\n' >"$ROOT/proc/sys/kernel/osrelease"
+	gv --cmdline "gpuvm.mode=vm-vgpu" kubevirt --vgpu-release 17
+	assert_success
+	assert_regex "$stderr" "take NVIDIA's vendor-specific VFIO .*: the GPU Operator's vGPU stack does not yet create those vGPUs"
+	# Kernel 6.1: mediated devices on the VFs, nothing of the kind said.
+	printf '6.1.0-99-amd64\n' >"$ROOT/proc/sys/kernel/osrelease"
+	gv --cmdline "gpuvm.mode=vm-vgpu" kubevirt --vgpu-release 17
+	assert_success
+	[[ "$stderr" != *"vendor-specific VFIO"* ]]
+	assert_regex "$stderr" "no vGPU type is visible yet"
 }

@@ -79,6 +79,13 @@ load helpers
 	[ "$(cat "$TOP/kernel-cmdline/label-intel/cmdline")" = "intel_iommu=on iommu=pt" ]
 	[ "$(cat "$TOP/kernel-cmdline/label-amd/cmdline")" = "iommu=pt" ]
 	[ ! -e "$TOP/kernel-cmdline/label-intel/dracut.conf" ]
+	# dracut.conf: what it bakes, and only the IOMMU's parameters left for the boot loader
+	grep -q '^kernel_cmdline+=" rd.gpuvm.mode=container "$' "$TOP/kernel-cmdline/container-intel/dracut.conf"
+	grep -q "^# container needs no IOMMU parameter on the kernel's command line.$" "$TOP/kernel-cmdline/container-intel/dracut.conf"
+	grep -q "^# The IOMMU's parameters (intel_iommu=on iommu=pt) are the kernel's: only the boot loader$" "$TOP/kernel-cmdline/vm-passthrough-intel/dracut.conf"
+	grep -q "^# The IOMMU's parameters (iommu=pt) are the kernel's" "$TOP/kernel-cmdline/vm-vgpu-amd/dracut.conf"
+	run grep -l "IOMMU parameters.*gpuvm.mode=" "$TOP"/kernel-cmdline/*/dracut.conf
+	assert_failure
 	# grub.d is Debian's: the fragment sends RHEL and Fedora to grubby
 	grep -q "Not for RHEL or Fedora: their grub2-mkconfig reads only" "$TOP/kernel-cmdline/label-amd/grub.cfg"
 }

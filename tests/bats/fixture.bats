@@ -13,7 +13,7 @@ setup_file() {
 	export FXS="$BATS_FILE_TMPDIR/sc"
 	mkdir -p "$FXS"
 	local s
-	for s in workstation noiommu gpu-nic two-gpus sriov domain2 vfio-stale hgx8 hgx8-sriov; do
+	for s in workstation noiommu gpu-nic two-gpus sriov domain2 vfio-stale hgx8 hgx8-sriov hgx8-pairs; do
 		"$BATS_TEST_DIRNAME/../fixture/mkfixture" "$FXS/$s" "$s"
 	done
 	"$BATS_TEST_DIRNAME/../fixture/mkfixture" "$FXS/synthetic" synthetic 120
@@ -35,7 +35,7 @@ phys() { (cd -P "$1" && pwd -P); }
 @test "mkfixture list names every scenario" {
 	run "$FX/mkfixture" list
 	assert_success
-	for s in workstation hgx8 gpu-nic two-gpus sriov domain2 noiommu vfio-stale synthetic hgx8-sriov; do
+	for s in workstation hgx8 gpu-nic two-gpus sriov domain2 noiommu vfio-stale synthetic hgx8-sriov hgx8-pairs; do
 		assert_line "$s"
 	done
 }
@@ -65,7 +65,7 @@ phys() { (cd -P "$1" && pwd -P); }
 @test "every scenario has its number of functions and groups" {
 	local s want
 	for s in workstation:40:29 noiommu:40:0 gpu-nic:12:5 two-gpus:15:6 sriov:15:12 \
-		domain2:14:9 vfio-stale:11:7 hgx8:300:275 hgx8-sriov:428:403 synthetic:120:105; do
+		domain2:14:9 vfio-stale:11:7 hgx8:300:275 hgx8-sriov:428:403 hgx8-pairs:300:271 synthetic:120:105; do
 		want="${s#*:}"
 		run nfuncs "$FXS/${s%%:*}"
 		assert_output "${want%%:*}"
@@ -432,6 +432,18 @@ phys() { (cd -P "$1" && pwd -P); }
 	assert_success
 	run grep -c ' svm ' "$FXS/hgx8/proc/cpuinfo"
 	assert_output 4
+}
+
+@test "hgx8-pairs: the GPUs two a group, each pair alone in it; the rest as hgx8" {
+	local g
+	for g in 8:0000:03:00.0:0000:23:00.0 71:0000:43:00.0:0000:63:00.0 \
+		134:0001:03:00.0:0001:23:00.0 197:0001:43:00.0:0001:63:00.0; do
+		run ls "$FXS/hgx8-pairs/sys/kernel/iommu_groups/${g%%:*}/devices"
+		assert_output "$(printf '%s\n%s' "$(echo "$g" | cut -d: -f2-4)" "$(echo "$g" | cut -d: -f5-7)")"
+	done
+	run diff <(fx_ls "$FXS/hgx8" | grep -v ' 10de:2330 ' | cut -d' ' -f1,2,3,5) \
+		<(fx_ls "$FXS/hgx8-pairs" | grep -v ' 10de:2330 ' | cut -d' ' -f1,2,3,5)
+	assert_success
 }
 
 @test "hgx8-sriov: 16 VFs on each of the 8 GPUs" {

@@ -61,6 +61,51 @@ load helpers
 	[ "$(jqr '[.devices[] | select(.role == "bridge" and .action != "skip")] | length')" = 0 ]
 }
 
+SHARED="they can only be assigned to one VM together"
+
+@test "hgx8-pairs: a group of two GPUs is viable, counted and warned about; one GPU a group is not" {
+	mkfx hgx8-pairs
+	gv --cmdline "gpuvm.mode=vm-passthrough" plan --json
+	assert_success
+	[ "$(jqr '[.devices[] | select(.action == "bind")] | length')" = 8 ]
+	[ "$(jqr '.groups | length')" = 4 ]
+	[ "$(jqr '.groups[0].id')" = 8 ]
+	[ "$(jqr '.groups[0].viable')" = true ]
+	[ "$(jqr '.groups[0].gpus')" = 2 ]
+	[ "$(jqr '[.groups[] | select(.gpus == 2)] | length')" = 4 ]
+	[ "$(jqr '.warnings | length')" = 4 ]
+	assert_regex "$(jqr '.warnings[0]')" "^IOMMU group 8 holds 2 GPUs: $SHARED \\(vfio gives a group to one VM whole"
+	assert_regex "$stderr" "warning: IOMMU group 197 holds 2 GPUs: $SHARED"
+	gv --cmdline "gpuvm.mode=vm-passthrough" plan
+	assert_success
+	assert_output --partial "  8 (DMA-FQ) viable, 2 GPUs for one VM together: 0000:03:00.0 0000:23:00.0"
+	# one GPU a group (hgx8), and a PCIe workstation: no warning, gpus 1
+	mkfx hgx8
+	gv --cmdline "gpuvm.mode=vm-passthrough" plan --json
+	assert_success
+	[ "$(jqr '[.groups[] | select(.gpus == 1)] | length')" = 8 ]
+	[ "$(jqr '.warnings | length')" = 0 ]
+	mkfx workstation
+	gv --cmdline "gpuvm.mode=vm-passthrough" plan --json
+	assert_success
+	[ "$(jqr '.groups[0].gpus')" = 1 ]
+	[ "$(jqr '.warnings | length')" = 0 ]
+	refute_regex "$stderr" "$SHARED"
+}
+
+@test "two-gpus: a PCIe switch without ACS puts both GPUs in one group: the same warning" {
+	mkfx two-gpus
+	gv --cmdline "gpuvm.mode=vm-passthrough" plan --json
+	assert_success
+	[ "$(jqr '.groups[0].gpus')" = 2 ]
+	assert_regex "$(jqr '.warnings[0]')" "^IOMMU group 2 holds 2 GPUs: $SHARED"
+	# excluding one leaves the group not viable: that is the error, no warning on top
+	gv --cmdline "gpuvm.mode=vm-passthrough gpuvm.exclude=0000:04:00.0" plan --json
+	assert_failure 1
+	[ "$(jqr '.groups[0].gpus')" = 1 ]
+	[ "$(jqr '.warnings | length')" = 0 ]
+}
+
 @test "hgx8: /proc/bus/pci/devices names every function; uevents and IOMMU groups read only where the plan looks" {
 	need strace command -v strace
 	mkfx hgx8
@@ -367,4 +412,9 @@ mkfx_domain8() {
 	assert_regex "$(jqr '.iommu.params | join("|")')" "amd_iommu=on: not a value the kernel knows"
 	assert_regex "$(jqr '.iommu.params | join("|")')" "iommu=pt: host devices use identity mappings"
 	assert_regex "$(jqr '.iommu.params | join("|")')" "intel_iommu= is ignored on an AMD CPU"
+	# intel_iommu=on: whose default it is, said for the kernels it is true of, not for every host
+	mkfx workstation
+	gv --cmdline "intel_iommu=on gpuvm.mode=vm-passthrough" plan --json
+	assert_regex "$(jqr '.iommu.params[0]')" "^intel_iommu=on: Intel VT-d translation on \\(the default only of a kernel built with CONFIG_INTEL_IOMMU_DEFAULT_ON, or with Debian's CONFIG_INTEL_IOMMU_DEFAULT_ON_INTGPU_OFF, on but for the integrated GPU, as Debian's own kernels since Debian 11 are\\)$"
+	refute_regex "$(jqr '.iommu.params | join("|")')" "Debian's kernel has it on by default"
 }

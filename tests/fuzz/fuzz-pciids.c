@@ -123,10 +123,11 @@ static void check_cluster(const struct kv_device *d, size_t n)
 			lines += buf[i] == '\n';
 		}
 		/* Two comment lines, two keys; per device its two keys, the external key
-		 * where asked or for a vGPU profile, which also has a comment line. */
+		 * where asked or for a vGPU profile KubeVirt does not take itself, and a
+		 * comment line for each vGPU profile. */
 		want = 4;
 		for (i = 0; i < n; i++)
-			want += 2 + (ext || d[i].vgpu) + d[i].vgpu;
+			want += 2 + (ext || (d[i].vgpu && d[i].vf_external)) + d[i].vgpu;
 		fuzz_assert(lines == want, "%zu YAML lines for %zu devices, expected %zu", lines, n,
 			    want);
 		lines = 0;
@@ -173,6 +174,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		dev[i].count = i + 1;
 	}
 	dev[1].vgpu = data[4] & 0x80;
+	dev[1].vf_external = data[0] & 2;
 	for (i = 0; i < ARRAY_SIZE(res_sizes); i++)
 		check_resource(r == 0 ? name : NULL, vendor, device, res_sizes[i], dev[0].resource,
 			       sizeof(dev[0].resource));

@@ -277,8 +277,26 @@ static void vgpu_types(void)
 		  "vfio: too long");
 }
 
+/* --kubevirt-version: what KubeVirt's releases are called, nothing else. */
+static void versions(void)
+{
+	int a = 0, b = 0;
+
+	CHECK(kv_version_parse("1.9", &a, &b) == 0 && a == 1 && b == 9, "1.9");
+	CHECK(kv_version_parse("v1.9.0", &a, &b) == 0 && a == 1 && b == 9, "v1.9.0");
+	CHECK(kv_version_parse("1.10", &a, &b) == 0 && a == 1 && b == 10, "1.10");
+	CHECK(kv_version_parse("1", &a, &b) == -EINVAL, "1");
+	CHECK(kv_version_parse("1.", &a, &b) == -EINVAL, "1.");
+	CHECK(kv_version_parse("1.9.", &a, &b) == -EINVAL, "1.9.");
+	CHECK(kv_version_parse("1.9-rc", &a, &b) == -EINVAL, "1.9-rc");
+	CHECK(kv_version_parse("", &a, &b) == -EINVAL, "empty");
+	CHECK(kv_version_parse("v", &a, &b) == -EINVAL, "v");
+	CHECK(kv_version_parse(" 1.9", &a, &b) == -EINVAL, "a blank");
+}
+
 int main(void)
 {
+	versions();
 	vgpu_types();
 	vectors();
 	lookup();

@@ -4,6 +4,7 @@
  * names: the spot checks (IDs and names as a real pci.ids has them), the odd names, and
  * every NVIDIA ID of a whole pci.ids.
  */
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -118,8 +119,65 @@ static void whole(void)
 	free(ids);
 }
 
+/* The support matrix: each cell of doc/vgpu.md's table, and what cannot be told. */
+static void matrix(void)
+{
+	static const struct {
+		enum gpu_arch a;
+		struct vgpu_host h;
+		enum vgpu_framework want;
+		const char *what;
+	} cells[] = {
+		{ ARCH_PRE_KEPLER, { 17, 6, 8 }, VGPU_FW_UNSUPPORTED, "Fermi" },
+		{ ARCH_KEPLER, { 0, 0, 0 }, VGPU_FW_MDEV, "Kepler, nothing known" },
+		{ ARCH_TURING, { 17, 6, 8 }, VGPU_FW_MDEV, "T4 on 17, 6.8" },
+		{ ARCH_AMPERE, { 17, 6, 8 }, VGPU_FW_MDEV_VF, "A100 on 17, 6.8" },
+		{ ARCH_AMPERE, { 0, 0, 0 }, VGPU_FW_MDEV_VF, "A10, nothing known" },
+		{ ARCH_HOPPER, { 17, 6, 8 }, VGPU_FW_VENDOR_VFIO, "H100 on 17, 6.8" },
+		{ ARCH_HOPPER, { 18, 6, 11 }, VGPU_FW_VENDOR_VFIO, "H200 on 18, 6.11" },
+		{ ARCH_ADA, { 17, 7, 0 }, VGPU_FW_VENDOR_VFIO, "L40S on 17, 7.0" },
+		{ ARCH_BLACKWELL, { 19, 6, 8 }, VGPU_FW_VENDOR_VFIO, "Blackwell on 19, 6.8" },
+		{ ARCH_ADA, { 17, 6, 7 }, VGPU_FW_MDEV_VF, "L40S on 17, 6.7" },
+		{ ARCH_HOPPER, { 16, 6, 8 }, VGPU_FW_MDEV_VF, "H100 on 16, 6.8" },
+		{ ARCH_HOPPER, { 0, 6, 1 }, VGPU_FW_MDEV_VF, "an old kernel: any release" },
+		{ ARCH_HOPPER, { 16, 0, 0 }, VGPU_FW_MDEV_VF, "an old release: any kernel" },
+		{ ARCH_HOPPER, { 0, 6, 8 }, VGPU_FW_UNKNOWN, "6.8, release unknown" },
+		{ ARCH_ADA, { 17, 0, 0 }, VGPU_FW_UNKNOWN, "17, kernel unknown" },
+		{ ARCH_UNKNOWN, { 17, 6, 8 }, VGPU_FW_UNKNOWN, "architecture unknown" },
+	};
+	struct gpu_model m;
+	size_t i;
+	int a, b;
+
+	for (i = 0; i < sizeof(cells) / sizeof(cells[0]); i++)
+		CHECK_STR(vgpu_framework_name(vgpu_framework(cells[i].a, &cells[i].h)),
+			  vgpu_framework_name(cells[i].want), "matrix: %s", cells[i].what);
+	vgpu_classify("GA100 [A100 PCIe 80GB]", &m);
+	CHECK(m.method == VGPU_SRIOV, "Ampere: VFs");
+	vgpu_classify("GH100 [H100 SXM5 80GB]", &m);
+	CHECK(m.method == VGPU_SRIOV, "Hopper: VFs");
+	vgpu_classify("TU104GL [Tesla T4]", &m);
+	CHECK(m.method == VGPU_MDEV, "Turing: mdev");
+
+	CHECK(vgpu_kernel_parse("6.8.0-31-generic", &a, &b) == 0 && a == 6 && b == 8, "6.8.0-31");
+	CHECK(vgpu_kernel_parse("5.14.0-427.el9.x86_64", &a, &b) == 0 && a == 5 && b == 14, "el9");
+	CHECK(vgpu_kernel_parse("unknown", &a, &b) == -EINVAL, "unknown kernel");
+	CHECK(vgpu_kernel_parse("6", &a, &b) == -EINVAL, "no minor");
+	CHECK(vgpu_release_of_driver("550.54.10\n", &a) == 0 && a == 17, "R550 is 17");
+	CHECK(vgpu_release_of_driver("535.183.04", &a) == 0 && a == 16, "R535 is 16");
+	CHECK(vgpu_release_of_driver("580.95.02", &a) == 0 && a == 18, "past the table: its last");
+	CHECK(vgpu_release_of_driver("390.157", &a) == -EINVAL, "before the table");
+	CHECK(vgpu_release_of_driver("x", &a) == -EINVAL, "no version");
+	CHECK(vgpu_release_parse("17", &a) == 0 && a == 17, "17");
+	CHECK(vgpu_release_parse("17.4", &a) == 0 && a == 17, "17.4");
+	CHECK(vgpu_release_parse("17.", &a) == -EINVAL, "17.");
+	CHECK(vgpu_release_parse("0", &a) == -EINVAL, "0");
+	CHECK(vgpu_release_parse("v17", &a) == -EINVAL, "v17");
+}
+
 int main(void)
 {
+	matrix();
 	spot();
 	find();
 	whole();
