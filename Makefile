@@ -147,7 +147,7 @@ ANALYZE_FLAGS := -Isrc -std=gnu11 -D_GNU_SOURCE -DGPUVM_VERSION='"$(VERSION)"' -
 	-isystem $(DEPS)/uapi
 C_FILES = $(shell git ls-files '*.c' '*.h' 2>/dev/null)
 SHELL_FILES = init tests/tap-run tests/fixture/mkfixture \
-	$(shell git ls-files '*.sh' '*.bash' '*.bats' 'mirror/gpuvm-label-mirror' 'initramfs-tools/*' 'packaging/deb/post*' 2>/dev/null)
+	$(shell git ls-files '*.sh' '*.bash' '*.bats' 'mirror/gpuvm-label-mirror' 'mirror/gpuvm-kubevirt-patch' 'initramfs-tools/*' 'packaging/deb/post*' 2>/dev/null)
 lint: $(DEPS)/VERSIONS
 	@echo "  ANALYZE gcc -fanalyzer"
 	$(Q)for f in $(SRCS:%=src/%); do \
@@ -212,6 +212,7 @@ install: all
 	[ -z "$(PCI_IDS)" ] || { sh scripts/pciids-nvidia.sh "$(PCI_IDS)" >$(B)/pci.ids && \
 		install -D -m 0644 $(B)/pci.ids $(DESTDIR)$(SHAREDIR)/pci.ids; }
 	install -D -m 0755 mirror/gpuvm-label-mirror $(DESTDIR)$(SHAREDIR)/mirror/gpuvm-label-mirror
+	install -D -m 0755 mirror/gpuvm-kubevirt-patch $(DESTDIR)$(SHAREDIR)/mirror/gpuvm-kubevirt-patch
 	for f in mirror/deploy/*.yaml mirror/deploy/*/*.yaml; do \
 		install -D -m 0644 $$f $(DESTDIR)$(SHAREDIR)/$$f || exit 1; done
 	install -D -m 0644 mirror/README.md $(DESTDIR)$(SHAREDIR)/mirror/README.md

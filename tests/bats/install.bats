@@ -20,6 +20,7 @@ load helpers
 	assert_line ./usr/share/gpuvm/kernel-cmdline/vm-passthrough-intel/grub.cfg
 	assert_line ./usr/share/gpuvm/gpuvm.conf.example
 	assert_line ./usr/share/gpuvm/mirror/gpuvm-label-mirror
+	assert_line ./usr/share/gpuvm/mirror/gpuvm-kubevirt-patch
 	assert_line ./usr/share/gpuvm/mirror/deploy/daemonset.yaml
 	assert_line ./usr/share/gpuvm/mirror/deploy/live/daemonset.yaml
 	assert_line ./etc/gpuvm/gpuvm.conf

@@ -188,13 +188,14 @@ label() {
 
 # cpol [KEY=VALUE...]: the ClusterPolicy list the stand-in kubectl serves: one policy,
 # cluster-policy, as the Helm chart makes it with its defaults (sandboxWorkloads off,
-# defaultWorkload container, vfioManager on), each KEY=VALUE a JSON value set at .spec.KEY.
+# defaultWorkload container, vfioManager on, vgpuManager off), each KEY=VALUE a JSON value set
+# at .spec.KEY.
 cpol() {
 	local a
 	jq -n '{apiVersion: "nvidia.com/v1", kind: "ClusterPolicyList", items: [{apiVersion: "nvidia.com/v1",
 		kind: "ClusterPolicy", metadata: {name: "cluster-policy", creationTimestamp: "2026-05-04T10:00:00Z"},
 		spec: {sandboxWorkloads: {enabled: false, defaultWorkload: "container", mode: "kubevirt"},
-		vfioManager: {enabled: true}, sandboxDevicePlugin: {enabled: true}}}]}' >"$K/cps.json"
+		vfioManager: {enabled: true}, vgpuManager: {enabled: false}, sandboxDevicePlugin: {enabled: true}}}]}' >"$K/cps.json"
 	for a in "$@"; do
 		jq --arg k "${a%%=*}" --argjson v "${a#*=}" '.items[0].spec |= setpath($k | split("."); $v)' \
 			"$K/cps.json" >"$K/c" && mv "$K/c" "$K/cps.json"
@@ -202,9 +203,12 @@ cpol() {
 }
 
 # mirror ARGS...: the mirror against $ROOT with the stand-ins first on PATH, under `run`.
+# The KubeVirt entries are the tree's (--root), not this machine's /sys.
 mirror() {
 	run env PATH="$BIN:$PATH" NODE_NAME="$NODE" GPUVM_HOST="$ROOT" GPUVM="$GPUVM" \
-		GPUVM_BOOT_ID_FILE="$BOOTID" "$MIRROR" "$@"
+		GPUVM_BOOT_ID_FILE="$BOOTID" \
+		GPUVM_KUBEVIRT_CMD="${KV_CMD:-"'$GPUVM' --root '$ROOT' --cmdline '' kubevirt --json"}" \
+		"$MIRROR" "$@"
 }
 
 # annotation KEY: its value on the served node, "absent" when it is not there.
@@ -219,6 +223,11 @@ kubectl_annotate() {
 
 annotate_calls() {
 	grep -c '^annotate ' "$K/calls" || true
+}
+
+# The same, but for the node's KubeVirt entries (gpuvm.dev/kubevirt), published on their own.
+request_calls() {
+	grep '^annotate ' "$K/calls" | grep -vc ' gpuvm.dev/kubevirt=' || true
 }
 
 # The file's identity and content, to prove it was not rewritten.
@@ -481,8 +490,9 @@ W=gpuvm.dev/warning
 		assert_output --partial "set sandboxWorkloads.enabled=true in the ClusterPolicy"
 		[ "$(annotation "$W")" = sandbox-workloads-disabled ]
 		refute_output --partial "vfio-manager runs"
+		refute_output --partial "vgpu-manager-disabled" # sandboxWorkloads off says it all
 	done
-	cpol sandboxWorkloads.enabled=true
+	cpol sandboxWorkloads.enabled=true vgpuManager.enabled=true
 	mirror --once
 	assert_success
 	assert_output --partial "removed annotation $W"
@@ -499,6 +509,62 @@ W=gpuvm.dev/warning
 	node vm-passthrough "$W=sandbox-workloads-disabled"
 	mirror --once
 	assert_success
+	[ "$(annotation "$W")" = absent ]
+}
+
+@test "operator: vm-vgpu while the ClusterPolicy has vgpuManager off (the chart's default): vgpu-manager-disabled" {
+	node vm-vgpu
+	cpol sandboxWorkloads.enabled=true
+	mirror --once
+	assert_success
+	assert_output --partial "warning: host config mode vm-vgpu, but no vGPU Manager of the GPU Operator runs on this node (ClusterPolicy cluster-policy has vgpuManager.enabled=false, the chart's default): nothing loads nvidia_vgpu_vfio"
+	assert_output --partial "set vgpuManager.enabled=true with your private vgpuManager.repository, .version and .imagePullSecrets"
+	[ "$(annotation "$W")" = vgpu-manager-disabled ]
+	# enabled: cleared
+	cpol sandboxWorkloads.enabled=true vgpuManager.enabled=true
+	mirror --once
+	assert_success
+	assert_output --partial "removed annotation $W"
+	[ "$(annotation "$W")" = absent ]
+	# the node opts out of the operator's DaemonSet: warned again, with that reason
+	label nvidia.com/gpu.deploy.vgpu-manager=false
+	mirror --once
+	assert_output --partial "runs on this node (label nvidia.com/gpu.deploy.vgpu-manager=false)"
+	[ "$(annotation "$W")" = vgpu-manager-disabled ]
+	label nvidia.com/gpu.deploy.vgpu-manager=true
+	mirror --once
+	[ "$(annotation "$W")" = absent ]
+	# no operand at all on the node
+	label nvidia.com/gpu.deploy.operands=false
+	mirror --once
+	assert_output --partial "(label nvidia.com/gpu.deploy.operands=false: the operator deploys nothing on this node)"
+	[ "$(annotation "$W")" = vgpu-manager-disabled ]
+	# vm-passthrough needs no vGPU Manager
+	node vm-passthrough
+	label nvidia.com/gpu.deploy.vfio-manager=false
+	mirror --once
+	assert_success
+	refute_output --partial "vgpu-manager-disabled"
+	[ "$(annotation "$W")" = absent ]
+}
+
+@test "operator: vm-vgpu, ClusterPolicy forbidden: the node label alone tells vgpu-manager-disabled; no operator: nothing" {
+	node vm-vgpu
+	cpol sandboxWorkloads.enabled=true
+	echo 'Error from server (Forbidden): clusterpolicies.nvidia.com is forbidden' >"$K/fail-cp"
+	mirror --once
+	assert_success
+	[ "$(annotation "$W")" = absent ]
+	label nvidia.com/gpu.deploy.vgpu-manager=false
+	mirror --once
+	assert_success
+	assert_output --partial "runs on this node (label nvidia.com/gpu.deploy.vgpu-manager=false)"
+	[ "$(annotation "$W")" = vgpu-manager-disabled ]
+	# no ClusterPolicy resource at all: the host's own vGPU Manager, maybe; the mark goes
+	rm "$K/fail-cp" "$K/cps.json"
+	mirror --once
+	assert_success
+	assert_output --partial "removed annotation $W"
 	[ "$(annotation "$W")" = absent ]
 }
 
@@ -866,19 +932,50 @@ fail_boot() {
 				fail_boot "$c"
 			fi
 		done
-		echo "case $c: $writes sentinel writes, $(annotate_calls) annotate calls"
+		echo "case $c: $writes sentinel writes, $(annotate_calls) annotate calls, $(request_calls) of the request"
 		[ "$writes" = 1 ]
 		[ "$logged" = 1 ]
 		[ "$(annotation gpuvm.dev/error)" = "$tok" ]
 		[ "$(annotation gpuvm.dev/reboot-required)" = absent ]
 		[ "$(annotation gpuvm.dev/requested)" = vm-passthrough@11111111-1111-1111-1111-111111111111 ]
-		# request, mark, then the error and the mark removed: no write in the last ten passes
-		[ "$(annotate_calls)" -le 4 ]
+		# request, mark, then the error and the mark removed (and the node's KubeVirt entries
+		# once, where the state file says a VM mode): no write in the last ten passes
+		[ "$(request_calls)" -le 4 ]
+		[ "$(annotate_calls)" -le "$(($(request_calls) + 1))" ]
 		[ "$(annotate_calls)" = "$mid" ]
 		assert_output --partial "($tok)"
 	done
 	# the log names the first error of a failed boot
 	assert_output --partial "result held, mode vm-passthrough: 0000:01:00.0: bind to vfio-pci failed: Device or resource busy"
+}
+
+@test "loop guard: boot.json's strings (newline, ESC, bidi control) are logged masked, no line forged" {
+	mkdir -p "$ROOT/run/gpuvm-reboot"
+	evil=$(printf 'denied\nerror: forged line\033]0;pwned\007\342\200\256x')
+	"$GPUVM" --root "$ROOT" config set mode=container >/dev/null
+	node vm-passthrough
+	mirror --once
+	assert_success
+	reboot
+	bootjson container ok default unreadable "$evil"
+	mirror --once
+	assert_output --partial "(host_config unreadable: denied?error: forged line?]0;pwned??x)"
+	assert_line --partial "did not bring it: this boot could not read the root's"
+	refute_line --regexp '^(gpuvm-label-mirror: )?error: forged line'
+	run ! grep -q "$(printf '\033')" <<<"$output"
+	[ "$(annotation gpuvm.dev/error)" = host-config-unreadable ]
+	# A failed boot's first error, and its mode, the same.
+	echo 11111111-1111-1111-1111-111111111111 >"$BOOTID"
+	bootjson container noop conf
+	"$GPUVM" --root "$ROOT" config set mode=container >/dev/null
+	node vm-passthrough
+	mirror --once
+	reboot
+	bootjson vm-passthrough failed conf read "" "$evil"
+	mirror --once
+	assert_output --partial "result failed, mode vm-passthrough: denied?error: forged line?]0;pwned??x"
+	refute_line --regexp '^(gpuvm-label-mirror: )?error: forged line'
+	run ! grep -q "$(printf '\033')" <<<"$output"
 }
 
 # realboot FILE: the boot after the request is the one a QEMU guest recorded in
@@ -1117,4 +1214,232 @@ PY
 	grep -q "'nvidia.com/gpu.workload.config'" "$p"
 	run grep -n "startsWith('gpuvm.nvidia.com/') ||" "$p"
 	assert_failure # never a prefix that may be set: only removed
+}
+
+# running MODE: the running boot's last apply (state.json) says MODE, devices and all.
+running() {
+	jq --arg m "$1" '.mode = $m' "$BATS_FILE_TMPDIR/state.json" >"$ROOT/run/gpuvm/state.json"
+}
+
+kv_calls() {
+	grep -c 'gpuvm.dev/kubevirt' "$K/calls" || true
+}
+
+@test "the node's KubeVirt entries: published while it runs a VM mode, patched on a change only, removed in container" {
+	"$GPUVM" --root "$ROOT" config set mode=vm-passthrough >/dev/null
+	node vm-passthrough
+	running vm-passthrough
+	mirror --once
+	assert_success
+	assert_output --partial "annotated gpuvm.dev/kubevirt: mode vm-passthrough, 1 PCI and 0 mediated entries (nvidia.com/1e87)"
+	a=$(annotation gpuvm.dev/kubevirt)
+	# gpuvm kubevirt's own entry, with the count of the ID's functions and its kind
+	[ "$(jq -c '.pciHostDevices' <<<"$a")" = '[{"pciVendorSelector":"10DE:1E87","resourceName":"nvidia.com/1e87","externalResourceProvider":true,"count":1,"gpu":true,"vgpu":false}]' ]
+	[ "$(jq -c '[.version, .mode, .mediatedDevices]' <<<"$a")" = '[1,"vm-passthrough",[]]' ]
+	[ "$(kv_calls)" = 1 ]
+	# the same entries: not patched again
+	mirror --once
+	assert_success
+	refute_output --partial gpuvm.dev/kubevirt
+	[ "$(kv_calls)" = 1 ]
+	# the host's names change (a pci.ids installed): patched
+	mkdir -p "$ROOT/usr/share/gpuvm"
+	printf '10de  NVIDIA Corporation\n\t1e87  TU104 [GeForce RTX 2080 Rev. A]\n' >"$ROOT/usr/share/gpuvm/pci.ids"
+	mirror --once
+	assert_output --partial "(nvidia.com/TU104_GEFORCE_RTX_2080_REV__A)" # ". " is two _, as the plugin writes it
+	[ "$(kv_calls)" = 2 ]
+	# the node boots into container: the entries go
+	node container "gpuvm.dev/kubevirt=$(annotation gpuvm.dev/kubevirt)"
+	running container
+	mirror --once
+	assert_success
+	assert_output --partial "removed annotation gpuvm.dev/kubevirt"
+	[ "$(annotation gpuvm.dev/kubevirt)" = absent ]
+}
+
+@test "the node's KubeVirt entries: a failing gpuvm leaves the annotation as it was; GPUVM_KUBEVIRT=never publishes nothing" {
+	node vm-passthrough 'gpuvm.dev/kubevirt={"version":1}'
+	running vm-passthrough
+	KV_CMD='echo "gpuvm: error: stand-in failure" >&2; exit 3' mirror --once
+	assert_success
+	assert_output --partial "warning: the KubeVirt entries for gpuvm.dev/kubevirt failed (exit 3: gpuvm: error: stand-in failure): annotation left as it is"
+	KV_CMD='echo "[]"' mirror --once
+	assert_output --partial "warning: the KubeVirt entries for gpuvm.dev/kubevirt are not gpuvm kubevirt's JSON ("
+	[ "$(annotation gpuvm.dev/kubevirt)" = '{"version":1}' ]
+	[ "$(kv_calls)" = 0 ]
+	running container
+	GPUVM_KUBEVIRT=never mirror --once
+	assert_success
+	[ "$(annotation gpuvm.dev/kubevirt)" = '{"version":1}' ]
+	GPUVM_KUBEVIRT=sometimes mirror --once
+	assert_failure 2
+	assert_output --partial "GPUVM_KUBEVIRT must be auto or never, got 'sometimes'"
+}
+
+# One KubeVirt patch for a fleet: each node a fixture tree through the real chain (gpuvm apply
+# writes its state.json, the mirror runs gpuvm kubevirt on it and publishes the annotation to
+# the stand-in API), then gpuvm-kubevirt-patch on the list of the nodes as kubectl gives it.
+PATCH="$TOP/mirror/gpuvm-kubevirt-patch"
+
+# fleet_node NAME SCENARIO MODE CMDLINE [SETUP]: the node NAME of the fleet ($K/fleet/NAME.json),
+# its tree built from SCENARIO, SETUP (a command, given the tree) run before the boot's apply.
+fleet_node() {
+	local name=$1 tree="$BATS_TEST_TMPDIR/fleet-$1"
+	"$TOP/tests/fixture/mkfixture" "$tree" "$2" >/dev/null
+	mkdir -p "$tree/etc/gpuvm" "$tree/usr/share/gpuvm" "$K/fleet" "$tree/proc/sys/kernel/random"
+	printf 'mode=%s\n' "$3" >"$tree/etc/gpuvm/gpuvm.conf"
+	printf '%s\n' '10de  NVIDIA Corporation' '	2330  GH100 [H100 SXM5 80GB]' \
+		'	22a3  GH100 [H100 NVSwitch]' '	26b9  AD102GL [L40S]' >"$tree/usr/share/gpuvm/pci.ids"
+	cat "$BOOTID" >"$tree/proc/sys/kernel/random/boot_id"
+	[ -z "${5-}" ] || $5 "$tree"
+	"$GPUVM" --root "$tree" --cmdline "$4" apply >/dev/null 2>&1 || true
+	[ "$(jq -r .mode "$tree/run/gpuvm/state.json")" = "$3" ]
+	NODE=$name ROOT=$tree node "$3"
+	NODE=$name ROOT=$tree KV_CMD="'$GPUVM' --root '$tree' --cmdline '$4' kubevirt --json" \
+		GPUVM_REBOOT_SENTINEL=none mirror --once
+	assert_output --partial "annotated gpuvm.dev/kubevirt: mode $3"
+	cp "$K/node.json" "$K/fleet/$name.json"
+}
+
+# h200 TREE: the H100 board's GPUs as H200s (10de:2335, which the trees' pci.ids lacks).
+h200() {
+	grep -rl 2330 "$1/sys" "$1/proc/bus" | xargs sed -i 's/2330/2335/g'
+}
+l40s_profiles() {
+	fx_vgpu_types "$1" 0000:41:00.4 "1155 : NVIDIA L40S-1Q" "1157 : NVIDIA L40S-4C"
+}
+a10_mdev() {
+	fx_mdev_type "$1" 0000:41:00.4 nvidia-592 "NVIDIA A10-4Q"
+}
+
+# capacity NAME RESOURCE=COUNT...: what the node's device plugins registered.
+capacity() {
+	local f="$K/fleet/$1.json" a
+	shift
+	for a in "$@"; do
+		jq --arg k "${a%%=*}" --arg v "${a#*=}" '.status.capacity[$k] = $v' "$f" >"$f.new" && mv "$f.new" "$f"
+	done
+}
+
+# The fleet as `kubectl get nodes -o json` gives it, and the patch of it.
+fleet_list() {
+	jq -s '{apiVersion: "v1", kind: "List", items: ., metadata: {resourceVersion: ""}}' "$K"/fleet/*.json >"$K/nodes.json"
+}
+
+build_fleet() {
+	fleet_node hgx-h100 hgx8 vm-passthrough "gpuvm.nvswitch=vm"
+	fleet_node hgx-h200-a hgx8 vm-passthrough "" h200
+	fleet_node hgx-h200-b hgx8 vm-passthrough "" h200
+	fleet_node l40s sriov vm-vgpu "" l40s_profiles
+	fleet_node a10 sriov vm-vgpu "" a10_mdev
+	# a container node: nothing published; one with an annotation that is not the mirror's
+	jq -n '{kind: "Node", metadata: {name: "cpu-1"}, status: {capacity: {cpu: "64"}}}' >"$K/fleet/cpu-1.json"
+	jq -n '{kind: "Node", metadata: {name: "odd", annotations: {"gpuvm.dev/kubevirt": "{\"version\":2}"}}}' >"$K/fleet/odd.json"
+	# the sandbox plugin on one H200 node registered its pci.ids' name
+	capacity hgx-h200-a nvidia.com/GH100_H200_SXM_141GB=8 nvidia.com/gpu=0 cpu=192
+	fleet_list
+}
+
+@test "gpuvm-kubevirt-patch: every node's entries in one KubeVirt patch, the plugin's names, the gates they need" {
+	build_fleet
+	run --separate-stderr "$PATCH" "$K/nodes.json"
+	assert_success
+	[ "$(jqr '[.spec.configuration.permittedHostDevices.pciHostDevices[] | "\(.pciVendorSelector) \(.resourceName) \(.externalResourceProvider)"] | join(",")')" = \
+		"10DE:22A3 nvidia.com/GH100_H100_NVSWITCH true,10DE:2330 nvidia.com/GH100_H100_SXM5_80GB true,10DE:2335 nvidia.com/GH100_H200_SXM_141GB true,10DE:26B9 nvidia.com/AD102GL_L40S true,10DE:26B9 nvidia.com/NVIDIA_L40S-1Q true,10DE:26B9 nvidia.com/NVIDIA_L40S-4C true" ]
+	[ "$(jqr '.spec.configuration.permittedHostDevices.mediatedDevices | map("\(.mdevNameSelector) \(.resourceName)") | join(",")')" = "NVIDIA A10-4Q nvidia.com/NVIDIA_A10-4Q" ]
+	# NVSwitches go to VMIs as hostDevices: the gate; vGPU nodes: KubeVirt 1.8 leaves mdevs alone
+	[ "$(jqr '.spec.configuration.developerConfiguration.featureGates | join(",")')" = HostDevices ]
+	[ "$(jqr '.spec.configuration.mediatedDevicesConfiguration')" = '{
+  "enabled": false
+}' ]
+	[[ "$stderr" == *"note: 10DE:2335: nvidia.com/2335 is nvidia.com/GH100_H200_SXM_141GB, as the sandbox device plugin registered it on hgx-h200-a"* ]]
+	[[ "$stderr" == *"note: node odd: gpuvm.dev/kubevirt is not the label mirror's (version 1): left out"* ]]
+	[[ "$stderr" == *"without --current, the lists replace the CR's whole"*", and so are the feature gates but HostDevices"* ]]
+	# Every key of the patch is one of KubeVirt's (KubeVirtSpec.configuration, from its API types).
+	[ "$(jqr '[paths(type != "object" and type != "array") | map(select(type == "string")) | join(".")] | unique | join(" ")')" = \
+		"spec.configuration.developerConfiguration.featureGates spec.configuration.mediatedDevicesConfiguration.enabled spec.configuration.permittedHostDevices.mediatedDevices.externalResourceProvider spec.configuration.permittedHostDevices.mediatedDevices.mdevNameSelector spec.configuration.permittedHostDevices.mediatedDevices.resourceName spec.configuration.permittedHostDevices.pciHostDevices.externalResourceProvider spec.configuration.permittedHostDevices.pciHostDevices.pciVendorSelector spec.configuration.permittedHostDevices.pciHostDevices.resourceName" ]
+	# Before KubeVirt 1.8: the feature gate instead of the field.
+	run --separate-stderr "$PATCH" --kubevirt-version v1.7.2 <"$K/nodes.json"
+	assert_success
+	[ "$(jqr '.spec.configuration.developerConfiguration.featureGates | join(",")')" = HostDevices,DisableMDEVConfiguration ]
+	[ "$(jqr '.spec.configuration | has("mediatedDevicesConfiguration")')" = false ]
+}
+
+@test "gpuvm-kubevirt-patch --current: the CR's other devices and gates kept; --hco: HCO's names" {
+	build_fleet
+	jq -n '{apiVersion: "kubevirt.io/v1", kind: "KubeVirt", metadata: {name: "kubevirt", namespace: "kubevirt"},
+		spec: {configuration: {developerConfiguration: {featureGates: ["LiveMigration", "HostDevices"]},
+		permittedHostDevices: {pciHostDevices: [{pciVendorSelector: "8086:0D5C", resourceName: "intel.com/qat"},
+			{pciVendorSelector: "10de:2330", resourceName: "nvidia.com/old-name"}],
+		mediatedDevices: [{mdevNameSelector: "i915-GVTg_V5_4", resourceName: "intel.com/gvt"}]}}}}' >"$K/kv.json"
+	run --separate-stderr "$PATCH" --current "$K/kv.json" "$K/nodes.json"
+	assert_success
+	[ "$(jqr '.spec.configuration.permittedHostDevices.pciHostDevices | map(.resourceName) | join(",")')" = \
+		"intel.com/qat,nvidia.com/GH100_H100_NVSWITCH,nvidia.com/GH100_H100_SXM5_80GB,nvidia.com/GH100_H200_SXM_141GB,nvidia.com/AD102GL_L40S,nvidia.com/NVIDIA_L40S-1Q,nvidia.com/NVIDIA_L40S-4C" ]
+	[ "$(jqr '.spec.configuration.permittedHostDevices.mediatedDevices | map(.resourceName) | join(",")')" = "intel.com/gvt,nvidia.com/NVIDIA_A10-4Q" ]
+	# the gates are there already: the patch leaves the list alone
+	[ "$(jqr '.spec.configuration | has("developerConfiguration")')" = false ]
+	[[ "$stderr" != *"without --current"* ]]
+	# The HyperConverged CR: pciDeviceSelector, its own feature gate map.
+	jq -n '{apiVersion: "hco.kubevirt.io/v1beta1", kind: "HyperConverged",
+		spec: {permittedHostDevices: {pciHostDevices: [{pciDeviceSelector: "10DE:1EB8", resourceName: "nvidia.com/TU104GL_Tesla_T4"}]}}}' >"$K/hco.json"
+	run --separate-stderr "$PATCH" --hco --current "$K/hco.json" "$K/nodes.json"
+	assert_success
+	[ "$(jqr '.spec.permittedHostDevices.pciHostDevices | map(.pciDeviceSelector) | join(",")')" = "10DE:1EB8,10DE:22A3,10DE:2330,10DE:2335,10DE:26B9,10DE:26B9,10DE:26B9" ]
+	[ "$(jqr '.spec.featureGates')" = '{
+  "disableMDevConfiguration": true
+}' ]
+	[[ "$stderr" == *"note: HCO enables the feature gate HostDevices itself"* ]]
+	# Every key is one of HCO's (HyperConvergedSpec, its docs/api.md).
+	[ "$(jqr '[paths(type != "object" and type != "array") | map(select(type == "string")) | join(".")] | unique | join(" ")')" = \
+		"spec.featureGates.disableMDevConfiguration spec.permittedHostDevices.mediatedDevices.externalResourceProvider spec.permittedHostDevices.mediatedDevices.mdevNameSelector spec.permittedHostDevices.mediatedDevices.resourceName spec.permittedHostDevices.pciHostDevices.externalResourceProvider spec.permittedHostDevices.pciHostDevices.pciDeviceSelector spec.permittedHostDevices.pciHostDevices.resourceName" ]
+	# A CR of the other kind is refused.
+	run --separate-stderr "$PATCH" --hco --current "$K/kv.json" "$K/nodes.json"
+	assert_failure 1
+	[[ "$stderr" == *"--current: not a HyperConverged object (kind KubeVirt)"* ]]
+}
+
+@test "gpuvm-kubevirt-patch --vmi: a VMI's devices for each kind of node, as YAML" {
+	build_fleet
+	run --separate-stderr "$PATCH" --vmi "$K/nodes.json"
+	assert_success
+	printf '%s\n' "$output" >"$K/vmi.yaml"
+	# one document per kind of node: the two H200 nodes are one
+	python3 -c 'import json, sys, yaml; print(json.dumps(list(yaml.safe_load_all(open(sys.argv[1])))))' "$K/vmi.yaml" >"$K/vmi.json"
+	[ "$(jq length "$K/vmi.json")" = 4 ]
+	[ "$(jq -r '.[0].gpus | length' "$K/vmi.json")" = 8 ]
+	[ "$(jq -r '.[0].hostDevices | map(.deviceName) | unique | join(",")' "$K/vmi.json")" = nvidia.com/GH100_H100_NVSWITCH ]
+	[ "$(jq -r '[.[] | .gpus[0].deviceName] | join(",")' "$K/vmi.json")" = "nvidia.com/GH100_H100_SXM5_80GB,nvidia.com/GH100_H200_SXM_141GB,nvidia.com/NVIDIA_A10-4Q,nvidia.com/NVIDIA_L40S-1Q" ]
+	[ "$(jq -r '[.[] | .gpus | length] | join(",")' "$K/vmi.json")" = "8,8,1,1" ]
+	assert_line "# hgx-h200-a, hgx-h200-b (vm-passthrough): spec.domain.devices of a VMI that takes all of one such node's devices"
+	assert_line "# or another profile: nvidia.com/NVIDIA_L40S-4C"
+}
+
+@test "gpuvm-kubevirt-patch: nodes that disagree, no entries, bad input: exit 1 or 2, each said" {
+	fleet_node own-plugin workstation vm-passthrough ""
+	fleet_list
+	"$PATCH" "$K/nodes.json" >/dev/null
+	# the same ID, two nodes, two device plugins
+	jq '.metadata.name = "sandbox" | .metadata.annotations["gpuvm.dev/kubevirt"] |= (fromjson
+		| .pciHostDevices[0].externalResourceProvider = false | tojson)' "$K/fleet/own-plugin.json" >"$K/fleet/sandbox.json"
+	fleet_list
+	run --separate-stderr "$PATCH" "$K/nodes.json"
+	assert_failure 1
+	[[ "$stderr" == *"error: 10DE:1E87 nvidia.com/1e87: externalResourceProvider true on own-plugin, false on sandbox"* ]]
+	[ -z "$output" ]
+	# no node publishes
+	run --separate-stderr "$PATCH" <<<'{"kind": "List", "items": [{"kind": "Node", "metadata": {"name": "n"}}]}'
+	assert_failure 1
+	[[ "$stderr" == *"error: no node has gpuvm.dev/kubevirt"* ]]
+	run --separate-stderr "$PATCH" <<<'[1, 2]'
+	assert_failure 1
+	[[ "$stderr" == *"not a Node or a list of nodes"* ]]
+	run --separate-stderr "$PATCH" --kubevirt-version one "$K/nodes.json"
+	assert_failure 2
+	run --separate-stderr "$PATCH" --frobnicate
+	assert_failure 2
+	[[ "$stderr" == *"unknown option '--frobnicate' (see --help)"* ]]
+	run "$PATCH" --help
+	assert_success
+	assert_output --partial "Usage: gpuvm-kubevirt-patch [OPTIONS] [NODES.json]"
 }
