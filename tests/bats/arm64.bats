@@ -31,7 +31,8 @@ with_vfio() {
 	# Groups exist (7, for the other functions), none of them holds the GH200, nor has it a link.
 	[ "$(find "$ROOT/sys/kernel/iommu_groups" -mindepth 1 -maxdepth 1 | wc -l)" -eq 7 ]
 	[ -z "$(find "$ROOT/sys/kernel/iommu_groups" -name "$GH")" ]
-	[ -d "$ROOT/sys/bus/pci/devices/$GH" ] && [ ! -e "$ROOT/sys/bus/pci/devices/$GH/iommu_group" ]
+	[ -d "$ROOT/sys/bus/pci/devices/$GH" ]
+	[ ! -e "$ROOT/sys/bus/pci/devices/$GH/iommu_group" ]
 	gv --cmdline "$PT" plan --json
 	assert_success
 	[ "$(jqr .iommu.active)" = true ]

@@ -188,7 +188,8 @@ permittedHostDevices:
 	first=$(printf '%s\n' "$output" | head -n 1)
 	[[ $first =~ ^#\ \+expiry-time=([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z)$ ]]
 	at=$(date -u -d "${BASH_REMATCH[1]}" +%s)
-	[ "$at" -ge $((before + 3 * 3600)) ] && [ "$at" -le $((after + 3 * 3600)) ]
+	[ "$at" -ge $((before + 3 * 3600)) ]
+	[ "$at" -le $((after + 3 * 3600)) ]
 	# Every other line is a feature with a namespace, as NFD's local source reads them.
 	[ "$(printf '%s\n' "$output" | sed 1d | grep -cv '^feature\.node\.kubernetes\.io/gpuvm-[a-z-]*=[a-z0-9-]*$')" = 0 ]
 }

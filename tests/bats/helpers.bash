@@ -40,7 +40,7 @@ dev_field() {
 }
 
 # need WHAT COMMAND...: skip the test when COMMAND (a probe for a tool it needs) fails. CI
-# installs every such tool (scripts/install-packages.sh) and sets CI=true: there a missing
+# installs every such tool (scripts/install-packages.sh) and make test sets CI=true: there a missing
 # tool fails the test, so that a skip cannot hide that it never ran.
 need() {
 	local what=$1
@@ -48,6 +48,14 @@ need() {
 	"$@" >/dev/null 2>&1 && return 0
 	[ "${CI:-}" != true ] || fail "$what is missing under CI=true (scripts/install-packages.sh installs it)"
 	skip "$what is missing (scripts/install-packages.sh installs it)"
+}
+
+# built FILE: FILE (under build/) must have been built by an earlier stage of make test; a
+# skip says how elsewhere, CI=true (make test sets it) fails instead.
+built() {
+	[ -f "$TOP/build/$1" ] && return 0
+	[ "${CI:-}" != true ] || fail "build/$1 is missing under CI=true (make test builds it: make packages)"
+	skip "build/$1 is not built (make deb rpm; ARCH=arm64 for the arm64 ones)"
 }
 
 # secret: $SECRET, a root-only file outside the tree, as an attacker would point a link at;

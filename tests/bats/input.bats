@@ -42,7 +42,8 @@ setup() {
 		# Options beside it are parsed and then ignored.
 		run --separate-stderr "$GPUVM" -q --root /nonexistent "$opt"
 		assert_success
-		[ -n "$output" ] && [ -z "$stderr" ]
+		[ -n "$output" ]
+		[ -z "$stderr" ]
 	done
 	# Both: the first one given answers.
 	run "$GPUVM" --version --help

@@ -46,7 +46,8 @@ load helpers
 	assert_failure
 	assert_output --partial "no 10de in"
 	run make -s -C "$TOP" uninstall DESTDIR="$d"
-	[ ! -e "$d/usr/share/gpuvm/pci.ids" ] && [ ! -e "$d/usr/lib/systemd/system/gpuvm-nfd.timer" ]
+	[ ! -e "$d/usr/share/gpuvm/pci.ids" ]
+	[ ! -e "$d/usr/lib/systemd/system/gpuvm-nfd.timer" ]
 }
 
 @test "make install never replaces an existing host config; uninstall leaves it" {

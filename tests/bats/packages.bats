@@ -8,13 +8,6 @@ load helpers
 
 VERSION=$(sed -n 's/^VERSION := //p' "$TOP/Makefile")
 
-# pkg FILE: FILE (under build/) must have been built; a skip says how, CI=true fails instead.
-pkg() {
-	[ -f "$TOP/build/$1" ] && return 0
-	[ "${CI:-}" != true ] || fail "build/$1 is missing under CI=true (make test builds it: make packages)"
-	skip "build/$1 is not built (make deb rpm; ARCH=arm64 for the arm64 ones)"
-}
-
 # stage: `make install` into $STAGE; its files (and links) as paths without the leading
 # slash, sorted, in $BATS_TEST_TMPDIR/stage.list.
 stage() {
@@ -31,7 +24,7 @@ deb_list() {
 }
 
 @test "the .deb carries every file make install installs, man pages compressed, Debian's three files and the notices besides" {
-	pkg "deb/gpuvm_${VERSION}_amd64.deb"
+	built "deb/gpuvm_${VERSION}_amd64.deb"
 	stage
 	deb_list "$TOP/build/deb/gpuvm_${VERSION}_amd64.deb" >"$BATS_TEST_TMPDIR/deb.list"
 	# What make install installs, as Debian has it: man pages gzip'ed.
@@ -61,8 +54,8 @@ usr/share/lintian/overrides/gpuvm"
 }
 
 @test "the arm64 .deb: the same files, the aarch64 binary" {
-	pkg "deb/gpuvm_${VERSION}_arm64.deb"
-	pkg "deb/gpuvm_${VERSION}_amd64.deb"
+	built "deb/gpuvm_${VERSION}_arm64.deb"
+	built "deb/gpuvm_${VERSION}_amd64.deb"
 	diff <(deb_list "$TOP/build/deb/gpuvm_${VERSION}_amd64.deb") <(deb_list "$TOP/build/deb/gpuvm_${VERSION}_arm64.deb")
 	x=$BATS_TEST_TMPDIR/x
 	dpkg-deb -x "$TOP/build/deb/gpuvm_${VERSION}_arm64.deb" "$x"
@@ -71,7 +64,7 @@ usr/share/lintian/overrides/gpuvm"
 }
 
 @test "the .deb: conffile /etc/gpuvm/gpuvm.conf, the update-initramfs trigger, control fields, maintainer scripts" {
-	pkg "deb/gpuvm_${VERSION}_amd64.deb"
+	built "deb/gpuvm_${VERSION}_amd64.deb"
 	deb=$TOP/build/deb/gpuvm_${VERSION}_amd64.deb
 	c=$BATS_TEST_TMPDIR/control
 	dpkg-deb -e "$deb" "$c"
@@ -110,7 +103,7 @@ usr/share/lintian/overrides/gpuvm"
 
 @test "lintian: nothing but what packaging/deb/lintian-overrides overrides, on both .debs" {
 	need lintian command -v lintian
-	pkg "deb/gpuvm_${VERSION}_amd64.deb"
+	built "deb/gpuvm_${VERSION}_amd64.deb"
 	debs=("$TOP/build/deb/gpuvm_${VERSION}_amd64.deb")
 	[ ! -f "$TOP/build/deb/gpuvm_${VERSION}_arm64.deb" ] || debs+=("$TOP/build/deb/gpuvm_${VERSION}_arm64.deb")
 	run lintian --pedantic --display-info --display-experimental --tag-display-limit 0 \
@@ -123,7 +116,7 @@ usr/share/lintian/overrides/gpuvm"
 
 @test "the .rpm carries make install's files but initramfs-tools', /etc as %config(noreplace), the binary as built" {
 	need rpm command -v rpm
-	pkg "rpm/gpuvm-${VERSION}-1.x86_64.rpm"
+	built "rpm/gpuvm-${VERSION}-1.x86_64.rpm"
 	stage
 	r=$TOP/build/rpm/gpuvm-${VERSION}-1.x86_64.rpm
 	# The files (not directories) of the package, against the stage without initramfs-tools'.
@@ -161,7 +154,7 @@ usr/share/lintian/overrides/gpuvm"
 # keeps it.
 @test "the .rpm's scriptlets: dracut --regenerate-all after install, upgrade and erase; never fatal" {
 	need rpm command -v rpm
-	pkg "rpm/gpuvm-${VERSION}-1.x86_64.rpm"
+	built "rpm/gpuvm-${VERSION}-1.x86_64.rpm"
 	r=$TOP/build/rpm/gpuvm-${VERSION}-1.x86_64.rpm
 	run rpm -qp --scripts "$r"
 	assert_success
@@ -201,7 +194,7 @@ usr/share/lintian/overrides/gpuvm"
 
 @test "rpmlint: clean with packaging/rpmlint.toml and the filters of packaging/gpuvm.rpmlintrc, each used" {
 	need rpmlint command -v rpmlint
-	pkg "rpm/gpuvm-${VERSION}-1.x86_64.rpm"
+	built "rpm/gpuvm-${VERSION}-1.x86_64.rpm"
 	rpms=("$TOP/build/rpm/gpuvm-${VERSION}-1.x86_64.rpm")
 	[ ! -f "$TOP/build/rpm/gpuvm-${VERSION}-1.aarch64.rpm" ] || rpms+=("$TOP/build/rpm/gpuvm-${VERSION}-1.aarch64.rpm")
 	run rpmlint -c "$TOP/packaging/rpmlint.toml" -r "$TOP/packaging/gpuvm.rpmlintrc" "${rpms[@]}"

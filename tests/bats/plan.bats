@@ -211,7 +211,9 @@ mkfx_two_domains() {
 	assert_success
 	expected=$output
 	ranges=$(grep -c '^[0-9]* *close_range(' "$t")
-	[ "$ranges" -ge 5 ] && [ "$ranges" -le 20 ]	# 300 uevents, at most 64 a batch
+	# 300 uevents, at most 64 a batch
+	[ "$ranges" -ge 5 ]
+	[ "$ranges" -le 20 ]
 	run ! grep -q '^[0-9]* *close(9)' "$t"
 	awk '/close_range\(/ { sub(/.*close_range\(/, ""); split($0, a, /[,)]/)
 		if (a[1] + 0 <= 9 && a[2] + 0 >= 9) bad = 1 } END { exit bad }' "$t"
