@@ -120,13 +120,22 @@ memcheck: $(UNIT_TESTS)
 			--errors-for-leak-kinds=definite,indirect $$t >/dev/null || exit 1; \
 		echo "  MEMCHECK $$t: clean"; done
 
-# ASan + UBSan over the same sources: every unit test and every bats suite.
+# The bats suites, and those of them that test the binary's behaviour: all but the suites of
+# the tree's other parts (the docs, the fixture library, make install's layout, the label
+# mirror's shell, the packages, the provisioning recipes, the reproducible build), each of
+# which runs the binary only through commands the binary's own suites cover. Those run once,
+# on the shipped binary; the binary's suites run again under ASan+UBSan and on aarch64.
+BATS := $(sort $(wildcard tests/bats/*.bats))
+TREE_SUITES := docs fixture install mirror packages provisioning release
+BIN_BATS := $(filter-out $(TREE_SUITES:%=tests/bats/%.bats),$(BATS))
+
+# ASan + UBSan over the same sources: every unit test and the binary's bats suites.
 SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 sanitize:
 	$(MAKE) B=$(B)/san EXTRA_CFLAGS="$(SAN)" EXTRA_LDFLAGS="$(SAN)" \
 		$(B)/san/host/gpuvm $(UNIT_TESTS:$(B)/%=$(B)/san/%)
 	$(PROVE) $(UNIT_TESTS:$(B)/%=$(B)/san/%)
-	GPUVM=$(CURDIR)/$(B)/san/host/gpuvm $(PROVE) tests/bats/*.bats
+	GPUVM=$(CURDIR)/$(B)/san/host/gpuvm $(PROVE) $(BIN_BATS)
 
 $(B)/obj $(B)/host $(B)/unit:
 	mkdir -p $@
@@ -140,7 +149,7 @@ unit: $(UNIT_TESTS)
 	$(PROVE) $(UNIT_TESTS)
 
 bats: $(B)/gpuvm
-	$(PROVE) tests/bats/*.bats
+	$(PROVE) $(BATS)
 
 # Static analysis, gating CI: zero findings, or a justified suppression at the line.
 ANALYZE_FLAGS := -Isrc -std=gnu11 -D_GNU_SOURCE -DGPUVM_VERSION='"$(VERSION)"' -I$(DEPS)/include \
@@ -287,9 +296,9 @@ $(B)/unit/test-kmod-faults: tests/unit/test-kmod-faults.c tests/unit/unit.h $(B)
 	$(Q)$(CC) $(CFLAGS_HOST) -Itests/unit -o $@ $< $(B)/host/kmod.o $(B)/host/util.o \
 		$(EXTRA_LDFLAGS) $(KMOD_WRAP) -lkmod
 
-# The bats suites on the aarch64 binary, each run through qemu-user.
+# The binary's bats suites on the aarch64 binary, each run through qemu-user.
 test-arm64: $(A64)/gpuvm
-	GPUVM=$(CURDIR)/tests/arm64/gpuvm-qemu.sh $(PROVE) tests/bats/*.bats
+	GPUVM=$(CURDIR)/tests/arm64/gpuvm-qemu.sh $(PROVE) $(BIN_BATS)
 
 clean-arm64:
 	rm -rf $(A64)/obj $(A64)/gpuvm
@@ -328,7 +337,7 @@ test:
 	$(STAGE) test-arm64 $(MAKE) test-arm64
 	$(STAGE) build $(MAKE) all $(UNIT_TESTS)
 	$(STAGE) lint $(MAKE) lint
-	$(STAGE) unit+bats $(PROVE) $(UNIT_TESTS) tests/bats/*.bats
+	$(STAGE) unit+bats $(PROVE) $(UNIT_TESTS) $(BATS)
 	$(STAGE) sanitize $(MAKE) sanitize
 	$(STAGE) memcheck $(MAKE) memcheck
 	$(STAGE) fuzz $(MAKE) fuzz FUZZ_SECONDS=$(CI_FUZZ_SECONDS)
