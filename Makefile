@@ -324,7 +324,9 @@ packages: all arm64
 # it under qemu-user; static analysis; the unit and bats suites under prove (TAP), again
 # under ASan+UBSan and memcheck; the fuzzers; then the QEMU boots (the e2e suite's arm64-*
 # scenarios boot the aarch64 binary), which end on the line "N passed, N failed"; then the
-# time of each stage (scripts/stagetime.sh, build/stages.tsv).
+# time of each stage (scripts/stagetime.sh, build/stages.tsv). From setup on, the kernels
+# and debootstrapped roots the QEMU suite needs are fetched in the background
+# (scripts/e2e-prefetch.sh), overlapping the stages that keep the CPU busy.
 STAGE := sh scripts/stagetime.sh
 # CI=true: a tool the tests need that is missing fails them rather than skipping (need,
 # built in tests/bats/helpers.bash): under make test nothing may pass by not running.
@@ -332,6 +334,7 @@ test: export CI = true
 test:
 	@$(STAGE) --start
 	$(STAGE) setup $(MAKE) -s setup
+	@$(STAGE) --background prefetch sh scripts/e2e-prefetch.sh
 	$(STAGE) arm64 $(MAKE) arm64
 	$(STAGE) packages $(MAKE) packages
 	$(STAGE) test-arm64 $(MAKE) test-arm64
@@ -341,6 +344,7 @@ test:
 	$(STAGE) sanitize $(MAKE) sanitize
 	$(STAGE) memcheck $(MAKE) memcheck
 	$(STAGE) fuzz $(MAKE) fuzz FUZZ_SECONDS=$(CI_FUZZ_SECONDS)
+	$(STAGE) prefetch-wait $(STAGE) --wait prefetch
 	$(STAGE) e2e tests/e2e/run.sh
 	@$(STAGE) --report
 
