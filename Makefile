@@ -81,7 +81,7 @@ $(B)/unit/%: tests/unit/%.c tests/unit/unit.h tests/unit/unit-log.h $(UNIT_OBJS)
 
 # The unit test of src/blkdev.c links the real src/rootio.c (a root of image files, not the
 # fake kernel) and the host's libblkid, each of whose calls it fails through the linker
-# (issue 7), and syscall() for a kernel without openat2 (tests/unit/test-blkdev.c).
+# (fault injection), and syscall() for a kernel without openat2 (tests/unit/test-blkdev.c).
 BLKDEV_TEST_OBJS = $(addprefix $(B)/host/,blkdev.o rootio.o writefile.o tagspec.o util.o log.o)
 BLKDEV_TEST_WRAP := -Wl,--wrap=blkid_new_probe,--wrap=blkid_free_probe,--wrap=blkid_probe_set_device \
 	-Wl,--wrap=blkid_do_safeprobe,--wrap=blkid_probe_lookup_value,--wrap=blkid_probe_get_partitions \
@@ -245,7 +245,7 @@ uninstall:
 	rm -rf $(DESTDIR)$(DRACUTDIR) $(DESTDIR)$(SHAREDIR)
 
 
-# --- arm64 (issue 9) -------------------------------------------------------------------------
+# --- arm64 ----------------------------------------------------------------------------------
 # `make arm64` (or `make ARCH=arm64`): build/arm64/gpuvm, static for aarch64, from the same
 # sources and libraries: musl from Debian's musl-dev:arm64 and a static busybox:arm64 for the
 # boot images (scripts/sysroot.sh, private apt, nothing installed), libkmod, libblkid, liblzma
@@ -303,7 +303,7 @@ test-arm64: $(A64)/gpuvm
 clean-arm64:
 	rm -rf $(A64)/obj $(A64)/gpuvm
 
-# --- packages (issue 19; packaging/README.md) --------------------------------------------------
+# --- packages (packaging/README.md) ------------------------------------------------------------
 # `make deb` / `make rpm` [ARCH=arm64]: build/deb/gpuvm_$(VERSION)_amd64.deb (arm64) and
 # build/rpm/gpuvm-$(VERSION)-1.x86_64.rpm (aarch64), from a staged `make install`.
 PKG_ARCH := $(if $(filter arm64,$(ARCH)),arm64,amd64)

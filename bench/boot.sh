@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# bench/boot.sh: the boot ratio (issue 20, goal 3). gpuvm's step at boot against the physical
+# bench/boot.sh: the boot ratio. gpuvm's step at boot against the physical
 # floor of the boot path, the kernel's own bind at module load, in QEMU (TCG) with Debian's
 # kernel (build/kernel: bookworm's current amd64 kernel, the e2e tests' default, fetched by
 # scripts/fetch-kernel.sh) and the busybox image of scripts/mkimage.sh. bench/run.sh calls it;
@@ -20,7 +20,7 @@
 #             ignores modules.softdep, where vfio asks for it ("post:"), and kmod's modprobe
 #             (what vfio-pci.ids= or a modprobe.d line gets at boot) and gpuvm's libkmod load
 #             it: both paths must load the same modules (checked in every boot)
-#   modprobe-nosoftdep  `modprobe vfio-pci ids=1234:1111`, the command issue 20 names:
+#   modprobe-nosoftdep  `modprobe vfio-pci ids=1234:1111`, the command a VFIO guide gives:
 #             with busybox's modprobe, the same without vfio_iommu_type1
 #   version   `run_gpuvm --version`: the backstop and gpuvm's process start alone
 # The time of a step is the difference of the two markers' printk timestamps. The stand-in
@@ -274,7 +274,7 @@ RES=$OUT/RESULTS-boot.md
 	echo "  named because busybox's modprobe ignores modules.softdep, where vfio asks for it, and"
 	echo "  kmod (what \`vfio-pci.ids=\` or a modprobe.d line gets at boot) and gpuvm's libkmod load"
 	echo "  it: both paths ended every boot with the same modules loaded (checked): ${MODS:-?}"
-	echo "- \`modprobe-nosoftdep\`: \`modprobe vfio-pci ids=$STANDIN\`, the command issue 20 names for"
+	echo "- \`modprobe-nosoftdep\`: \`modprobe vfio-pci ids=$STANDIN\`, the command a VFIO guide gives for"
 	echo "  the kernel's bind (busybox's modprobe: without vfio_iommu_type1, one module less than"
 	echo "  gpuvm loads); the issue's first measurement said 242 ms against 110 ms, 2.19×"
 	echo "- \`version\`: \`timeout -k 10 120 /sbin/gpuvm --version\`: the backstop and gpuvm's"

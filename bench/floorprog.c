@@ -6,8 +6,8 @@
  * getdents64 buffer, then read /proc/bus/pci/devices (every function's vendor and device,
  * one line each) through a 64 KiB buffer. gpuvm's scan does that, then reads more only for
  * the functions a plan can touch. With -u, the per-function way instead: open, read and
- * close each function's uevent (what gpuvm did before issue 20, and what a shell loop over
- * sysfs does). Built static with musl like gpuvm, so that its wall time is the floor's:
+ * close each function's uevent (what gpuvm did before its one-listing inventory, and what
+ * a shell loop over sysfs does). Built static with musl like gpuvm, so that its wall time is the floor's:
  * what `gpuvm plan` could cost here if it did no other work.
  *
  *   floorprog [-u] ROOT   (ROOT as gpuvm's --root; exit 0, prints the number of functions)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # shellcheck disable=SC2154 # $stderr and $output are set by bats' run
-# Issue 9, arm64: an ARM SMMUv3 gives a PCI function its IOMMU group only when a driver first
+# arm64: an ARM SMMUv3 gives a PCI function its IOMMU group only when a driver first
 # probes it (fixture arm64-smmu: the GH200 at 0009:01:00.0 has no group yet); the vfio variant
 # driver nvgrace_gpu_vfio_pci from modules.alias. `make test-arm64` runs this suite (and all
 # the others) on the aarch64 binary under qemu-user too.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # shellcheck disable=SC2154 # $stderr and $output are set by bats' run
-# config= on a disk (issue 6), under --root: libblkid probes real file system images (made here
+# config= on a disk, under --root: libblkid probes real file system images (made here
 # without root privileges: mkfs.ext4, mkfs.vfat and sfdisk on plain files) that stand for the
 # block devices of ROOT/proc/partitions as ROOT/dev/NAME. --root mounts nothing, so a config
 # found on a disk is reported and not used; mounting and reading are proven in QEMU

@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # shellcheck disable=SC2154 # $stderr and $output are set by bats' run
-# Input at its limits (issue 15): lists of 64 entries whole everywhere, a kernel command line
+# Input at its limits: lists of 64 entries whole everywhere, a kernel command line
 # past 4 KiB read whole, a flood of bad config lines bounded on the console.
 
 load helpers

@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # shellcheck disable=SC2154 # $stderr and $output are set by bats' run
-# gpuvm apply --live --root: in use means refuse (issue 21). The holders are /proc/PID/fd
+# gpuvm apply --live --root: in use means refuse. The holders are /proc/PID/fd
 # links in the fixture tree, matched by their text (a fixture has no device nodes).
 
 load helpers

@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # shellcheck disable=SC2154 # $stderr and $output are set by bats' run
-# What gpuvm refuses to take, and how it says so (issue 15): a function it cannot identify,
+# What gpuvm refuses to take, and how it says so: a function it cannot identify,
 # what the host needs whatever ids= says, a group with members that are no PCI function of
 # this host; and the cause of every outcome that is not a success, in "errors".
 

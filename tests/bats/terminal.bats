@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # shellcheck disable=SC2154 # $stderr and $output are set by bats' run
 # No terminal control in human-readable output: names from sysfs, a config or pci.ids reach
-# the console with C0, DEL, C1 (raw or as UTF-8) and invalid UTF-8 masked (issue 15, item 9).
+# the console with C0, DEL, C1 (raw or as UTF-8) and invalid UTF-8 masked.
 
 load helpers
 

@@ -1,5 +1,5 @@
 # shellcheck shell=sh
-# tests/e2e/arm64-lib.sh — the arm64 boots (issue 9). A scenario tests/e2e/scenarios/arm64-*.sh
+# tests/e2e/arm64-lib.sh — the arm64 boots. A scenario tests/e2e/scenarios/arm64-*.sh
 # sources this after lib.sh (run.sh sources lib.sh) and then writes as any other scenario,
 # with a64_need first and a64_boot in place of e2e_boot:
 #

@@ -1,5 +1,5 @@
 # shellcheck shell=sh
-# tests/e2e/confdisk-lib.sh — config disks for the config-disk-* scenarios (issue 6: gpuvm's
+# tests/e2e/confdisk-lib.sh — config disks for the config-disk-* scenarios (gpuvm's
 # host config read from a disk before root is mounted). Sourced by those scenarios after lib.sh:
 #     . "$E2E_ROOT/tests/e2e/confdisk-lib.sh"
 # Every disk is an image file made without root privileges (mkfs.ext4 -d, mkfs.vfat + mtools,

@@ -1,6 +1,6 @@
 # shellcheck shell=sh
 # tests/e2e/distro-lib.sh — dracut images made by another Debian release's own dracut, for
-# its own kernel (issue 19: dracut-ng 106 on trixie, the newest dracut on sid). Sourced by a
+# its own kernel (dracut-ng 106 on trixie, the newest dracut on sid). Sourced by a
 # scenario after dracut-lib.sh (whose dracut_image and checks it reuses):
 #     . "$E2E_ROOT/tests/e2e/dracut-lib.sh"
 #     . "$E2E_ROOT/tests/e2e/distro-lib.sh"

@@ -1,6 +1,6 @@
 # shellcheck shell=sh
 # tests/e2e/itools-lib.sh — initramfs-tools images made inside a Debian root of their own
-# release (issue 19: initramfs-tools on Debian 12), for that root's kernel. Sourced by a
+# release (initramfs-tools on Debian 12), for that root's kernel. Sourced by a
 # scenario after lib.sh:
 #     . "$E2E_ROOT/tests/e2e/itools-lib.sh"
 #     itools_need bookworm

@@ -8,7 +8,7 @@
  * removable devices, devices without a file system, /proc/partitions' oddities.
  * blkdev_read_beneath: sizes, non-regular files, symlinks and '..' that leave the directory,
  * a crossed mount, a magic link; and its fallback for kernels without openat2.
- * Fault injection (issue 7): each libblkid call that can fail is wrapped by the linker
+ * Fault injection: each libblkid call that can fail is wrapped by the linker
  * (-Wl,--wrap, see the Makefile) and made to fail; the outcome is checked, and every probe
  * and every descriptor is released. blkdev_read_config mounts: root only, the e2e suite.
  */

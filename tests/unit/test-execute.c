@@ -345,7 +345,7 @@ static void variant(void)
 }
 
 /*
- * Issue 9: an ARM SMMUv3 described by firmware gives a device its IOMMU group at its first
+ * An ARM SMMUv3 described by firmware gives a device its IOMMU group at its first
  * probe. Before gpuvm runs, the GH200 stand-in and its NVMe neighbour's slot-mate have none.
  */
 static void smmu_groups_at_probe(void)

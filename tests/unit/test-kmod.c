@@ -2,7 +2,7 @@
 /*
  * src/kmod.c against the real libkmod and a module tree whose modules.alias carries the
  * alias lines of nvgrace_gpu_vfio_pci, the vfio variant driver for Grace Hopper and Grace
- * Blackwell (issue 9). The lines are what the kernel's file2alias makes of the driver's
+ * Blackwell. The lines are what the kernel's file2alias makes of the driver's
  * MODULE_DEVICE_TABLE (drivers/vfio/pci/nvgrace-gpu/main.c, Linux 6.18: GH200 120GB 0x2342
  * and 480GB 0x2345 since 6.10, GH200 SKU 0x2348 since 6.13, GB200 0x2941, GB300 0x31C2 since
  * 6.18; PCI_DRIVER_OVERRIDE_DEVICE_VFIO gives the "vfio_pci:" prefix and the wildcard subsystem

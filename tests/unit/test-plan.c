@@ -406,7 +406,7 @@ static void variants_and_groupless(void)
 }
 
 /*
- * Issue 9: an ARM SMMU gives groups at a driver's first probe. A GPU with no driver and no
+ * An ARM SMMU gives groups at a driver's first probe. A GPU with no driver and no
  * group yet is bound (one pending group with the functions of its slot that have no group
  * yet, or a group of their own slot); a device that has a driver but no group is outside
  * the IOMMU and fails as on x86; a foreign device is never taken.
@@ -514,7 +514,7 @@ static void held(const char *addr)
 }
 
 /*
- * Issue 6: before the config's disk is there, the devices a VM mode would select are held
+ * Before the config's disk is there, the devices a VM mode would select are held
  * (driver_override gpuvm-hold, no driver) whatever the mode is going to be; nothing else.
  */
 static void hold_plan(void)
@@ -691,7 +691,7 @@ static void holds_released(void)
 }
 
 /*
- * ids= that matches everything of a vendor (issue 15): what the host needs is never bound,
+ * ids= that matches everything of a vendor: what the host needs is never bound,
  * by class or by what the running host uses, and a group that holds one is not viable.
  */
 static void host_needs_rule(void)
@@ -785,7 +785,7 @@ static void host_needs_rule(void)
 	s.n_exclude = 0;
 }
 
-/* A function whose uevent cannot be used (issue 15): never taken, never silent. */
+/* A function whose uevent cannot be used: never taken, never silent. */
 static void unidentified(void)
 {
 	struct pci_dev *d;
@@ -876,7 +876,7 @@ static void unidentified(void)
 	CHECK_INT(p.n_unidentified, 1, "counted");
 }
 
-/* Group members that are no PCI function of this host (issue 15): not viable, named. */
+/* Group members that are no PCI function of this host: not viable, named. */
 static void foreign_members(void)
 {
 	static struct foreign_member f[] = { { 2, "0000:05:00.0" },

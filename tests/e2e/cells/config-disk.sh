@@ -1,5 +1,5 @@
 # shellcheck shell=sh
-# Issue 6: the host config on a disk, the standalone image. The kernel command line says only
+# The host config on a disk, the standalone image. The kernel command line says only
 # where the real one is and which devices are GPUs here (gpuvm.config=LABEL=gpuvm-conf
 # gpuvm.ids=1234:1111: an NVIDIA GPU needs no ids=, the default match selects it); the image
 # has no config (one in the image is never read at boot). The disk (virtio-blk, ext4,
@@ -10,7 +10,7 @@
 # disk, loads ext4 itself (in the image, not loaded by init), mounts it read-only on
 # /run/gpuvm/disk.*, reads the file, unmounts, binds the stand-in to vfio-pci.
 # $E2E_ARGS (tests/e2e/matrix): nothing, or a Debian release whose kernel boots (the kernel
-# matrix of issue 19: the wait on the oldest and the newest kernel; lib.sh's e2e_kernel).
+# kernel matrix: the wait on the oldest and the newest kernel; lib.sh's e2e_kernel).
 # shellcheck source=tests/e2e/confdisk-lib.sh
 . "$E2E_ROOT/tests/e2e/confdisk-lib.sh"
 e2e_need_gpuvm

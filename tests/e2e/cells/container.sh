@@ -1,6 +1,6 @@
 # shellcheck shell=sh
-# Issue 4, scenario 6, its arm64 twin (issue 9, under the SMMUv3) and, for the kernel matrix
-# (issue 19), on a Debian release's kernel ($E2E_ARGS: x86_64|arm64 [RELEASE];
+# The container scenario, its arm64 twin (under the SMMUv3) and, for the kernel matrix, on
+# a Debian release's kernel ($E2E_ARGS: x86_64|arm64 [RELEASE];
 # tests/e2e/matrix: gpuvm-container is "x86_64", arm64-container "arm64"): container mode
 # (gpuvm.mode=container, the default), the Intel IOMMU or the SMMUv3, the stand-ins selected
 # by ID. Three boots (with RELEASE, whose kernel boots (lib.sh's e2e_kernel), the last two:

@@ -1,6 +1,6 @@
 # shellcheck shell=sh
-# Issue 19 and the host config read from the root: the dracut module with a Debian release's
-# own dracut, kernel and systemd, one cell a release and an init ($E2E_ARGS: bookworm|trixie|
+# The distro matrix and the host config read from the root: the dracut module with a
+# Debian release's own dracut, kernel and systemd, one cell a release and an init ($E2E_ARGS: bookworm|trixie|
 # sid shell|systemd; tests/e2e/matrix). bookworm is the host's own dracut (059, systemd 252)
 # with bookworm's kernel (build/kernel); trixie and sid build inside the cached root
 # build/roots/RELEASE with its dracut (distro-lib.sh): trixie has dracut 106, kernel 6.12,

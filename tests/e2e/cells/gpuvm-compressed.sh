@@ -1,5 +1,5 @@
 # shellcheck shell=sh
-# Issue 4, scenario 10, one cell a compression ($E2E_ARGS: xz or zst; tests/e2e/matrix): every
+# Compressed modules, one cell a compression ($E2E_ARGS: xz or zst; tests/e2e/matrix): every
 # module of the image compressed as .ko.COMP (mkimage.sh --compress-modules COMP, which runs
 # depmod again), Intel IOMMU, vm-passthrough. This kernel has no in-kernel module
 # decompression (CONFIG_MODULE_DECOMPRESS unset): busybox modprobe gets .ko.xz in only after a

@@ -1,5 +1,5 @@
 # shellcheck shell=sh
-# Issue 19: the Debian package (make deb) installed the Debian way into a root of that
+# The Debian package (make deb) installed the Debian way into a root of that
 # release with initramfs-tools ($E2E_ARGS: the release; matrix): the cached root
 # build/roots/RELEASE-initramfs-tools that cells/itools-release.sh builds its images in.
 #  - `apt-get install ./gpuvm_VERSION_amd64.deb` (offline: the root has all it needs) runs the

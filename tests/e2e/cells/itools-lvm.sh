@@ -1,5 +1,5 @@
 # shellcheck shell=sh
-# Issue 19: the config-disk wait and switch_root into a root on LVM (Ubuntu Server's default)
+# The config-disk wait and switch_root into a root on LVM (Ubuntu Server's default)
 # with initramfs-tools ($E2E_ARGS: the Debian release; matrix), gpuvm's config on the root file
 # system itself: gpuvm.config=UUID=<the root's UUID>; the boot line names the stand-in
 # (gpuvm.ids=1234:1111: what a VM mode would select, so what gpuvm holds while it waits) but

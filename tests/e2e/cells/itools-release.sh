@@ -1,6 +1,6 @@
 # shellcheck shell=sh
-# Issue 19 and the host config read from the root: gpuvm's initramfs-tools hook and boot script
-# (initramfs-tools/) with a Debian release's own initramfs-tools, kernel and udev ($E2E_ARGS:
+# The distro matrix and the host config read from the root: gpuvm's initramfs-tools hook
+# and boot script (initramfs-tools/) with a Debian release's own initramfs-tools, kernel and udev ($E2E_ARGS:
 # the release; matrix). The image is built once inside the cached root
 # build/roots/RELEASE-initramfs-tools by its own mkinitramfs (itools-lib.sh), MODULES=most as
 # the release ships it, with the test hook and, instead of the init-premount report, the

@@ -1,6 +1,6 @@
 # shellcheck shell=sh
-# Issue 4, scenarios 3 and 4, and their arm64 twins (issue 9), one cell an architecture, an
-# on_error and, for the kernel matrix (issue 19), maybe a Debian release whose kernel boots
+# No IOMMU, held or released, and their arm64 twins, one cell an architecture, an
+# on_error and, for the kernel matrix, maybe a Debian release whose kernel boots
 # (lib.sh's e2e_kernel) ($E2E_ARGS: x86_64|arm64 hold|release [RELEASE]; tests/e2e/matrix):
 # no IOMMU at all (x86_64:
 # q35 without intel-iommu; arm64: -machine virt without the SMMU), gpuvm.mode=vm-passthrough.

@@ -1,6 +1,6 @@
 # shellcheck shell=sh
-# Issue 4, scenarios 1 and 2, one cell an IOMMU and maybe a Debian release whose kernel boots
-# (lib.sh's e2e_kernel; issue 19) ($E2E_ARGS: intel|amd [RELEASE]; tests/e2e/matrix):
+# Passthrough under an Intel or an AMD IOMMU, one cell an IOMMU and maybe a Debian release
+# whose kernel boots (lib.sh's e2e_kernel) ($E2E_ARGS: intel|amd [RELEASE]; tests/e2e/matrix):
 # the standalone image with build/gpuvm, the VGA stand-in (1234:1111, selected by ID),
 # gpuvm.mode=vm-passthrough. gpuvm, the first thing init runs, loads vfio-pci (libkmod) and
 # binds the stand-in; bochs, its own driver, is in the image and loaded after gpuvm

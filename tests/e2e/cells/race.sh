@@ -1,6 +1,6 @@
 # shellcheck shell=sh
-# Issue 4, scenario 5, and issue 9's arm64 twin, one cell an architecture and, for the kernel
-# matrix (issue 19), a Debian release ($E2E_ARGS: x86_64|arm64 [RELEASE]; tests/e2e/matrix):
+# The race with the stand-in's own driver, and its arm64 twin, one cell an architecture
+# and, for the kernel matrix, a Debian release ($E2E_ARGS: x86_64|arm64 [RELEASE]; tests/e2e/matrix):
 # the race. Both stand-ins (VGA 1234:1111, virtio-gpu 1af4:1050), selected by ID
 # (gpuvm.ids=1234:1111,1af4:1050), vm-passthrough; x86_64 under an Intel IOMMU, arm64 under
 # the SMMUv3, where neither has an IOMMU group before gpuvm binds them (two pending groups,

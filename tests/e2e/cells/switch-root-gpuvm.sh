@@ -1,5 +1,5 @@
 # shellcheck shell=sh
-# Issue 4, scenario 11: switch_root into a real root disk (ext4 on virtio-blk, root=/dev/vda;
+# switch_root into a real root disk (ext4 on virtio-blk, root=/dev/vda;
 # the initramfs loads virtio_pci, virtio_blk and ext4 after gpuvm), Intel IOMMU; the root's own
 # init (guest/root-init.sh, PID 1) runs /etc/e2e-check.sh (guest/gpuvm-check.sh), which loads
 # bochs from the root disk's modules (the initramfs has no bochs) and reads the driver link
@@ -18,7 +18,7 @@
 #             before switch_root (gpuvm apply --resume --sysroot /newroot): bochs takes it
 #             once the root loads it / vfio-pci, bochs does not take it / bochs again.
 # $E2E_ARGS (tests/e2e/matrix): nothing, or a Debian release whose kernel boots (the kernel
-# matrix of issue 19: switch_root on the oldest and the newest kernel; lib.sh's e2e_kernel).
+# kernel matrix: switch_root on the oldest and the newest kernel; lib.sh's e2e_kernel).
 # shellcheck source=tests/e2e/confdisk-lib.sh
 . "$E2E_ROOT/tests/e2e/confdisk-lib.sh"
 e2e_need_gpuvm

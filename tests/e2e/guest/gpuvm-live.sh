@@ -1,5 +1,5 @@
 #!/bin/sh
-# In the guest, as an /init.d hook (gpuvm-live, issue 21): after the boot (container mode, the
+# In the guest, as an /init.d hook (gpuvm-live): after the boot (container mode, the
 # VGA stand-in 1234:1111 on its own driver, bochs, loaded by /etc/modules-load), the host config
 # changes and `gpuvm apply --live` switches the running host, four times:
 #   1  vm-passthrough while a process holds /dev/dri/card0 open: refused (exit 7), nothing

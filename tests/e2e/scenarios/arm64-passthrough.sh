@@ -1,5 +1,5 @@
 # shellcheck shell=sh
-# Issue 9: arm64. Debian's arm64 kernel on QEMU's virt machine with its SMMUv3 (described by
+# arm64: Debian's arm64 kernel on QEMU's virt machine with its SMMUv3 (described by
 # the device tree), the aarch64 gpuvm (build/arm64/gpuvm) in a busybox:arm64 image, the VGA
 # stand-in (1234:1111, selected by ID), gpuvm.mode=vm-passthrough. Before gpuvm runs no PCI
 # function has an IOMMU group (that SMMU gives one at a driver's first probe): gpuvm finds

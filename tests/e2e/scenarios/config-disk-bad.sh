@@ -1,5 +1,5 @@
 # shellcheck shell=sh
-# Issue 6: a config disk that is there but cannot be used. The fallback is the kernel command
+# A config disk that is there but cannot be used. The fallback is the kernel command
 # line and the defaults (the image's config, mode=vm-passthrough here, is never read at boot):
 # gpuvm.ids=1234:1111 and no mode. Each boot names the disk on the kernel command line; bochs
 # loads while gpuvm holds the stand-in; gpuvm decides at once (no waiting out the timeout: the

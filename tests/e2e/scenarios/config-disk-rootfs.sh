@@ -1,5 +1,5 @@
 # shellcheck shell=sh
-# Issue 6: the config on the root file system itself, named by its label
+# The config on the root file system itself, named by its label
 # (gpuvm.config=LABEL=e2e-root: /etc/gpuvm/gpuvm.conf of the root disk says vm-passthrough),
 # then switch_root into that same file system. gpuvm holds the stand-in, init loads the disk's
 # driver, gpuvm mounts the root read-only, reads, unmounts and binds; init then mounts the root

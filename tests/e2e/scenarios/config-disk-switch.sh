@@ -1,5 +1,5 @@
 # shellcheck shell=sh
-# Issue 6: the label-mirror story. One image (no config; the boot line says
+# The label-mirror story. One image (no config; the boot line says
 # gpuvm.config=LABEL=gpuvm-conf gpuvm.ids=1234:1111), one config disk; between the two boots only the file on the disk changes
 # (debugfs -w replaces /etc/gpuvm/gpuvm.conf in place; the image is not rebuilt):
 #   passthrough  the disk says the label line nvidia.com/gpu.workload.config=vm-passthrough:

@@ -1,5 +1,5 @@
 # shellcheck shell=sh
-# Issue 6: config= names a disk that never comes. The kernel command line:
+# config= names a disk that never comes. The kernel command line:
 # gpuvm.config=LABEL=gpuvm-conf gpuvm.ids=1234:1111 gpuvm.config_timeout=3, no mode (so the
 # fallback is the default, container); the image has no config. gpuvm holds the stand-in at
 # its first run, bochs (the stand-in's own driver) loads while it waits and does not take it;

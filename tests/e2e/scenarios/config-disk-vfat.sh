@@ -1,5 +1,5 @@
 # shellcheck shell=sh
-# Issue 6: the config on a vfat partition of a GPT disk, named by its PARTUUID with a path of
+# The config on a vfat partition of a GPT disk, named by its PARTUUID with a path of
 # its own (gpuvm.config=PARTUUID=…:/gpuvm.conf on the kernel command line; the image has no
 # config). gpuvm finds the partition through the disk's partition table (libblkid), mounts it
 # as vfat (loading vfat; the kernel asks for its code pages) and binds the stand-in.

@@ -1,5 +1,5 @@
 # shellcheck shell=sh
-# Issue 6 in dracut images: the host config on a disk whose driver udev brings. No config in
+# config= in dracut images: the host config on a disk whose driver udev brings. No config in
 # the image; rd.gpuvm.config=LABEL=gpuvm-conf rd.gpuvm.ids=1234:1111 on the kernel command line.
 #   shell    dracut's shell init, the disk there (ext4: mode=vm-passthrough, ids=1234:1111).
 #            At pre-udev the disk's driver is not loaded: gpuvm holds the stand-in

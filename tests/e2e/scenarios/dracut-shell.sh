@@ -1,5 +1,5 @@
 # shellcheck shell=sh
-# Issue 4, scenario 8: dracut's shell init (modules base and gpuvm, no systemd), Intel IOMMU,
+# dracut's shell init (modules base and gpuvm, no systemd), Intel IOMMU,
 # the VGA stand-in (1234:1111) with its own driver, bochs, in the image; udev loads bochs
 # when the coldplug shows it the device. rd.gpuvm.mode=vm-passthrough rd.gpuvm.ids=1234:1111.
 #  - gpuvm's pre-udev hook ran before udevd started: in the kernel log gpuvm's summary comes

@@ -1,5 +1,5 @@
 # shellcheck shell=sh
-# Issue 4, scenario 9: a systemd initramfs (dracut-systemd, which brings systemd, systemd-initrd
+# A systemd initramfs (dracut-systemd, which brings systemd, systemd-initrd
 # and udev-rules; base; gpuvm), Intel IOMMU, the VGA stand-in with bochs in the image,
 # rd.gpuvm.mode=vm-passthrough rd.gpuvm.ids=1234:1111, and systemd.log_target=kmsg so that
 # systemd's own unit messages land in the kernel log, in one order with gpuvm's.

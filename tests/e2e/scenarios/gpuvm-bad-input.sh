@@ -1,5 +1,5 @@
 # shellcheck shell=sh
-# Issue 4, scenario 12: bad input never stops the boot. Intel IOMMU, bochs loaded after gpuvm
+# Bad input never stops the boot. Intel IOMMU, bochs loaded after gpuvm
 # (/etc/modules-load). Each bad value is an error naming its source (cmdline, or file:line)
 # and key, in the kernel log and the state file's errors[]; each key then falls back to the
 # next source (cmdline > host config > default), on its own.

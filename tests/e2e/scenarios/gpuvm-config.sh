@@ -1,5 +1,5 @@
 # shellcheck shell=sh
-# Issue 4, scenario 7: the mode from the host config baked into the initramfs
+# The mode from the host config baked into the initramfs
 # (mkimage.sh --config guest/gpuvm-label.conf: the label line
 # nvidia.com/gpu.workload.config=vm-passthrough on line 2, ids=1234:1111 on line 3), Intel
 # IOMMU, bochs loaded after gpuvm (/etc/modules-load).

@@ -1,5 +1,5 @@
 # shellcheck shell=sh
-# Issue 7: faults of the initramfs itself, on a real kernel (guest/gpuvm-faults.sh): gpuvm run
+# Faults of the initramfs itself, on a real kernel (guest/gpuvm-faults.sh): gpuvm run
 # again with /dev/kmsg gone, with the module directory gone (vfio-pci already loaded), and with
 # /run read-only. Each time the stand-in ends on vfio-pci, the exit status is 0, and gpuvm says
 # what it could not do on stderr.

@@ -1,5 +1,5 @@
 # shellcheck shell=sh
-# Issue 21: `gpuvm apply --live` on the running guest, one boot on bookworm's kernel with the
+# `gpuvm apply --live` on the running guest, one boot on bookworm's kernel with the
 # Intel IOMMU and the VGA stand-in (1234:1111), in container mode at boot (bochs, loaded by
 # /etc/modules-load after gpuvm, takes it). The hook guest/gpuvm-live.sh then changes the host
 # config and runs apply --live four times: vm-passthrough while a process holds
