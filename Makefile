@@ -282,19 +282,19 @@ $(A64)/gpuvm: $(A64_OBJS) $(A64)/deps/VERSIONS
 
 # The unit test of src/kmod.c links it, not the fake kernel, with the host's libkmod: variant
 # drivers looked up in a real modules.alias (tests/unit/test-kmod.c).
-$(B)/unit/test-kmod: tests/unit/test-kmod.c tests/unit/unit.h $(B)/host/kmod.o $(B)/host/util.o | $(B)/unit
+$(B)/unit/test-kmod: tests/unit/test-kmod.c tests/unit/unit.h $(B)/host/kmod.o $(B)/host/util.o $(B)/host/log.o | $(B)/unit
 	@$(if $(Q),echo "  CCLD    $@")
 	$(Q)$(CC) $(CFLAGS_HOST) -Itests/unit -o $@ $< $(B)/host/kmod.o $(B)/host/util.o \
-		$(EXTRA_LDFLAGS) -lkmod
+		$(B)/host/log.o $(EXTRA_LDFLAGS) -lkmod
 
 # Every libkmod call of src/kmod.c failing in turn (--wrap; the module insert is never real).
 KMOD_WRAP := -Wl,--wrap=kmod_new,--wrap=kmod_load_resources,--wrap=kmod_module_new_from_lookup \
 	-Wl,--wrap=kmod_module_get_initstate,--wrap=kmod_module_get_path \
-	-Wl,--wrap=kmod_module_probe_insert_module
-$(B)/unit/test-kmod-faults: tests/unit/test-kmod-faults.c tests/unit/unit.h $(B)/host/kmod.o $(B)/host/util.o | $(B)/unit
+	-Wl,--wrap=kmod_module_probe_insert_module,--wrap=kmod_set_log_fn
+$(B)/unit/test-kmod-faults: tests/unit/test-kmod-faults.c tests/unit/unit.h $(B)/host/kmod.o $(B)/host/util.o $(B)/host/log.o | $(B)/unit
 	@$(if $(Q),echo "  CCLD    $@")
 	$(Q)$(CC) $(CFLAGS_HOST) -Itests/unit -o $@ $< $(B)/host/kmod.o $(B)/host/util.o \
-		$(EXTRA_LDFLAGS) $(KMOD_WRAP) -lkmod
+		$(B)/host/log.o $(EXTRA_LDFLAGS) $(KMOD_WRAP) -lkmod
 
 # The binary's bats suites on the aarch64 binary, each run through qemu-user.
 test-arm64: $(A64)/gpuvm

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* libkmod, and nothing else touches it: modprobe's behaviour for the modules gpuvm needs. */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -10,20 +11,34 @@
 #include <libkmod.h>
 
 #include "kmod.h"
+#include "log.h"
 #include "util.h"
 
 static struct kmod_ctx *ctx;
 
-static void silent(void *data, int priority, const char *file, int line, const char *fn,
-		   const char *format, va_list args)
+/*
+ * libkmod's own messages, its errors and what it says at its info level, at gpuvm's debug
+ * level: gpuvm -v shows why a lookup or a load failed as libkmod saw it, as systemd's
+ * module-util forwards them to its log; kmsg and the report stay gpuvm's own words.
+ */
+__attribute__((format(printf, 6, 0))) static void forward(void *data, int priority,
+							  const char *file, int line, const char *fn,
+							  const char *format, va_list args)
 {
+	char msg[512], shown[512];
+	size_t n;
+
 	(void)data;
 	(void)priority;
 	(void)file;
 	(void)line;
 	(void)fn;
-	(void)format;
-	(void)args;
+	vsnprintf(msg, sizeof(msg), format, args);
+	n = strlen(msg);
+	while (n && msg[n - 1] == '\n')
+		msg[--n] = '\0';
+	term_safe(msg, shown, sizeof(shown));
+	log_debug("libkmod: %s", shown);
 }
 
 /*
@@ -95,7 +110,8 @@ int mod_init(const char *dirname)
 	ctx = kmod_new(dirname, under_root ? cfg : NULL);
 	if (!ctx)
 		return -ENOMEM;
-	kmod_set_log_fn(ctx, silent, NULL);
+	kmod_set_log_fn(ctx, forward, NULL);
+	kmod_set_log_priority(ctx, LOG_INFO);
 	alias_index = kmod_load_resources(ctx) == 0 ||
 		index_exists(kmod_get_dirname(ctx), "modules.alias.bin") ||
 		index_exists(kmod_get_dirname(ctx), "modules.builtin.alias.bin");
@@ -104,8 +120,10 @@ int mod_init(const char *dirname)
 
 void mod_fini(void)
 {
-	if (ctx)
+	if (ctx) {
+		kmod_set_log_priority(ctx, LOG_ERR); /* not its "context released" */
 		kmod_unref(ctx);
+	}
 	ctx = NULL;
 }
 

@@ -3,11 +3,13 @@
  * Every libkmod call of src/kmod.c failing, each with its outcome: src/kmod.c linked with
  * the host's libkmod, with -Wl,--wrap= on kmod_new, kmod_load_resources,
  * kmod_module_new_from_lookup, kmod_module_get_initstate, kmod_module_get_path and
- * kmod_module_probe_insert_module. The last is never passed to libkmod: this test must not
+ * kmod_module_probe_insert_module (and kmod_set_log_fn, to speak as libkmod would). The last is never passed to libkmod: this test must not
  * load a module into the kernel it runs on; its wrapper answers as the kernel would. The
  * module tree is made here (tests/fixture/lib.sh: fx_kmod, fx_depmod with the real depmod).
  */
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -15,6 +17,7 @@
 #include <libkmod.h>
 
 #include "kmod.h"
+#include "log.h"
 #include "unit.h"
 
 #define KVER "6.1.0-99-amd64"
@@ -76,6 +79,53 @@ int __wrap_kmod_module_probe_insert_module(
 	return f.insert;
 }
 
+/* The log function kmod.c gives libkmod, to say what libkmod would through it. */
+typedef void (*kmod_log_fn)(void *data, int priority, const char *file, int line, const char *fn,
+			    const char *format, va_list args);
+static kmod_log_fn log_fn;
+static void *log_data;
+
+void __real_kmod_set_log_fn(struct kmod_ctx *ctx, kmod_log_fn fn, const void *data);
+
+void __wrap_kmod_set_log_fn(struct kmod_ctx *ctx, kmod_log_fn fn, const void *data)
+{
+	log_fn = fn;
+	log_data = (void *)data;
+	__real_kmod_set_log_fn(ctx, fn, data);
+}
+
+/* libkmod's ERR() and INFO() through the function kmod.c gave it. */
+static void libkmod_says(int priority, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	log_fn(log_data, priority, "libkmod-module.c", 949, "kmod_module_insert_module", fmt, ap);
+	va_end(ap);
+}
+
+/* What stderr shows of libkmod's message at gpuvm's verbosity max (log.h). */
+static void forwarded(enum log_level max, char *out, size_t size)
+{
+	FILE *cap = tmpfile();
+	int saved = dup(STDERR_FILENO);
+	size_t n = 0;
+
+	fflush(stderr);
+	dup2(fileno(cap), STDERR_FILENO);
+	log_setup(false, max);
+	libkmod_says(6, "Failed to insert module '%s': %s\n", "/lib/modules/x/vfio-pci.ko\x1b[2J",
+		     "Operation not permitted");
+	log_close();
+	fflush(stderr);
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	rewind(cap);
+	n = fread(out, 1, size - 1, cap);
+	out[n] = '\0';
+	fclose(cap);
+}
+
 static char tmp[] = "/tmp/gpuvm-test-kmod-faults.XXXXXX";
 static char dir[256];
 
@@ -120,6 +170,18 @@ int main(void)
 	/* Nothing fails: found, inserted (by the wrapper, not the kernel). */
 	reset();
 	CHECK_INT(mod_init(dir), 0, "clean: libkmod opens the tree");
+	/* What libkmod says reaches gpuvm's log at debug level: -v shows it, masked, one line. */
+	CHECK(log_fn != NULL, "libkmod is given gpuvm's log function");
+	if (log_fn) {
+		char got[512];
+
+		forwarded(LOG_DEBUG, got, sizeof(got));
+		CHECK_STR(got,
+			  "gpuvm: libkmod: Failed to insert module '/lib/modules/x/vfio-pci.ko?[2J': Operation not permitted\n",
+			  "libkmod's message under -v: prefixed, its newline and ESC gone");
+		forwarded(LOG_INFO, got, sizeof(got));
+		CHECK_STR(got, "", "libkmod's message without -v: not shown");
+	}
 	load_case("clean", 0, 1, "", 1);
 	CHECK(mod_state("vfio-pci", true) == MOD_AVAILABLE, "clean: vfio-pci available");
 
