@@ -450,6 +450,11 @@ int main(int argc, char **argv)
 	/* apply --dry-run is plan: what apply would do, changing nothing. */
 	(o.dry_run ? cmd_plan : def->fn)(&o, &out);
 	ret = exit_status(&out);
+	r = stdout_close();
+	if (r < 0) {
+		log_err("stdout: write error: %s", strerror(-r));
+		ret = EXIT_FAILED;
+	}
 
 	root_fini();
 	log_close();

@@ -2,6 +2,7 @@
 /* Small string helpers shared by the parsers. */
 #include <ctype.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "util.h"
@@ -253,4 +254,16 @@ void sort_keys(struct sort_key *k, size_t n)
 		k[i] = t;
 		sift_down(k, 0, i);
 	}
+}
+
+int stdout_close(void)
+{
+	int err = 0;
+
+	errno = 0;
+	if (fflush(stdout) != 0 || ferror(stdout))
+		err = errno ? errno : EIO;
+	if (fclose(stdout) != 0 && !err)
+		err = errno ? errno : EIO;
+	return err == EPIPE ? 0 : -err;
 }

@@ -82,4 +82,11 @@ bool valid_driver_name(const char *s);
  */
 bool valid_label_value(const char *s);
 
+/*
+ * Flush and close stdout, as util-linux's close_stdout does, so that a write error the
+ * buffer hid (a full disk behind `> FILE`) is not an exit 0 with a truncated file: 0, or
+ * -errno (EPIPE, a reader that went away, is 0). Call once, at exit, after the last output.
+ */
+int stdout_close(void);
+
 #endif

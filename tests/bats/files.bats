@@ -97,3 +97,24 @@ setup() {
 	[ "$(printf '%s\n' "$output" | grep -c '^last apply: ')" = 1 ]
 	run ! grep -q "$(printf '\033')" <<<"$output"
 }
+
+@test "stdout that cannot be written (a full disk): exit 1 and the error said, never exit 0" {
+	# status --nfd > features.d/.gpuvm.tmp && mv ...: a full disk must not pass a cut file on
+	local c
+	mkdir -p "$ROOT/etc/gpuvm"
+	echo mode=vm-passthrough >"$ROOT/etc/gpuvm/gpuvm.conf"
+	for c in "status --nfd" "status --json" "plan --json" "kubevirt --json" "cmdline --mode vm-passthrough" \
+		"check --json" "config get mode"; do
+		# shellcheck disable=SC2086 # the command's words
+		run --separate-stderr "$GPUVM" --root "$ROOT" --cmdline "" $c
+		[ "$status" -ne 1 ] || [[ "$stderr" != *"stdout: write error"* ]] || fail "$c failed before writing"
+		# shellcheck disable=SC2086
+		run --separate-stderr bash -c '"$0" --root "$1" --cmdline "" '"$c"' >/dev/full' "$GPUVM" "$ROOT"
+		[ "$status" -eq 1 ] || fail "$c >/dev/full: exit $status"
+		# the cause where the C library still knows it (a command that flushed earlier: EIO)
+		[[ "$stderr" == *"gpuvm: error: stdout: write error: "* ]] || fail "$c: $stderr"
+	done
+	run --separate-stderr bash -c '"$0" --root "$1" status --nfd >/dev/full' "$GPUVM" "$ROOT"
+	assert_failure 1
+	[[ "$stderr" == *"gpuvm: error: stdout: write error: No space left on device"* ]]
+}
