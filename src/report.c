@@ -223,6 +223,14 @@ static void json_boot(struct json *j, const struct report *r)
 	json_object_end(j);
 }
 
+void report_json_begin(struct json *j, FILE *f, const char *command)
+{
+	json_init(j, f);
+	json_object_begin(j, NULL);
+	json_string(j, "version", GPUVM_VERSION);
+	json_string(j, "command", command);
+}
+
 void report_json(FILE *f, const struct report *r)
 {
 	const struct settings *s = r->settings;
@@ -231,10 +239,7 @@ void report_json(FILE *f, const struct report *r)
 	char val[SETTINGS_VALUE_MAX];
 	size_t i, k;
 
-	json_init(&j, f);
-	json_object_begin(&j, NULL);
-	json_string(&j, "version", GPUVM_VERSION);
-	json_string(&j, "command", r->command);
+	report_json_begin(&j, f, r->command);
 	if (r->exec) {
 		json_string(&j, "result", r->result);
 		json_string(&j, "kernel", r->kernel);
@@ -366,13 +371,20 @@ static void text_device(FILE *f, const struct report *r, size_t i)
 	fprintf(f, " %-7s %-22s %s\n", action_name(pd->action), to, safe(pd->reason, why, sizeof(why)));
 }
 
-/* The next boot in a line, worded as config set and check word it. */
+void report_next_boot_line(FILE *f, const char *say)
+{
+	char a[2 * NB_TEXT];
+
+	fprintf(f, "next boot: %s\n", safe(say, a, sizeof(a)));
+}
+
+/* status: the next boot in a line, as config set and check print it. */
 static void text_next_boot(FILE *f, const struct nb_judgement *v)
 {
-	char say[2 * NB_TEXT], a[2 * NB_TEXT];
+	char say[2 * NB_TEXT];
 
 	nextboot_say(v, say, sizeof(say));
-	fprintf(f, "next boot: %s\n", safe(say, a, sizeof(a)));
+	report_next_boot_line(f, say);
 }
 
 void report_text(FILE *f, const struct report *r)

@@ -9,6 +9,7 @@
 #include "plan.h"
 #include "settings.h"
 #include "confsource.h"
+#include "json.h"
 #include "nextboot.h"
 
 struct inuse;
@@ -40,6 +41,14 @@ struct report {
 	const char *boot_id;		/* a boot call (--defer, --resume): this boot's id */
 };
 
+/*
+ * Every JSON document gpuvm writes of its own begins so: an object, then "version" (gpuvm's)
+ * and "command". The caller goes on with j and ends the object. (kubevirt --json is
+ * KubeVirt's document, to merge into its CR: it has no such header.)
+ */
+void report_json_begin(struct json *j, FILE *f, const char *command);
+/* "next boot: SAY" (nextboot_say's words, masked): the one line status, check and config set print. */
+void report_next_boot_line(FILE *f, const char *say);
 void report_json(FILE *f, const struct report *r);
 void report_text(FILE *f, const struct report *r);
 /*

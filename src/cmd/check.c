@@ -13,6 +13,7 @@
 #include "log.h"
 #include "nextboot.h"
 #include "prepare.h"
+#include "report.h"
 #include "rootio.h"
 
 static const char *const sev_label[] = {
@@ -153,8 +154,7 @@ void cmd_check(const struct options *o, struct outcome *out)
 	if (o->json) {
 		struct json j;
 
-		json_init(&j, stdout);
-		json_object_begin(&j, NULL);
+		report_json_begin(&j, stdout, "check");
 		json_string(&j, "mode", mode_name(pp.s.mode));
 		json_string(&j, "mode_source", pp.s.source[KEY_MODE]);
 		json_string(&j, "cpu_vendor", cpu_vendor_name(pp.inv.iommu.cpu));
@@ -183,8 +183,7 @@ void cmd_check(const struct options *o, struct outcome *out)
 		term_safe(pp.kver, pp.kver, sizeof(pp.kver));
 		printf("gpuvm check: %s (from %s) on %s, kernel %s\n", mode_name(pp.s.mode),
 		       pp.s.source[KEY_MODE], cpu_vendor_name(pp.inv.iommu.cpu), pp.kver);
-		term_safe(say, say, sizeof(say));
-		printf("next boot: %s\n", say);
+		report_next_boot_line(stdout, say);
 		for (i = 0; i < n; i++) {
 			term_safe(f[i].what, f[i].what, sizeof(f[i].what));
 			printf("%-8s %s\n         fix: %s\n", sev_label[f[i].sev], f[i].what, f[i].fix);

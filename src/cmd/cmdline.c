@@ -12,6 +12,7 @@
 #include "json.h"
 #include "log.h"
 #include "prepare.h"
+#include "report.h"
 #include "rootio.h"
 #include "util.h"
 
@@ -127,8 +128,7 @@ void cmd_cmdline(const struct options *o, struct outcome *out)
 	if (o->json) {
 		struct json j;
 
-		json_init(&j, stdout);
-		json_object_begin(&j, NULL);
+		report_json_begin(&j, stdout, "cmdline");
 		if (pinned)
 			json_string(&j, "mode", mode_name(m));
 		else

@@ -12,6 +12,7 @@
 #include "config.h"
 #include "log.h"
 #include "nextboot.h"
+#include "report.h"
 #include "settings.h"
 #include "state.h"
 #include "rootio.h"
@@ -155,7 +156,7 @@ static void next_boot(const struct options *o, int k, const char *stored, struct
 {
 	struct nextboot *nb = malloc(sizeof(*nb));
 	struct nb_judgement j;
-	char say[2 * NB_TEXT], shown[2 * NB_TEXT];
+	char say[2 * NB_TEXT];
 
 	if (!nb || nextboot_judge(nb, o->config, o->cmdline) < 0) {
 		log_err("config set: out of memory judging the next boot");
@@ -167,8 +168,7 @@ static void next_boot(const struct options *o, int k, const char *stored, struct
 	}
 	nextboot_verdict(nb, key_name((enum setting_key)k), stored, &j);
 	nextboot_say(&j, say, sizeof(say));
-	term_safe(say, shown, sizeof(shown));
-	printf("next boot: %s\n", shown);
+	report_next_boot_line(stdout, say);
 	if (k == KEY_MODE && j.verdict == NB_PINNED && j.conflict)
 		out->not_applied = true;
 	nextboot_fini(nb);
