@@ -426,10 +426,132 @@ static int plan_pending(struct plan *p, const struct settings *s, const struct i
 }
 
 /* vm-passthrough with an active IOMMU: whole groups, or nothing. */
+/*
+ * A group's members (order[from..end), one group's functions), each a companion of a
+ * selected GPU, a bridge, selected, or a blocker that makes the group not viable.
+ */
+static int group_members(struct plan *p, const struct inventory *inv, const struct sort_key *order,
+			 size_t from, size_t end, struct plan_group *g)
+{
+	size_t j, gpu;
+
+	g->members = calloc(end - from, sizeof(size_t));
+	g->blocked_by = calloc(end - from, sizeof(size_t));
+	if (!g->members || !g->blocked_by)
+		return -ENOMEM;
+	for (j = from; j < end; j++) {
+		size_t m = order[j].idx;
+		struct plan_dev *pd = &p->dev[m];
+
+		g->members[g->n_members++] = m;
+		g->n_gpus += selected(pd) && pd->role == ROLE_GPU;
+		if (selected(pd) || pd->role == ROLE_BRIDGE)
+			continue;
+		if (can_be_companion(&inv->dev[m], pd) && companion_of_selected(p, inv, m, &gpu)) {
+			pd->role = ROLE_COMPANION;
+			continue;
+		}
+		pd->role = pd->role == ROLE_NONE ? ROLE_BLOCKER : pd->role;
+		g->blocked_by[g->n_blocked++] = m;
+		g->viable = false;
+	}
+	group_foreign(g, inv);
+	return 0;
+}
+
+/* What becomes of member m of a group that is not viable: nothing of it is taken. */
+static void member_not_viable(struct plan *p, const struct settings *s, const struct inventory *inv,
+			      const struct plan_group *g, size_t m)
+{
+	const struct pci_dev *d = &inv->dev[m];
+	struct plan_dev *pd = &p->dev[m];
+	char why[PLAN_REASON_LEN];
+
+	if (pd->selected || pd->role == ROLE_COMPANION) {
+		describe_group_why(why, sizeof(why), g, p, inv);
+		fail(pd, d, s, vfio_target(d), why);
+		if (pd->role != ROLE_COMPANION)
+			p->n_failed++;
+	} else if (pd->role == ROLE_UNIDENTIFIED || pd->role == ROLE_HOST) {
+		pd->listed = true; /* its reason stands: never taken */
+	} else {
+		set(pd, ACT_SKIP, NULL, "%s: not taken; it blocks IOMMU group %d",
+		    pd->role == ROLE_EXCLUDED ? "excluded" : "not selected", g->id);
+	}
+}
+
+/* Member m of a viable group, selected or a companion: bound to its vfio driver. */
+static int member_bind(struct plan *p, const struct settings *s, const struct inventory *inv,
+		       const struct plan_group *g, size_t m)
+{
+	const struct pci_dev *d = &inv->dev[m];
+	struct plan_dev *pd = &p->dev[m];
+	char why[PLAN_REASON_LEN];
+	size_t gpu = m;
+
+	if (pd->role == ROLE_COMPANION) {
+		companion_of_selected(p, inv, m, &gpu);
+		snprintf(why, sizeof(why), "companion of %s in IOMMU group %d", inv->dev[gpu].name,
+			 g->id);
+	} else {
+		snprintf(why, sizeof(why), "%s %04x:%04x selected by %s in IOMMU group %d",
+			 pd->role == ROLE_NVSWITCH ? "NVSwitch" : "GPU", d->vendor, d->device,
+			 s->n_ids ? "ids=" : "the default match", g->id);
+	}
+	want(pd, d, ACT_BIND, vfio_target(d), why);
+	return pd->action == ACT_BIND ? add_module(p, vfio_target(d)) : 0;
+}
+
+/* Each member's action: bridges listed, the rest bound or, when not viable, left. */
+static int group_decide(struct plan *p, const struct settings *s, const struct inventory *inv,
+			const struct plan_group *g)
+{
+	size_t k;
+	int r;
+
+	for (k = 0; k < g->n_members; k++) {
+		size_t m = g->members[k];
+
+		if (p->dev[m].role == ROLE_BRIDGE) {
+			p->dev[m].listed = true;
+		} else if (!g->viable) {
+			member_not_viable(p, s, inv, g, m);
+		} else {
+			r = member_bind(p, s, inv, g, m);
+			if (r < 0)
+				return r;
+		}
+	}
+	return 0;
+}
+
+/* Selected devices without a group cannot be bound to vfio-pci, unless it comes at probe. */
+static int plan_ungrouped(struct plan *p, const struct settings *s, const struct inventory *inv)
+{
+	size_t i;
+	int r;
+
+	for (i = 0; i < inv->n; i++) {
+		if (inv->dev[i].group >= 0 || !selected(&p->dev[i]))
+			continue;
+		if (inventory_group_pending(inv, &inv->dev[i])) {
+			r = plan_pending(p, s, inv, i);
+			if (r < 0)
+				return r;
+		} else {
+			fail(&p->dev[i], &inv->dev[i], s, vfio_target(&inv->dev[i]),
+			     "no IOMMU group although the IOMMU is active");
+			p->n_failed++;
+		}
+	}
+	return 0;
+}
+
+/* The IOMMU groups that hold a selected device, in group order; then the ungrouped. */
 static int plan_groups(struct plan *p, const struct settings *s, const struct inventory *inv)
 {
 	struct sort_key *order; /* key: the group */
-	size_t i, n = 0;
+	size_t i, end, n = 0;
 	int r = 0;
 
 	order = malloc((inv->n ? inv->n : 1) * sizeof(*order));
@@ -440,103 +562,21 @@ static int plan_groups(struct plan *p, const struct settings *s, const struct in
 			order[n++] = (struct sort_key){ (uint64_t)inv->dev[i].group, i };
 	sort_keys(order, n);
 
-	for (i = 0; i < n;) {
-		size_t j, end, k;
+	for (i = 0; i < n && r == 0; i = end) {
 		bool any = false;
-		struct plan_group *g;
 
 		for (end = i; end < n && order[end].key == order[i].key; end++)
 			any |= selected(&p->dev[order[end].idx]);
-		if (!any) {
-			i = end;
+		if (!any)
 			continue;
-		}
 		r = group_new(p, (int)order[i].key);
-		if (r < 0)
-			goto out;
-		g = &p->group[p->n_groups - 1];
-		g->members = calloc(end - i, sizeof(size_t));
-		g->blocked_by = calloc(end - i, sizeof(size_t));
-		if (!g->members || !g->blocked_by) {
-			r = -ENOMEM;
-			goto out;
-		}
-		for (j = i; j < end; j++) {
-			size_t m = order[j].idx, gpu;
-			struct plan_dev *pd = &p->dev[m];
-
-			g->members[g->n_members++] = m;
-			g->n_gpus += selected(pd) && pd->role == ROLE_GPU;
-			if (selected(pd) || pd->role == ROLE_BRIDGE)
-				continue;
-			if (can_be_companion(&inv->dev[m], pd) &&
-			    companion_of_selected(p, inv, m, &gpu)) {
-				pd->role = ROLE_COMPANION;
-				continue;
-			}
-			pd->role = pd->role == ROLE_NONE ? ROLE_BLOCKER : pd->role;
-			g->blocked_by[g->n_blocked++] = m;
-			g->viable = false;
-		}
-		group_foreign(g, inv);
-		for (k = 0; k < g->n_members; k++) {
-			size_t m = g->members[k], gpu = m;
-			const struct pci_dev *d = &inv->dev[m];
-			struct plan_dev *pd = &p->dev[m];
-			char why[PLAN_REASON_LEN];
-
-			if (pd->role == ROLE_BRIDGE) {
-				pd->listed = true;
-				continue;
-			}
-			if (!g->viable) {
-				if (pd->selected || pd->role == ROLE_COMPANION) {
-					describe_group_why(why, sizeof(why), g, p, inv);
-					fail(pd, d, s, vfio_target(d), why);
-					if (pd->role != ROLE_COMPANION)
-						p->n_failed++;
-				} else if (pd->role == ROLE_UNIDENTIFIED || pd->role == ROLE_HOST) {
-					pd->listed = true; /* its reason stands: never taken */
-				} else {
-					set(pd, ACT_SKIP, NULL,
-					    "%s: not taken; it blocks IOMMU group %d",
-					    pd->role == ROLE_EXCLUDED ? "excluded" : "not selected",
-					    g->id);
-				}
-				continue;
-			}
-			if (pd->role == ROLE_COMPANION) {
-				companion_of_selected(p, inv, m, &gpu);
-				snprintf(why, sizeof(why), "companion of %s in IOMMU group %d",
-					 inv->dev[gpu].name, g->id);
-			} else {
-				snprintf(why, sizeof(why),
-					 "%s %04x:%04x selected by %s in IOMMU group %d",
-					 pd->role == ROLE_NVSWITCH ? "NVSwitch" : "GPU", d->vendor,
-					 d->device, s->n_ids ? "ids=" : "the default match", g->id);
-			}
-			want(pd, d, ACT_BIND, vfio_target(d), why);
-			if (pd->action == ACT_BIND)
-				r = add_module(p, vfio_target(d));
-			if (r < 0)
-				goto out;
-		}
-		i = end;
+		if (r == 0)
+			r = group_members(p, inv, order, i, end, &p->group[p->n_groups - 1]);
+		if (r == 0)
+			r = group_decide(p, s, inv, &p->group[p->n_groups - 1]);
 	}
-	/* Selected devices without a group cannot be bound to vfio-pci, unless it comes at probe. */
-	for (i = 0; i < inv->n; i++) {
-		if (inv->dev[i].group < 0 && selected(&p->dev[i]) &&
-		    inventory_group_pending(inv, &inv->dev[i])) {
-			r = plan_pending(p, s, inv, i);
-			if (r < 0)
-				goto out;
-		} else if (inv->dev[i].group < 0 && selected(&p->dev[i])) {
-			fail(&p->dev[i], &inv->dev[i], s, vfio_target(&inv->dev[i]),
-			     "no IOMMU group although the IOMMU is active");
-			p->n_failed++;
-		}
-	}
-out:
+	if (r == 0)
+		r = plan_ungrouped(p, s, inv);
 	free(order);
 	return r;
 }
