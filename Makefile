@@ -12,7 +12,7 @@ CFLAGS_STATIC := -Os -ffunction-sections -fdata-sections $(WARN) $(DEFS) -std=gn
 LDFLAGS_STATIC := -static -Wl,--gc-sections -s
 
 # The sources of the binary; tests link the same objects (but main.o) into test programs.
-SRCS := util.c strpool.c log.c cmdline.c kcmdline.c config.c settings.c pci.c rootio.c iommu.c \
+SRCS := util.c strpool.c log.c mode.c cmdline.c kcmdline.c config.c settings.c pci.c rootio.c iommu.c \
 	nextboot.c \
 	inventory.c plan.c json.c report.c state.c execute.c inuse.c live.c kmod.c iomem.c check.c kvsnippet.c \
 	vgpu.c pciids.c tagspec.c blkdev.c hostdev.c confsource.c writefile.c prepare.c \
@@ -126,7 +126,7 @@ memcheck: $(UNIT_TESTS)
 # which runs the binary only through commands the binary's own suites cover. Those run once,
 # on the shipped binary; the binary's suites run again under ASan+UBSan and on aarch64.
 BATS := $(sort $(wildcard tests/bats/*.bats))
-TREE_SUITES := docs fixture install mirror packages provisioning release
+TREE_SUITES := docs fixture install mirror packages provisioning release tree
 BIN_BATS := $(filter-out $(TREE_SUITES:%=tests/bats/%.bats),$(BATS))
 
 # ASan + UBSan over the same sources: every unit test and the binary's bats suites.
@@ -171,6 +171,10 @@ lint: $(DEPS)/VERSIONS
 	$(Q)shellcheck -x -P SCRIPTDIR $(SHELL_FILES)
 	@echo "  STYLE (.editorconfig)"
 	$(Q)sh scripts/style.sh
+	@echo "  LAYERS (scripts/layers.sh: no include reaches up)"
+	$(Q)sh scripts/layers.sh
+	@echo "  SUBJECTS (scripts/subjects.sh: area: what changed, 72 at most)"
+	$(Q)sh scripts/subjects.sh
 	@echo "  CLANG-FORMAT (.clang-format) $(words $(C_FILES)) files"
 	$(Q)clang-format --dry-run --Werror $(C_FILES)
 

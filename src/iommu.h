@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "settings.h"
+#include "mode.h"
 
 enum cpu_vendor {
 	CPU_UNKNOWN,

@@ -23,17 +23,6 @@ struct kv_device {
 };
 
 /*
- * The device's name in len bytes of pci.ids text, as NVIDIA's sandbox device plugin finds
- * it: after the first line that starts with the vendor ID, the first line "\tdddd" (lower
- * case) before a line that starts with neither '\t' nor '#'; what follows the ID, untrimmed
- * (a NUL byte in it comes back as DEL, which names alike).
- * -ENOENT when it is not there (or past a line of 64 KiB, where the plugin stops),
- * -ENAMETOOLONG when it does not fit in size. Pure.
- */
-int pciids_name(const char *pciids, size_t len, uint16_t vendor, uint16_t device, char *out,
-		size_t size);
-
-/*
  * KubeVirt's resourceName, byte for byte as NVIDIA's sandbox device plugin advertises it:
  * "nvidia.com/" and the pci.ids name trimmed, upper-cased, '/' and '.' made '_', each run
  * of blanks one '_', then all but [A-Za-z0-9_] deleted; without a name, or when nothing is

@@ -9,7 +9,14 @@
 #include "inuse.h"
 #include "inventory.h"
 #include "plan.h"
-#include "report.h"
+
+/* apply --live: what the state file adds to an apply's. */
+struct live_report {
+	const char *mode_before; /* the last state file's mode; NULL when there was none */
+	unsigned wait_s;
+	unsigned long long waited_ms;
+	const struct inuse *holders; /* one per inventory device */
+};
 
 /*
  * apply --live: the switch of a running host. Before execute() touches an IOMMU group (or

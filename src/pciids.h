@@ -3,6 +3,7 @@
 #define GPUVM_PCIIDS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #define PCIIDS_MAX ((size_t)4 * 1024 * 1024)
 #define PCIIDS_PATHS 4
@@ -20,5 +21,16 @@ extern const char *const pciids_paths[PCIIDS_PATHS];
 char *pciids_read(size_t *len, size_t *which);
 /* FILE, a path on the host (as --config): 0 or -errno (-EFBIG past PCIIDS_MAX). */
 int pciids_read_given(const char *file, char **ids, size_t *len);
+
+/*
+ * The device's name in len bytes of pci.ids text, as NVIDIA's sandbox device plugin finds
+ * it: after the first line that starts with the vendor ID, the first line "\tdddd" (lower
+ * case) before a line that starts with neither '\t' nor '#'; what follows the ID, untrimmed
+ * (a NUL byte in it comes back as DEL, which names alike).
+ * -ENOENT when it is not there (or past a line of 64 KiB, where the plugin stops),
+ * -ENAMETOOLONG when it does not fit in size. Pure.
+ */
+int pciids_name(const char *pciids, size_t len, uint16_t vendor, uint16_t device, char *out,
+		size_t size);
 
 #endif

@@ -14,7 +14,6 @@
 #include "iommu.h"
 #include "kcmdline.h"
 #include "kmod.h"
-#include "kvsnippet.h"
 #include "log.h"
 #include "pciids.h"
 #include "prepare.h"

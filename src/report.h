@@ -6,21 +6,12 @@
 
 #include "execute.h"
 #include "inventory.h"
+#include "live.h"
 #include "plan.h"
 #include "settings.h"
 #include "confsource.h"
 #include "json.h"
 #include "nextboot.h"
-
-struct inuse;
-
-/* apply --live: what the state file adds to an apply's. */
-struct live_report {
-	const char *mode_before; /* the last state file's mode; NULL when there was none */
-	unsigned wait_s;
-	unsigned long long waited_ms;
-	const struct inuse *holders; /* one per inventory device */
-};
 
 struct report {
 	const char *command; /* "plan", "apply", "status" */

@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 #include "log.h"
+#include "mode.h"
 #include "pci.h"
 
 /* How long a boot waits for config='s disk when neither config_timeout nor rd.retry says. */
@@ -23,11 +24,6 @@
 #define SETTINGS_ENTRY_TEXT_MAX 17
 #define SETTINGS_VALUE_MAX ((size_t)SETTINGS_LIST_MAX * SETTINGS_ENTRY_TEXT_MAX)
 
-enum mode {
-	MODE_CONTAINER,
-	MODE_VM_PASSTHROUGH,
-	MODE_VM_VGPU
-};
 enum on_error {
 	ON_ERROR_HOLD,
 	ON_ERROR_RELEASE
@@ -104,8 +100,6 @@ int settings_check(const char *key, const char *value, const char **expect);
 bool settings_same_key(const char *a, const char *b);
 
 const char *key_name(enum setting_key k);
-const char *mode_name(enum mode m);
-int mode_parse(const char *s, enum mode *m);
 /*
  * The value of a key as text, for the report: whole in SETTINGS_VALUE_MAX bytes; a smaller
  * buffer gets the entries that fit.

@@ -17,6 +17,7 @@
 #include <errno.h>
 
 #include "kvsnippet.h"
+#include "pciids.h"
 #include "fuzz.h"
 #include "json.h"
 #include "util.h"

@@ -12,6 +12,7 @@
 
 #include "unit.h"
 #include "kvsnippet.h"
+#include "pciids.h"
 
 /* The plugin's test file, as its test writes it (a blank first line, one space after 10de). */
 static const char plugin_ids[] = "\n"

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "unit.h"
-#include "kvsnippet.h"
+#include "pciids.h"
 #include "vgpu.h"
 
 static const char *sup(enum vgpu_support s)

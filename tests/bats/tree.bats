@@ -1,0 +1,45 @@
+#!/usr/bin/env bats
+# shellcheck disable=SC2154 # $stderr and $output are set by bats' run
+# The tree's own rules that make lint checks: no include reaches up a layer
+# (scripts/layers.sh), and commit subjects "area: what changed" of at most 72 characters
+# (scripts/subjects.sh). Each check is shown to pass on the tree and to fail where it must.
+
+load helpers
+
+@test "layers: no file of src/ includes a header of a layer above its own" {
+	run sh "$TOP/scripts/layers.sh"
+	assert_success
+	assert_output ""
+}
+
+@test "layers: an include that reaches up, and a file in no layer, each fail the check" {
+	local s=$BATS_TEST_TMPDIR/src
+	cp -r "$TOP/src" "$s"
+	# inventory (the host) including settings (what is asked): the kind the check is for
+	sed -i 's/#include "iommu.h"/#include "iommu.h"\n#include "settings.h"/' "$s/inventory.h"
+	printf '#include "util.h"\n' >"$s/newunit.c"
+	run sh "$TOP/scripts/layers.sh" "$s"
+	assert_failure
+	assert_line "inventory.h: includes settings.h (layer asked) from layer host: an include that reaches up"
+	assert_line "newunit.c: unit newunit is in no layer of scripts/layers.sh"
+	[ "${#lines[@]}" = 2 ]
+}
+
+@test "subjects: the commits since the rule began pass; a long or area-less subject fails" {
+	need git command -v git
+	git -C "$TOP" rev-parse --git-dir >/dev/null 2>&1 || skip "not a git checkout"
+	run sh "$TOP/scripts/subjects.sh"
+	assert_success
+	local c=$BATS_TEST_TMPDIR/clone
+	git clone -q "$TOP" "$c"
+	cp "$TOP/scripts/subjects.sh" "$c/scripts/" # this tree's, committed or not
+	git -C "$c" -c user.name=t -c user.email=t@t commit -q --allow-empty \
+		-m "tests: a subject far longer than the seventy-two characters that a subject may have"
+	git -C "$c" -c user.name=t -c user.email=t@t commit -q --allow-empty -m "Fixed it"
+	git -C "$c" -c user.name=t -c user.email=t@t commit -q --allow-empty -m "tree: a good one"
+	run sh "$c/scripts/subjects.sh"
+	assert_failure
+	assert_line --partial "subject of 83 characters (at most 72): tests: a subject far longer"
+	assert_line --partial 'not "area: what changed": Fixed it'
+	[ "${#lines[@]}" = 2 ]
+}
