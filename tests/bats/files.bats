@@ -108,12 +108,13 @@ setup() {
 		# shellcheck disable=SC2086 # the command's words
 		run --separate-stderr "$GPUVM" --root "$ROOT" --cmdline "" $c
 		[ "$status" -ne 1 ] || [[ "$stderr" != *"stdout: write error"* ]] || fail "$c failed before writing"
-		# shellcheck disable=SC2086
+		# shellcheck disable=SC2086,SC2016 # $0 and $1 are the inner shell's
 		run --separate-stderr bash -c '"$0" --root "$1" --cmdline "" '"$c"' >/dev/full' "$GPUVM" "$ROOT"
 		[ "$status" -eq 1 ] || fail "$c >/dev/full: exit $status"
 		# the cause where the C library still knows it (a command that flushed earlier: EIO)
 		[[ "$stderr" == *"gpuvm: error: stdout: write error: "* ]] || fail "$c: $stderr"
 	done
+	# shellcheck disable=SC2016 # $0 and $1 are the inner shell's
 	run --separate-stderr bash -c '"$0" --root "$1" status --nfd >/dev/full' "$GPUVM" "$ROOT"
 	assert_failure 1
 	[[ "$stderr" == *"gpuvm: error: stdout: write error: No space left on device"* ]]
