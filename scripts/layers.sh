@@ -13,7 +13,7 @@ LAYERS='
 base: util strpool log json writefile
 pure: pci cmdline tagspec mode vgpu iomem config
 seams: rootio kmod blkdev
-host: iommu inventory hostdev inuse pciids
+host: iommu inventory pciproc hostdev inuse pciids
 asked: settings kcmdline confsource
 decide: plan nextboot check kvsnippet
 act: execute live

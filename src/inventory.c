@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
  * PCI functions and IOMMU groups as sysfs shows them. This runs on every boot of every
- * node, so each function costs as few syscalls as the kernel allows: one uevent read
- * (open, read, close) gives vendor, device, subsystem, class and driver (the modalias is
- * built from them). The rest is read only for the devices a plan can touch: their details,
- * their iommu_group links, and the members of those groups, from each group's own listing
- * (/sys/kernel/iommu_groups/N/devices) rather than one readlink for every function of the
- * node. Each function keeps 80 bytes: driver names are interned.
+ * node, so each function costs as little as the kernel allows: the listing of
+ * /sys/bus/pci/devices gives every function's address, and /proc/bus/pci/devices
+ * (pciproc.c) every function's vendor and device in a few reads. A function no plan looks
+ * at stays so (partial). One that may matter, and the other functions of its slot, are
+ * read whole: the uevent (class, subsystem, driver; the modalias is built from them), the
+ * details and the iommu_group link; then the members of those groups, from each group's
+ * own listing (/sys/kernel/iommu_groups/N/devices). Where the proc file cannot say (missing,
+ * not in its format, a bus and devfn of two domains named apart), the uevents do. Each
+ * function keeps 80 bytes: driver names are interned.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -14,6 +17,7 @@
 #include <stdlib.h>
 
 #include "inventory.h"
+#include "pciproc.h"
 #include "rootio.h"
 #include "util.h"
 
@@ -119,22 +123,13 @@ struct scan_ctx {
 	struct inventory *inv;
 	size_t cap;
 	struct root_batch uevents; /* closed 64 at a time */
-	/*
-	 * Per function, while /proc/bus/pci/devices is read: how many of its lines name the
-	 * function's bus and devfn (2: two or more, so which one is its cannot be told), and
-	 * GONE for one whose uevent was not there any more.
-	 */
-	uint8_t *seen;
-	/* The functions by bus and devfn (a line's key): see key_index(). */
-	uint32_t *head, *next, *rep;
-	uint8_t *nfn;
-	size_t buckets;
+	/* Per function: UEVENT while its uevent must be read, GONE once it was not there. */
+	uint8_t *mark;
 	int err;
 };
 
 #define GONE 0xff
-#define CONFLICT 0xfe
-#define SEEN_MAX 0xfd
+#define UEVENT 1
 
 static int read_int_attr(const char *name, const char *attr, int *out)
 {
@@ -226,13 +221,13 @@ static int complete(struct scan_ctx *c, struct pci_dev *d)
 {
 	int r;
 
-	if (c->seen[d - c->inv->dev] == GONE)
+	if (c->mark[d - c->inv->dev] == GONE)
 		return 1;
 	if (!d->partial)
 		return 0;
 	r = read_uevent(c, d);
 	if (r == -ENOENT) {
-		c->seen[d - c->inv->dev] = GONE;
+		c->mark[d - c->inv->dev] = GONE;
 		d->group_read = true; /* never taken */
 		return 1;
 	}
@@ -245,10 +240,10 @@ static void drop_gone(struct scan_ctx *c)
 	struct inventory *inv = c->inv;
 	size_t i, j;
 
-	for (i = 0; i < inv->n && c->seen[i] != GONE; i++)
+	for (i = 0; i < inv->n && c->mark[i] != GONE; i++)
 		;
 	for (j = i; i < inv->n; i++)
-		if (c->seen[i] != GONE)
+		if (c->mark[i] != GONE)
 			inv->dev[j++] = inv->dev[i];
 	inv->n = j;
 }
@@ -289,152 +284,6 @@ static int list_one(const char *name, void *data)
 	return 0;
 }
 
-int pci_proc_parse_line(const char *s, size_t len, uint16_t *key, uint16_t *vendor, uint16_t *device)
-{
-	unsigned long k, v, d;
-
-	if (len < 13 || s[4] != '\t' || (len > 13 && s[13] != '\t') || parse_hex_fixed(s, 4, &k) < 0 ||
-	    parse_hex_fixed(s + 5, 4, &v) < 0 || parse_hex_fixed(s + 9, 4, &d) < 0)
-		return -EINVAL;
-	*key = (uint16_t)k;
-	*vendor = (uint16_t)v;
-	*device = (uint16_t)d;
-	return 0;
-}
-
-static inline __attribute__((always_inline)) uint16_t bus_devfn(const struct pci_addr *a)
-{
-	return (uint16_t)(a->bus << 8 | a->dev << 3 | a->fn);
-}
-
-#define NIL UINT32_MAX
-
-static unsigned key_hash(const struct scan_ctx *c, uint16_t key)
-{
-	return (unsigned)(((uint32_t)key * 2654435761U) >> 16) & (c->buckets - 1);
-}
-
-/* The function that stands for key (the first with it), or NIL. */
-static uint32_t key_rep(const struct scan_ctx *c, uint16_t key)
-{
-	uint32_t i;
-
-	for (i = c->head[key_hash(c, key)]; i != NIL; i = c->next[i])
-		if (bus_devfn(&c->inv->dev[i].addr) == key)
-			return i;
-	return NIL;
-}
-
-/*
- * The functions by bus and devfn: a hash of the distinct keys (one bucket a function or
- * so), each key's first function standing for it (rep) with how many functions have it
- * (nfn: one a domain that has it). A line then costs one lookup however many domains
- * share its key. -ENOMEM.
- */
-static int key_index(struct scan_ctx *c)
-{
-	size_t i, n = c->inv->n;
-
-	for (c->buckets = 512; c->buckets < n && c->buckets < 65536; c->buckets *= 2)
-		;
-	c->head = malloc(c->buckets * sizeof(*c->head));
-	c->next = malloc(n * sizeof(*c->next));
-	c->rep = malloc(n * sizeof(*c->rep));
-	c->nfn = calloc(n, 1);
-	if (!c->head || !c->next || !c->rep || !c->nfn || n >= NIL)
-		return -ENOMEM;
-	memset(c->head, 0xff, c->buckets * sizeof(*c->head));
-	for (i = 0; i < n; i++) {
-		uint16_t key = bus_devfn(&c->inv->dev[i].addr);
-		uint32_t r = key_rep(c, key);
-
-		if (r == NIL) {
-			unsigned h = key_hash(c, key);
-
-			r = (uint32_t)i;
-			c->next[i] = c->head[h];
-			c->head[h] = r;
-		}
-		c->rep[i] = r;
-		if (c->nfn[r] < SEEN_MAX)
-			c->nfn[r]++;
-	}
-	return 0;
-}
-
-/*
- * The IDs of a line of /proc/bus/pci/devices. It has no domain: a line counts for the
- * functions with its bus and devfn in every domain. Where several domains have one, the
- * lines that name it must be as many and all say the same IDs (as for the same slot of two
- * identical trees); else which line is whose cannot be told (CONFLICT), and their uevents
- * say. Kept on the key's rep: seen[rep] lines, its IDs those of the first.
- */
-static void proc_ids(struct scan_ctx *c, uint16_t key, uint16_t vendor, uint16_t device)
-{
-	struct pci_dev *dev = c->inv->dev;
-	uint32_t r = key_rep(c, key);
-
-	if (r == NIL || c->seen[r] == CONFLICT)
-		return;
-	if (c->seen[r] == 0) {
-		dev[r].vendor = vendor;
-		dev[r].device = device;
-		c->seen[r] = 1;
-	} else if (dev[r].vendor != vendor || dev[r].device != device) {
-		c->seen[r] = CONFLICT;
-	} else if (c->seen[r] < SEEN_MAX) {
-		c->seen[r]++;
-	}
-}
-
-/*
- * Where the line at l (of at most rest bytes) ends: its '\n', or NULL. After the IDs and
- * the IRQ come 14 fields the kernel writes as "\t%16llx", 17 bytes each whatever their
- * value: where the tabs are where they must be, the search for the end starts past them
- * (the driver's name), not at the line's start. A line that only looks so and hides a
- * '\n' in them takes the next with it: the functions of both are read from their uevents.
- */
-#define PROC_FIELD ((size_t)17)
-#define PROC_FIXED (14 * PROC_FIELD)
-
-static const char *proc_line_end(const char *l, size_t rest)
-{
-	const char *end = l + rest, *p = l + 14;
-	unsigned f;
-
-	while (p < end && p < l + 14 + 8 && *p != '\t' && *p != '\n')
-		p++; /* the IRQ, "%x" */
-	if (p + PROC_FIXED + 1 < end && *p == '\t') {
-		for (f = 1; f <= 14 && p[f * PROC_FIELD] == '\t'; f++)
-			;
-		if (f > 14)
-			return memchr(p + PROC_FIXED + 1, '\n', (size_t)(end - p) - PROC_FIXED - 1);
-	}
-	return memchr(l, '\n', rest);
-}
-
-/* The whole lines of a chunk of /proc/bus/pci/devices: the bytes used, or -EINVAL. */
-static ssize_t proc_chunk(const char *buf, size_t len, bool eof, void *data)
-{
-	struct scan_ctx *c = data;
-	size_t pos = 0;
-
-	while (pos < len) {
-		const char *l = buf + pos, *nl = proc_line_end(l, len - pos);
-		uint16_t key, vendor, device;
-
-		if (!nl && !eof)
-			break; /* cut by the read: the next chunk starts with it */
-		if (!nl)
-			nl = buf + len;
-		if (pci_proc_parse_line(l, (size_t)(nl - l), &key, &vendor, &device) < 0)
-			return -EINVAL; /* not the format this reads: the uevents say it all */
-		proc_ids(c, key, vendor, device);
-		pos = (size_t)(nl - buf) + 1;
-	}
-	return (ssize_t)(pos < len ? pos : len);
-}
-
 /*
  * What each function is. /proc/bus/pci/devices gives every function's vendor and device
  * in a few reads; a function it names without doubt (proc_ids) stays partial (IDs only)
@@ -449,50 +298,41 @@ static ssize_t proc_chunk(const char *buf, size_t len, bool eof, void *data)
 static __attribute__((noinline)) int resolve(struct scan_ctx *c)
 {
 	struct inventory *inv = c->inv;
+	struct pci_proc pp;
 	char buf[PROC_BUF];
-	bool flat = false;
+	bool flat;
 	size_t i;
 	int r;
 
-	c->seen = calloc(inv->n, 1);
-	if (!c->seen)
+	c->mark = calloc(inv->n, 1);
+	if (!c->mark)
 		return -ENOMEM;
-	r = key_index(c);
+	r = pci_proc_init(&pp, inv->dev, inv->n);
 	if (r < 0)
 		return r;
-	r = root_read_chunks("proc/bus/pci/devices", buf, sizeof(buf), proc_chunk, c);
-	if (r == 0) {
-		flat = true;
-	} else {
-		memset(c->seen, 0, inv->n);
+	flat = root_read_chunks("proc/bus/pci/devices", buf, sizeof(buf), pci_proc_chunk, &pp) == 0;
+	if (!flat)
 		for (i = 0; i < inv->n; i++)
 			inv->dev[i].vendor = inv->dev[i].device = 0;
-	}
-	/* Trusted or not, by its key's lines: the rep's seen and nfn stay as they are. */
 	for (i = 0; i < inv->n; i++) {
-		struct pci_dev *d = &inv->dev[i];
-		uint32_t k = c->rep[i];
-
-		if (flat && c->seen[k] != CONFLICT && c->seen[k] == c->nfn[k]) {
-			d->vendor = inv->dev[k].vendor;
-			d->device = inv->dev[k].device;
-			d->class = 0xffffff; /* unknown until its uevent is read */
-		} else {
-			c->rep[i] = NIL;
-		}
+		if (flat && pci_proc_known(&pp, i))
+			inv->dev[i].class = 0xffffff; /* unknown until its uevent is read */
+		else
+			c->mark[i] = UEVENT;
 	}
-	memset(c->seen, 0, inv->n);
+	pci_proc_fini(&pp);
 	for (i = 0; i < inv->n; i++) {
-		if (c->rep[i] != NIL)
+		if (c->mark[i] != UEVENT)
 			continue;
+		c->mark[i] = 0;
 		r = read_uevent(c, &inv->dev[i]);
 		if (r == -ENOENT)
-			c->seen[i] = GONE;
+			c->mark[i] = GONE;
 		else if (r < 0)
 			return r;
 	}
 	drop_gone(c);
-	memset(c->seen, 0, inv->n);
+	memset(c->mark, 0, inv->n);
 	return 0;
 }
 
@@ -800,11 +640,7 @@ int inventory_scan(struct inventory *inv,
 out:
 	root_batch_close(&c.uevents);
 	free(groups);
-	free(c.seen);
-	free(c.head);
-	free(c.next);
-	free(c.rep);
-	free(c.nfn);
+	free(c.mark);
 	return r;
 }
 

@@ -108,12 +108,6 @@ void pci_dev_modalias(const struct pci_dev *d, char *buf, size_t size);
 void pci_dev_init(struct pci_dev *d);
 
 /*
- * Pure: a line of /proc/bus/pci/devices, "BBDF\tVVVVDDDD\tIRQ\t...": its bus and devfn as
- * one key (bus << 8 | devfn), its vendor and device. -EINVAL when it is not that.
- */
-int pci_proc_parse_line(const char *s, size_t len, uint16_t *key, uint16_t *vendor, uint16_t *device);
-
-/*
  * List the PCI functions; learn every function's vendor and device from
  * /proc/bus/pci/devices (a few reads for the whole node), or, where that file cannot say
  * (missing, not in its format, a bus and devfn in two domains), from its uevent. Then for

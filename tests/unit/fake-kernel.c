@@ -530,13 +530,13 @@ void root_batch_close(struct root_batch *b)
 	b->n = 0;
 }
 
-/* /proc/bus/pci/devices as the kernel writes it: one line a function, no domain. */
 /* gpuvm's own files: the fake keeps only the state file, never a link. */
 ssize_t root_read_own(const char *path, char *buf, size_t size)
 {
 	return root_read(path, buf, size);
 }
 
+/* /proc/bus/pci/devices as the kernel writes it: one line a function, no domain. */
 int root_read_chunks(const char *path, char *buf, size_t size,
 		     ssize_t (*cb)(const char *chunk, size_t len, bool eof, void *data), void *data)
 {

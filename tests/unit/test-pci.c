@@ -136,36 +136,6 @@ static void test_sort_keys(void)
 }
 
 /* A line of /proc/bus/pci/devices, as drivers/pci/proc.c writes it. */
-static void test_proc_line(void)
-{
-	static const char h100[] = "4100\t10de2330\t9d\t        88000000\t      408000000c"
-				   "\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\tnvidia";
-	static const char *const bad[] = {
-		"",
-		"4100",
-		"4100\t10de233",      /* short */
-		"4100 10de2330\t0",   /* not a tab */
-		"4100\t10de2330x\t0", /* a ninth digit */
-		"41g0\t10de2330\t0",  /* not hex */
-		"410\t010de2330\t0",  /* the key is 4 digits */
-		"4100\t10de 330\t0",
-	};
-	uint16_t key = 0, vendor = 0, device = 0;
-	size_t i;
-
-	CHECK_INT(pci_proc_parse_line(h100, sizeof(h100) - 1, &key, &vendor, &device), 0,
-		  "an H100's line");
-	CHECK(key == 0x4100 && vendor == 0x10de && device == 0x2330, "bus 41, devfn 00, 10de:2330");
-	CHECK_INT(pci_proc_parse_line("0008\t1af41045", 13, &key, &vendor, &device), 0,
-		  "the IDs alone, at the end of the line");
-	CHECK(key == 0x0008 && vendor == 0x1af4 && device == 0x1045, "bus 00, devfn 08 (01.0)");
-	CHECK_INT(pci_proc_parse_line(h100, 12, &key, &vendor, &device), -EINVAL,
-		  "the length is the caller's, not the NUL");
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		CHECK_INT(pci_proc_parse_line(bad[i], strlen(bad[i]), &key, &vendor, &device),
-			  -EINVAL, "proc line case %zu: \"%s\"", i, bad[i]);
-}
-
 int main(void)
 {
 	static const struct {
@@ -261,6 +231,5 @@ int main(void)
 	test_uevent();
 	test_strpool();
 	test_sort_keys();
-	test_proc_line();
 	return unit_done();
 }
