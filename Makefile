@@ -42,10 +42,18 @@ $(DEPS)/VERSIONS: scripts/deps.sh
 # make V=1 shows the commands.
 Q := $(if $(V),,@)
 
-$(B)/obj/%.o: src/%.c src/*.h src/cmd/*.h | $(B)/obj $(DEPS)/VERSIONS
+# compile CC FLAGS: the one compile rule of every build of the sources (the static binary,
+# the host's glibc objects of the tests and the sanitizers, the arm64 binary). -MMD writes
+# beside each object the headers it included (.d, read at the end of this file), so that a
+# header's change rebuilds what includes it, and only that.
+define compile
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $@")
-	$(Q)$(MUSL_CC) $(CFLAGS_STATIC) -Isrc -I$(DEPS)/include -isystem $(DEPS)/uapi -c -o $@ $<
+	$(Q)$(1) $(2) -MMD -MP -c -o $@ $<
+endef
+
+$(B)/obj/%.o: src/%.c | $(B)/obj $(DEPS)/VERSIONS
+	$(call compile,$(MUSL_CC),$(CFLAGS_STATIC) -Isrc -I$(DEPS)/include -isystem $(DEPS)/uapi)
 
 # The size budget of the static binary, both architectures: 576 KiB. It was 512 KiB until the
 # host-side readers (then the next boot's initramfs images and boot line, the vGPU support
@@ -60,17 +68,14 @@ $(B)/gpuvm: $(OBJS) $(DEPS)/VERSIONS
 
 # Unit tests: the same sources, built for the host with glibc, with debug info.
 CFLAGS_HOST := -O1 -g $(WARN) $(DEFS) -std=gnu11 -Isrc $(EXTRA_CFLAGS)
-$(B)/host/%.o: src/%.c src/*.h src/cmd/*.h | $(B)/host
-	@mkdir -p $(@D)
-	@$(if $(Q),echo "  CC      $@")
-	$(Q)$(CC) $(CFLAGS_HOST) -c -o $@ $<
+$(B)/host/%.o: src/%.c | $(B)/host
+	$(call compile,$(CC),$(CFLAGS_HOST))
 
 # Unit tests link the fake kernel in place of the two files that reach the real one.
 UNIT_OBJS := $(filter-out $(B)/host/main.o $(B)/host/rootio.o $(B)/host/kmod.o,$(HOST_OBJS)) \
 	$(B)/host/fake-kernel.o
-$(B)/host/fake-kernel.o: tests/unit/fake-kernel.c tests/unit/fake-kernel.h src/*.h | $(B)/host
-	@$(if $(Q),echo "  CC      $@")
-	$(Q)$(CC) $(CFLAGS_HOST) -Itests/unit -c -o $@ $<
+$(B)/host/fake-kernel.o: tests/unit/fake-kernel.c | $(B)/host
+	$(call compile,$(CC),$(CFLAGS_HOST) -Itests/unit)
 
 # test-alloc fails gpuvm's own allocations through the linker (not a make variable that a
 # command line such as sanitize's EXTRA_LDFLAGS= would override).
@@ -272,10 +277,8 @@ arm64: $(A64)/gpuvm
 $(A64)/deps/VERSIONS: scripts/deps.sh
 	sh scripts/deps.sh --arch arm64 $(A64)/deps
 
-$(A64)/obj/%.o: src/%.c src/*.h src/cmd/*.h | $(A64)/deps/VERSIONS
-	@mkdir -p $(@D)
-	@$(if $(Q),echo "  CC      $@")
-	$(Q)$(A64_CC) $(CFLAGS_STATIC) -Isrc -I$(A64)/deps/include -isystem $(A64)/deps/uapi -c -o $@ $<
+$(A64)/obj/%.o: src/%.c | $(A64)/deps/VERSIONS
+	$(call compile,$(A64_CC),$(CFLAGS_STATIC) -Isrc -I$(A64)/deps/include -isystem $(A64)/deps/uapi)
 
 $(A64)/gpuvm: $(A64_OBJS) $(A64)/deps/VERSIONS
 	@$(if $(Q),echo "  LD      $@")
@@ -354,3 +357,6 @@ test:
 
 clean: clean-arm64
 	rm -rf $(B)/obj $(B)/host $(B)/unit $(B)/gpuvm
+
+# The headers each object included (-MMD, the compile rule above).
+-include $(OBJS:.o=.d) $(HOST_OBJS:.o=.d) $(A64_OBJS:.o=.d) $(B)/host/fake-kernel.d
