@@ -5,8 +5,9 @@ DEPS := $(B)/deps
 
 MUSL_CC ?= musl-gcc
 CC ?= cc
-# Reasons and messages are cut to their buffers on purpose: -Wno-format-truncation.
-WARN := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-truncation
+# -Wformat-truncation is on (in -Wall): a message cut to its buffer on purpose says so
+# (util.h's fmt_cut); any other cut is a warning.
+WARN := -Wall -Wextra -Werror -Wshadow -Wformat=2
 DEFS := -DGPUVM_VERSION='"$(VERSION)"' -D_GNU_SOURCE
 CFLAGS_STATIC := -Os -ffunction-sections -fdata-sections $(WARN) $(DEFS) -std=gnu11
 LDFLAGS_STATIC := -static -Wl,--gc-sections -s

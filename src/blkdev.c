@@ -429,7 +429,7 @@ int blkdev_find(const struct tag_spec *t, struct blkdev_found *f)
 	if (r < 0)
 		return r;
 	for (i = 0; i < l.n; i++) {
-		char path[BLKDEV_NAME_MAX + 8], part[BLKDEV_NAME_MAX + 8];
+		char part[BLKDEV_NAME_MAX + 8], path[sizeof(part) + 8];
 		const char *name = l.name[i];
 		struct ids id = { .type = "" };
 		int fd, partno;

@@ -15,10 +15,10 @@
 #define BLKDEV_NAME_MAX 96
 
 struct blkdev_found {
-	char dev[BLKDEV_NAME_MAX];   /* "/dev/vdb1", as in the root */
-	char fstype[32];	     /* as libblkid names it: "ext4", "vfat" */
-	char other[BLKDEV_NAME_MAX]; /* -ENOTUNIQ: a second device with the tag */
-	unsigned skipped_removable;  /* devices with the tag left out: removable */
+	char dev[BLKDEV_NAME_MAX + 8];	 /* "/dev/vdb1", as in the root */
+	char fstype[32];		 /* as libblkid names it: "ext4", "vfat" */
+	char other[BLKDEV_NAME_MAX + 8]; /* -ENOTUNIQ: a second device with the tag */
+	unsigned skipped_removable;	 /* devices with the tag left out: removable */
 	/* -ENOTUNIQ, for the advice (apart and same: sets of 1 << enum tag_type) */
 	unsigned matches; /* how many devices carry the tag */
 	unsigned apart;	  /* tags every one of them has, no two with one value */

@@ -303,8 +303,8 @@ static void ambiguous(const char *spec, const struct tag_spec *t, const struct b
 		len += (size_t)snprintf(by + len, sizeof(by) - len, "%s%s=", list_sep(i, n), alt[i]);
 	if (f->matches > 2)
 		snprintf(more, sizeof(more), " and %u more", f->matches - 2);
-	snprintf(buf, size, "%s: %u devices carry it (%s, %s%s): %snone taken; name one by %s", spec,
-		 f->matches, f->dev, f->other, more, clones(f->same), n ? by : "its /dev path");
+	fmt_cut(buf, size, "%s: %u devices carry it (%s, %s%s): %snone taken; name one by %s", spec,
+		f->matches, f->dev, f->other, more, clones(f->same), n ? by : "its /dev path");
 }
 
 /*
@@ -323,28 +323,28 @@ static int read_disk(bool under_root, const struct tag_spec *t, struct source *s
 	case 0:
 		break;
 	case -ENOENT:
-		snprintf(src->reason, sizeof(src->reason), "%s: no such device%s", spec,
-			 src->found.skipped_removable ? " (removable devices are not taken)" : "");
+		fmt_cut(src->reason, sizeof(src->reason), "%s: no such device%s", spec,
+			src->found.skipped_removable ? " (removable devices are not taken)" : "");
 		return -ENODEV; /* not -ENOENT: that is a file missing on the device */
 	case -ENOTUNIQ:
 		ambiguous(spec, t, &src->found, src->reason, sizeof(src->reason));
 		return r;
 	case -ENOMEDIUM:
-		snprintf(src->reason, sizeof(src->reason),
-			 "%s: libblkid finds no file system on %s", spec, src->found.dev);
+		fmt_cut(src->reason, sizeof(src->reason), "%s: libblkid finds no file system on %s",
+			spec, src->found.dev);
 		return r;
 	case -ENOTBLK:
-		snprintf(src->reason, sizeof(src->reason), "%s: not a block device", spec);
+		fmt_cut(src->reason, sizeof(src->reason), "%s: not a block device", spec);
 		return r;
 	default:
-		snprintf(src->reason, sizeof(src->reason), "%s: cannot look for it: %s", spec,
-			 strerror(-r));
+		fmt_cut(src->reason, sizeof(src->reason), "%s: cannot look for it: %s", spec,
+			strerror(-r));
 		return r;
 	}
 	if (under_root) {
-		snprintf(src->reason, sizeof(src->reason),
-			 "%s: found on %s (%s); --root mounts no file system", spec, src->found.dev,
-			 src->found.fstype);
+		fmt_cut(src->reason, sizeof(src->reason),
+			"%s: found on %s (%s); --root mounts no file system", spec, src->found.dev,
+			src->found.fstype);
 		return -EPERM;
 	}
 	/* The file system's module, if it is one (mount cannot load it without modprobe). */

@@ -620,7 +620,7 @@ static void host_side(struct plan *p, const struct inventory *inv, size_t i, siz
 	if (reserve_for && i == gpu) {
 		char r[PLAN_REASON_LEN];
 
-		snprintf(r, sizeof(r), "%s: reserved for %s (%s)", what, reserve_for, why);
+		fmt_cut(r, sizeof(r), "%s: reserved for %s (%s)", what, reserve_for, why);
 		want(pd, d, ACT_RESERVE, reserve_for, r);
 	} else if (streq(s->source[KEY_MODE], "default") &&
 		   (driver_is_vfio(d->driver) || driver_is_vfio(d->override))) {

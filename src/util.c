@@ -2,6 +2,7 @@
 /* Small string helpers shared by the parsers. */
 #include <ctype.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -266,4 +267,13 @@ int stdout_close(void)
 	if (fclose(stdout) != 0 && !err)
 		err = errno ? errno : EIO;
 	return err == EPIPE ? 0 : -err;
+}
+
+void fmt_cut(char *buf, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, size, fmt, ap);
+	va_end(ap);
 }

@@ -89,4 +89,11 @@ bool valid_label_value(const char *s);
  */
 int stdout_close(void);
 
+/*
+ * snprintf for a message cut to its buffer on purpose (a reason, a finding): the tree builds
+ * with -Wformat-truncation, which this call does not ask, so that a cut the code does not
+ * mean shows as a warning. Data (a path, a name) is never cut: its buffer is sized.
+ */
+__attribute__((format(printf, 3, 4))) void fmt_cut(char *buf, size_t size, const char *fmt, ...);
+
 #endif

@@ -89,7 +89,7 @@ static size_t next_boot(const struct settings *s, const char *cmdline, struct fi
 	nextboot_say(v, say, size);
 	if (n < max && v->verdict == NB_PINNED && v->conflict) {
 		f[n] = (struct finding){ .sev = SEV_ERROR };
-		snprintf(f[n].what, sizeof(f[n].what), "next boot: %s, not %s", say, mode);
+		fmt_cut(f[n].what, sizeof(f[n].what), "next boot: %s, not %s", say, mode);
 		snprintf(f[n].fix, sizeof(f[n].fix),
 			 "remove gpuvm.mode= from %s (gpuvm cmdline prints the IOMMU parameters alone)",
 			 v->pin->source);
