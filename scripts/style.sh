@@ -2,11 +2,54 @@
 # What .editorconfig says, checked (make lint): every text file git tracks ends in a newline
 # and has no trailing blanks; a C line is indented with tabs (a space may only continue a
 # comment's " *"). Data the tests feed in (the fuzz corpora) and recorded output are left out.
-# Exit 1 with each offence named FILE:LINE.
+# And what doc/HACKING.md asks of gpuvm's own C (src/), which clang-format cannot say: a
+# message string is never split across lines (so that grep finds it; a line of text that
+# ends in \n may be followed by the next), a string literal is not glued to a macro across a
+# line break (a #define holds the whole message), and ?: is not chained (a small function
+# or an if says it). Exit 1 with each offence named FILE:LINE.
+#
+#   scripts/style.sh [FILE...]     every file git tracks, or those named
 set -eu
 cd "$(dirname "$0")/.."
 bad=0
-files=$(git ls-files | grep -v -e '^tests/fuzz/corpus/' -e '^bench/RESULTS.md$')
+
+# c_rules FILE: HACKING's three, each offence FILE:LINE: what; status 1 if any. Literals and
+# comments are blanked first (a '?' or a quote inside them is no code).
+c_rules() {
+	awk -v f="$1" '
+		function code(l) {
+			gsub(/\\./, "", l)
+			gsub(/"[^"]*"/, "\"S\"", l)
+			gsub(/\047[^\047]*\047/, "C", l)
+			gsub(/\/\*.*\*\//, "", l)
+			sub(/\/\/.*/, "", l)
+			return l
+		}
+		{ cur = code($0) }
+		cur !~ /^[ \t]*(#|\*)/ {
+			if (prev ~ /"[ \t]*$/ && prev_raw !~ /\\n"[ \t]*$/ && cur ~ /^[ \t]*"/) {
+				printf "%s:%d: a string split across lines (one literal, so that grep finds it)\n", f, NR
+				bad = 1
+			}
+			if ((prev ~ /"[ \t]*$/ && cur ~ /^[ \t]*[A-Z_][A-Z0-9_]*[ \t]*("|$|[,)])/) ||
+			    (prev ~ /(^|[^A-Za-z0-9_])[A-Z_][A-Z0-9_]*[ \t]*$/ && prev !~ /^[ \t]*#/ && cur ~ /^[ \t]*"/)) {
+				printf "%s:%d: a string glued to a macro across a line break (a #define holds the whole message)\n", f, NR
+				bad = 1
+			}
+			if (cur ~ /\?[^?:;,()]*:[ \t]*\(?[^?:;,()]*\?/ || cur ~ /\?[ \t]*\([^?:;,]*\?/) {
+				printf "%s:%d: a chain of ?: (a small function or an if)\n", f, NR
+				bad = 1
+			}
+		}
+		{ prev = cur; prev_raw = $0 }
+		END { exit bad }' "$1"
+}
+
+if [ $# -gt 0 ]; then
+	files=$*
+else
+	files=$(git ls-files | grep -v -e '^tests/fuzz/corpus/' -e '^bench/RESULTS.md$')
+fi
 for f in $files; do
 	if [ ! -f "$f" ] || [ ! -s "$f" ]; then continue; fi
 	case $(file -b --mime-encoding "$f") in binary) continue ;; esac
@@ -25,6 +68,11 @@ for f in $files; do
 				sed "s|^|$f:|; s|$|: indented with spaces, not tabs|" >&2
 			bad=1
 		fi
+		;;
+	esac
+	case $f in
+	src/*.c | src/*.h | */src/*.c | */src/*.h)
+		c_rules "$f" >&2 || bad=1
 		;;
 	esac
 done

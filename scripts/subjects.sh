@@ -18,5 +18,5 @@ git rev-parse -q --verify "$SINCE^{commit}" >/dev/null 2>&1 || {
 git log --format='%h %s' "${since:+$since..}$rev" | awk '
 	{ h = $1; s = substr($0, length(h) + 2) }
 	length(s) > 72 { printf "%s: subject of %d characters (at most 72): %s\n", h, length(s), s; bad++; next }
-	s !~ /^[a-z0-9][-a-z0-9_.\/, ]*: [^ ]/ { printf "%s: not \"area: what changed\": %s\n", h, s; bad++ }
+	s !~ /^[A-Za-z0-9][-A-Za-z0-9_.\/, ]*: [^ ]/ { printf "%s: not \"area: what changed\": %s\n", h, s; bad++ }
 	END { exit bad > 0 }'

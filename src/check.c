@@ -35,7 +35,13 @@ static void add(struct out *o, enum severity sev, const char *fix, const char *f
 
 const char *severity_name(enum severity s)
 {
-	return s == SEV_ERROR ? "error" : s == SEV_WARNING ? "warning" : "info";
+	static const char *const names[] = {
+		[SEV_ERROR] = "error",
+		[SEV_WARNING] = "warning",
+		[SEV_INFO] = "info",
+	};
+
+	return (size_t)s < ARRAY_SIZE(names) && names[s] ? names[s] : "info";
 }
 
 /* A selected GPU whose vGPU method is SR-IOV: its VFs go to VMs through VFIO. */
@@ -168,9 +174,7 @@ static void device_findings(const struct check_input *in, struct out *o)
 		if (plan_group_shared(g))
 			add(o, SEV_WARNING,
 			    "give all of the group's GPUs to one VM (one VM that requests every GPU of the group), or move a GPU to a slot with its own IOMMU group (ACS on the switch's ports)",
-			    PLAN_SHARED_GROUP_FMT
-			    ": vfio gives a group to one VM whole, and a device plugin that offers each GPU alone lets the VM given its sibling fail to start",
-			    g->id, g->n_gpus);
+			    PLAN_SHARED_GROUP_FMT, g->id, g->n_gpus);
 		for (k = 0; k < g->n_blocked; k++) {
 			const struct pci_dev *b = &in->inv->dev[g->blocked_by[k]];
 

@@ -212,19 +212,33 @@ void log_result(enum log_level level, const char *fmt, ...)
 #pragma GCC diagnostic pop
 #endif
 
+/* What is kept of a level: errors and warnings, NULL for the rest. */
+static const struct kept *kept_of(enum log_level level)
+{
+	if (level == LOG_ERR)
+		return &kept_err;
+	if (level == LOG_WARNING)
+		return &kept_warn;
+	return NULL;
+}
+
 size_t log_count(enum log_level level)
 {
-	return level == LOG_ERR ? kept_err.n : level == LOG_WARNING ? kept_warn.n : 0;
+	const struct kept *k = kept_of(level);
+
+	return k ? k->n : 0;
 }
 
 const char *log_get(enum log_level level, size_t i)
 {
-	const struct kept *k = level == LOG_ERR ? &kept_err : &kept_warn;
+	const struct kept *k = kept_of(level);
 
-	return i < k->n ? k->msg[i] : NULL;
+	return k && i < k->n ? k->msg[i] : NULL;
 }
 
 size_t log_dropped(enum log_level level)
 {
-	return level == LOG_ERR ? kept_err.dropped : level == LOG_WARNING ? kept_warn.dropped : 0;
+	const struct kept *k = kept_of(level);
+
+	return k ? k->dropped : 0;
 }

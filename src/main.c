@@ -405,14 +405,12 @@ int main(int argc, char **argv)
 	}
 	if (o.nfd && o.json) {
 		fprintf(stderr,
-			"gpuvm: status: --nfd writes NFD's own format, not JSON: give one of "
-			"--nfd and --json\nTry 'gpuvm --help'.\n");
+			"gpuvm: status: --nfd writes NFD's own format, not JSON: give one of --nfd and --json\nTry 'gpuvm --help'.\n");
 		return EXIT_USAGE;
 	}
 	if (o.external && o.kubevirt_plugin) {
 		fprintf(stderr,
-			"gpuvm: kubevirt: --external-provider and --kubevirt-plugin exclude "
-			"each other\nTry 'gpuvm --help'.\n");
+			"gpuvm: kubevirt: --external-provider and --kubevirt-plugin exclude each other\nTry 'gpuvm --help'.\n");
 		return EXIT_USAGE;
 	}
 	if ((o.defer && o.resume) || ((o.defer || o.resume) && o.dry_run)) {

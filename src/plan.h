@@ -96,7 +96,7 @@ struct plan {
  * plan, apply and kubevirt say it in these words (the group's id, its n_gpus).
  */
 #define PLAN_SHARED_GROUP_FMT                                                                      \
-	"IOMMU group %d holds %zu GPUs: they can only be assigned to one VM together"
+	"IOMMU group %d holds %zu GPUs: they can only be assigned to one VM together (vfio gives a group to one VM whole; a device plugin that offers each GPU alone lets the VM given its sibling fail to start)"
 bool plan_group_shared(const struct plan_group *g);
 
 /* The devices worth reading in detail: NVIDIA's, those matching ids=, the unidentified. */

@@ -490,9 +490,7 @@ void report_warn_shared_groups(const struct plan *p)
 
 	for (i = 0; i < p->n_groups; i++)
 		if (plan_group_shared(&p->group[i]))
-			log_warn(PLAN_SHARED_GROUP_FMT
-				 " (vfio gives a group to one VM whole; a device plugin that offers each GPU alone lets the VM given its sibling fail to start)",
-				 p->group[i].id, p->group[i].n_gpus);
+			log_warn(PLAN_SHARED_GROUP_FMT, p->group[i].id, p->group[i].n_gpus);
 }
 
 /*

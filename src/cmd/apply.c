@@ -39,6 +39,22 @@ static const char *apply_result(const struct exec_result *x)
 	return x->n_ok ? "partial" : "failed";
 }
 
+/* Where a device ended: its driver now, or where the plan sent it when that is unverified. */
+static const char *driver_after(const struct exec_dev *ed, const struct plan_dev *pd)
+{
+	if (ed->result == RES_OK)
+		return ed->after[0] ? ed->after : "no driver";
+	return pd->target[0] ? pd->target : "the host driver";
+}
+
+/* The boot call a command line asks for: the first, the last, or none (a command's look). */
+static enum source_policy boot_policy(const struct options *o)
+{
+	if (o->defer)
+		return SRC_DEFER;
+	return o->resume ? SRC_RESUME : SRC_LOOK;
+}
+
 /* The outcome: log_result() lines, which no flood of messages before them holds back. */
 static void log_outcome(const struct inventory *inv, const struct plan *p,
 			const struct exec_result *x, double ms)
@@ -65,10 +81,7 @@ static void log_outcome(const struct inventory *inv, const struct plan *p,
 		if (ed->result == RES_OK || ed->result == RES_UNVERIFIED)
 			log_result(LOG_INFO, "%s: %s -> %s (%s%s)", inv->dev[i].name,
 				   inv->dev[i].driver[0] ? inv->dev[i].driver : "no driver",
-				   ed->result == RES_OK ? (ed->after[0] ? ed->after : "no driver") :
-					   pd->target[0] ? pd->target :
-							   "the host driver",
-				   action_name(pd->action),
+				   driver_after(ed, pd), action_name(pd->action),
 				   ed->result == RES_UNVERIFIED ?
 					   ", not verified: no kernel under --root" :
 					   "");
@@ -172,7 +185,7 @@ void cmd_apply(const struct options *o, struct outcome *out)
 			      .exec = &x,
 			      .kernel = pp.kver };
 	struct exec_opts eo = { .load_modules = !o->root, .verify = !o->root };
-	enum source_policy pol = o->defer ? SRC_DEFER : o->resume ? SRC_RESUME : SRC_LOOK;
+	enum source_policy pol = boot_policy(o);
 	unsigned long long t0 = now_us();
 	struct live live = { 0 };
 	char before[32], boot_id[64];

@@ -60,8 +60,8 @@ static void conflicts(const struct iommu_params *ip, enum mode m, enum cpu_vendo
 {
 	*n = 0;
 	if (label)
-		out[(*n)++] = "gpuvm.mode= overrides the host config: the label cannot take effect "
-			      "until it is removed";
+		out[(*n)++] =
+			"gpuvm.mode= overrides the host config: the label cannot take effect until it is removed";
 	if (m != MODE_CONTAINER) {
 		if (ip->intel_iommu == 0 && cpu == CPU_INTEL)
 			out[(*n)++] = "intel_iommu=off turns the IOMMU off";

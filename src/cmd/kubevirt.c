@@ -221,12 +221,9 @@ void cmd_kubevirt(const struct options *o, struct outcome *out)
 		ids = pciids_read(&len, &which);
 	/* Only the sandbox plugin's names matter: KubeVirt's own takes what the CR says. */
 	if (!o->pci_ids && !o->kubevirt_plugin && !ids)
-		log_warn("no pci.ids: resource names are device IDs, as the sandbox device plugin's "
-			 "only for IDs its pci.ids lacks (gpuvm(8), kubevirt)");
+		log_warn("no pci.ids: resource names are device IDs, as the sandbox device plugin's only for IDs its pci.ids lacks (gpuvm(8), kubevirt)");
 	else if (!o->pci_ids && !o->kubevirt_plugin && which > 0)
-		log_warn("names from /%s, not the sandbox device plugin's pci.ids: an ID one lacks "
-			 "or names otherwise gets another resourceName (install /usr/share/gpuvm/pci.ids, "
-			 "gpuvm(8), kubevirt)",
+		log_warn("names from /%s, not the sandbox device plugin's pci.ids: an ID one lacks or names otherwise gets another resourceName (install /usr/share/gpuvm/pci.ids, gpuvm(8), kubevirt)",
 			 pciids_paths[which]);
 	for (i = 0; i < inv->n; i++) {
 		const struct pci_dev *d = &inv->dev[i];
@@ -238,9 +235,7 @@ void cmd_kubevirt(const struct options *o, struct outcome *out)
 		for (j = 0; j < n && (dev[j].vendor != d->vendor || dev[j].device != d->device); j++)
 			;
 		if (o->kubevirt_plugin && !streq(p->dev[i].target, "vfio-pci"))
-			log_warn("%s: on %s, which KubeVirt's own device plugin does not take (it "
-				 "takes devices on vfio-pci only): leave out --kubevirt-plugin and run "
-				 "NVIDIA's sandbox device plugin",
+			log_warn("%s: on %s, which KubeVirt's own device plugin does not take (it takes devices on vfio-pci only): leave out --kubevirt-plugin and run NVIDIA's sandbox device plugin",
 				 d->name, p->dev[i].target);
 		if (j < n) {
 			dev[j].count++;

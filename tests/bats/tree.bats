@@ -43,3 +43,32 @@ load helpers
 	assert_line --partial 'not "area: what changed": Fixed it'
 	[ "${#lines[@]}" = 2 ]
 }
+
+@test "style: HACKING's rules for src/ pass on the tree; a split string, a glued macro, a ?: chain fail" {
+	run sh "$TOP/scripts/style.sh"
+	assert_success
+	local d=$BATS_TEST_TMPDIR/src
+	mkdir -p "$d"
+	cat >"$d/bad.c" <<'C'
+const char *a(int s)
+{
+	log_warn("a message cut in two "
+		 "halves, which grep finds neither way");
+	log_warn(SOME_FMT
+		 " and the rest");
+	printf("usage: one line of text\n"
+	       "and the next: no offence\n");
+	return s == 1 ? "one" : s == 2 ? "two" : "many";
+}
+const char *b(int n, int room)
+{
+	return (n ? "a ? b" : "c") + (room >= 3 ? 3 : room); /* two, not a chain: no offence */
+}
+C
+	run sh "$TOP/scripts/style.sh" "$d/bad.c"
+	assert_failure
+	assert_line "$d/bad.c:4: a string split across lines (one literal, so that grep finds it)"
+	assert_line "$d/bad.c:6: a string glued to a macro across a line break (a #define holds the whole message)"
+	assert_line "$d/bad.c:9: a chain of ?: (a small function or an if)"
+	[ "${#lines[@]}" = 3 ]
+}
