@@ -213,7 +213,7 @@ install: all
 		install -D -m 0644 $(B)/pci.ids $(DESTDIR)$(SHAREDIR)/pci.ids; }
 	install -D -m 0755 mirror/gpuvm-label-mirror $(DESTDIR)$(SHAREDIR)/mirror/gpuvm-label-mirror
 	install -D -m 0755 mirror/gpuvm-kubevirt-patch $(DESTDIR)$(SHAREDIR)/mirror/gpuvm-kubevirt-patch
-	for f in mirror/deploy/*.yaml mirror/deploy/*/*.yaml; do \
+	for f in $$(find mirror/deploy -name '*.yaml' | LC_ALL=C sort); do \
 		install -D -m 0644 $$f $(DESTDIR)$(SHAREDIR)/$$f || exit 1; done
 	install -D -m 0644 mirror/README.md $(DESTDIR)$(SHAREDIR)/mirror/README.md
 	install -D -m 0644 doc/gpuvm.conf.example $(DESTDIR)$(SHAREDIR)/gpuvm.conf.example
