@@ -133,7 +133,8 @@ arm64_ok() {
 		done
 		cmp "$TOP/mirror/gpuvm-label-mirror" "$r/usr/bin/gpuvm-label-mirror"
 		cmp "$TOP/mirror/gpuvm-kubevirt-patch" "$r/usr/bin/gpuvm-kubevirt-patch"
-		[ -x "$r/usr/bin/gpuvm-label-mirror" ] && [ -x "$r/usr/bin/gpuvm-kubevirt-patch" ]
+		[ -x "$r/usr/bin/gpuvm-label-mirror" ]
+		[ -x "$r/usr/bin/gpuvm-kubevirt-patch" ]
 		run find "$r" -iname '*kubectl*'
 		assert_output ''
 		cmp "$notices" "$r/usr/share/doc/gpuvm/THIRD-PARTY-NOTICES"
