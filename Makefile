@@ -232,10 +232,9 @@ install: all
 		install -D -m 0644 $(B)/pci.ids $(DESTDIR)$(SHAREDIR)/pci.ids; }
 	install -D -m 0755 mirror/gpuvm-label-mirror $(DESTDIR)$(SHAREDIR)/mirror/gpuvm-label-mirror
 	install -D -m 0755 mirror/gpuvm-kubevirt-patch $(DESTDIR)$(SHAREDIR)/mirror/gpuvm-kubevirt-patch
-	for f in mirror/deploy/*.yaml mirror/deploy/*/*.yaml; do \
+	for f in $$(find mirror/deploy -name '*.yaml' | LC_ALL=C sort); do \
 		install -D -m 0644 $$f $(DESTDIR)$(SHAREDIR)/$$f || exit 1; done
 	install -D -m 0644 mirror/README.md $(DESTDIR)$(SHAREDIR)/mirror/README.md
-	install -D -m 0644 mirror/Containerfile $(DESTDIR)$(SHAREDIR)/mirror/Containerfile
 	install -D -m 0644 doc/gpuvm.conf.example $(DESTDIR)$(SHAREDIR)/gpuvm.conf.example
 	install -D -m 0644 kernel-cmdline/README.md $(DESTDIR)$(SHAREDIR)/kernel-cmdline/README.md
 	for d in $(CMDLINE_SETS); do \
@@ -327,8 +326,25 @@ packages: all arm64
 	$(MAKE) deb rpm
 	$(MAKE) deb rpm ARCH=arm64
 
+# --- the label mirror's image (mirror/README.md, "The image") --------------------------------
+# `make mirror-image`: build/mirror-image/gpuvm-mirror-$(VERSION).tar, the OCI archive of the
+# mirror's image for amd64 and arm64 (and build/mirror-image/oci, the layout it packs), from
+# Debian's archive with umoci, no container daemon (packaging/mirror-image.sh). The Debian
+# layers are kept (root-ARCH.tar, made again when the script changes; their .debs and apt's
+# lists in apt-ARCH/); the image is put together again when gpuvm or the mirror changes.
+MIRROR_IMG := $(B)/mirror-image
+.PHONY: mirror-image
+mirror-image: $(MIRROR_IMG)/gpuvm-mirror-$(VERSION).tar
+$(MIRROR_IMG)/root-%.tar: packaging/mirror-image.sh scripts/apt-private.sh
+	sh packaging/mirror-image.sh root $*
+$(MIRROR_IMG)/gpuvm-mirror-$(VERSION).tar: $(MIRROR_IMG)/root-amd64.tar $(MIRROR_IMG)/root-arm64.tar \
+		$(B)/gpuvm $(A64)/gpuvm $(DEPS)/VERSIONS $(A64)/deps/VERSIONS mirror/gpuvm-label-mirror \
+		mirror/gpuvm-kubevirt-patch packaging/mirror-image.sh packaging/stage.sh packaging/sbom.sh \
+		packaging/changelog packaging/deb/copyright LICENSE
+	sh packaging/mirror-image.sh image $(VERSION)
+
 # --- the whole ----------------------------------------------------------------------------
-# Everything CI runs, in this order: the packages; the aarch64 binary and the bats suites on
+# Everything CI runs, in this order: the packages and the mirror's image; the aarch64 binary and the bats suites on
 # it under qemu-user; static analysis; the unit and bats suites under prove (TAP), again
 # under ASan+UBSan and memcheck; the fuzzers; then the QEMU boots (the e2e suite's arm64-*
 # scenarios boot the aarch64 binary), which end on the line "N passed, N failed"; then the
@@ -345,6 +361,7 @@ test:
 	@$(STAGE) --background prefetch sh scripts/e2e-prefetch.sh
 	$(STAGE) arm64 $(MAKE) arm64
 	$(STAGE) packages $(MAKE) packages
+	$(STAGE) mirror-image $(MAKE) mirror-image
 	$(STAGE) test-arm64 $(MAKE) test-arm64
 	$(STAGE) build $(MAKE) all $(UNIT_TESTS)
 	$(STAGE) lint $(MAKE) lint

@@ -21,13 +21,26 @@ load helpers
 	assert_line ./usr/share/gpuvm/gpuvm.conf.example
 	assert_line ./usr/share/gpuvm/mirror/gpuvm-label-mirror
 	assert_line ./usr/share/gpuvm/mirror/gpuvm-kubevirt-patch
-	assert_line ./usr/share/gpuvm/mirror/deploy/daemonset.yaml
-	assert_line ./usr/share/gpuvm/mirror/deploy/live/daemonset.yaml
+	# the kustomize base, its components and overlays, every level (mirror/README.md, "Deploy")
+	assert_line ./usr/share/gpuvm/mirror/deploy/base/kustomization.yaml
+	assert_line ./usr/share/gpuvm/mirror/deploy/base/daemonset.yaml
+	assert_line ./usr/share/gpuvm/mirror/deploy/base/rbac.yaml
+	assert_line ./usr/share/gpuvm/mirror/deploy/components/admission-policy/admission-policy.yaml
+	assert_line ./usr/share/gpuvm/mirror/deploy/components/gpu-operator/rbac.yaml
+	assert_line ./usr/share/gpuvm/mirror/deploy/components/live/daemonset.yaml
+	assert_line ./usr/share/gpuvm/mirror/deploy/overlays/default/kustomization.yaml
+	assert_line ./usr/share/gpuvm/mirror/deploy/overlays/pre-1.30/kustomization.yaml
+	assert_line ./usr/share/gpuvm/mirror/deploy/overlays/live/kustomization.yaml
+	assert_line ./usr/share/gpuvm/mirror/deploy/overlays/image/kustomization.yaml
 	assert_line ./etc/gpuvm/gpuvm.conf
 	[ -x "$d/usr/sbin/gpuvm" ]
 	[ -x "$d/usr/lib/dracut/modules.d/90gpuvm/module-setup.sh" ]
 	[ -x "$d/usr/share/gpuvm/kernel-cmdline/vm-vgpu-amd/grubby.sh" ]
 	"$d/usr/sbin/gpuvm" --version
+	# every file of mirror/deploy, and no Containerfile any more
+	run sh -c "cd '$d/usr/share/gpuvm/mirror/deploy' && find . -type f | LC_ALL=C sort"
+	assert_output "$(cd "$TOP/mirror/deploy" && find . -type f | LC_ALL=C sort)"
+	[ ! -e "$d/usr/share/gpuvm/mirror/Containerfile" ]
 }
 
 # No pci.ids is shipped; PCI_IDS=FILE (the sandbox device plugin's) installs its NVIDIA block.

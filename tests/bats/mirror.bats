@@ -730,8 +730,9 @@ W=gpuvm.dev/warning
 	run /usr/bin/python3 - "$TOP/mirror/deploy" "$MIRROR" <<'EOF'
 import glob, os, re, sys, yaml
 deploy, script = sys.argv[1], open(sys.argv[2]).read()
+# The objects of every file but the kustomizations (tests/bats/deploy.bats renders those).
 docs = [d for f in sorted(glob.glob(os.path.join(deploy, "**", "*.yaml"), recursive=True))
-        for d in yaml.safe_load_all(open(f)) if d]
+        if os.path.basename(f) != "kustomization.yaml" for d in yaml.safe_load_all(open(f)) if d]
 kinds = {}
 for d in docs:
     assert d.get("apiVersion") and d.get("kind") and d["metadata"].get("name"), d
@@ -1180,7 +1181,7 @@ EOF2
 
 @test "daemonset: only /etc/gpuvm, /run/gpuvm (read-only) and /run/gpuvm-reboot from the host; no rebuild left" {
 	need python3-yaml /usr/bin/python3 -c 'import yaml'
-	run /usr/bin/python3 - "$TOP/mirror/deploy/daemonset.yaml" <<'PY'
+	run /usr/bin/python3 - "$TOP/mirror/deploy/base/daemonset.yaml" <<'PY'
 import sys, yaml
 ds = [d for d in yaml.safe_load_all(open(sys.argv[1])) if d and d["kind"] == "DaemonSet"][0]
 spec = ds["spec"]["template"]["spec"]
@@ -1202,12 +1203,12 @@ PY
 	assert_success
 	assert_output "three host paths"
 	[ ! -e "$TOP/mirror/deploy/rebuild" ]
-	run grep -rl -e GPUVM_REBUILD -e initramfs-rebuild-required "$TOP/mirror/deploy" "$TOP/mirror/Containerfile"
+	run grep -rl -e GPUVM_REBUILD -e initramfs-rebuild-required "$TOP/mirror/deploy"
 	assert_failure
 }
 
 @test "admission policy: the mirror's own domain, removals of the old names, the label only to the desired mode" {
-	p=$TOP/mirror/deploy/admission-policy.yaml
+	p=$TOP/mirror/deploy/components/admission-policy/admission-policy.yaml
 	grep -q "startsWith('gpuvm.dev/')" "$p"
 	grep -q "startsWith('gpuvm.nvidia.com/')" "$p"
 	grep -q "'gpuvm.dev/desired-mode'" "$p"

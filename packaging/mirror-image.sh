@@ -1,0 +1,237 @@
+#!/bin/sh
+# packaging/mirror-image.sh — the label mirror's OCI image, for amd64 and arm64, from Debian's
+# archive only and without a container daemon (mirror/README.md, "The image"):
+#
+#   mirror-image.sh root ARCH       build/mirror-image/root-ARCH.tar, the Debian layer
+#   mirror-image.sh image VERSION   build/mirror-image/oci/ (an OCI layout: VERSION-amd64,
+#                                   VERSION-arm64 and VERSION, the index of both) and
+#                                   build/mirror-image/gpuvm-mirror-VERSION.tar, that layout as
+#                                   an OCI archive: skopeo copy --all oci-archive:FILE:VERSION …
+#
+# The Debian layer: the packages below and what they depend on, from bookworm (its -updates
+# and -security suites) on the system's Debian mirror, fetched through a private apt state
+# (scripts/apt-private.sh) and unpacked with dpkg-deb --extract, as mmdebstrap's extract
+# variant does: nothing of another architecture runs, so arm64 needs no emulation. No package
+# is configured (no maintainer script runs); what their scripts would make and the image needs
+# is made here: /etc/passwd and /etc/group (root and the image's user), the CA bundle, the dpkg
+# status that scanners read. Left out, as Debian's slim images do: documentation but each
+# package's copyright, man and info pages, locales; and glibc's iconv modules (gconv), which
+# neither jq nor curl loads. The .debs and apt's lists stay in build/mirror-image/apt-ARCH (a
+# rerun downloads only what changed); the layer stays until it is deleted or this script
+# changes (make mirror-image): delete build/mirror-image/root-*.tar to take Debian's newest.
+#
+# ca-certificates is unpacked without its dependencies (debconf, and through it perl-base;
+# openssl): they serve only its maintainer script, whose bundle is made here. The mirror itself
+# trusts only the service account's ca.crt.
+#
+# The image: that layer, then one of gpuvm's (the static gpuvm of the architecture,
+# gpuvm-label-mirror, gpuvm-kubevirt-patch, the notices, copyright, licence and SBOM the
+# packages ship), put together with umoci. Times are packaging/changelog's (SOURCE_DATE_EPOCH,
+# as the packages): the same layers give the same image, byte for byte.
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=packaging/stage.sh
+. "$here/stage.sh"
+# shellcheck source=scripts/apt-private.sh
+. "$here/../scripts/apt-private.sh"
+top=$(cd "$here/.." && pwd)
+PKG_TOP=$top
+# MIRROR_IMAGE_DIR: another place for all of it (a test rebuilds the image there).
+IMG=${MIRROR_IMAGE_DIR:-$top/build/mirror-image}
+
+# What the mirror runs: sh, coreutils, sed, grep, awk, jq and curl; base-files for
+# /etc/os-release (which scanners read to tell the distribution).
+PKGS="base-files dash coreutils sed grep mawk jq curl"
+# The image's own user: no shell, no home. The DaemonSets run it as root (securityContext
+# runAsUser 0): the host's /etc/gpuvm is root's.
+IMG_UID=65532
+PATH_ENV=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+
+die() {
+	echo "mirror-image: $*" >&2
+	exit 1
+}
+
+# The changelog's date (packaging/deb.sh's SOURCE_DATE_EPOCH), unless one is given.
+changelog_epoch() {
+	date -d "$(sed -n 's/^ -- .*>  //p' "$top/packaging/changelog" | head -n 1)" +%s
+}
+: "${SOURCE_DATE_EPOCH:=$(changelog_epoch)}"
+export SOURCE_DATE_EPOCH
+
+# det_tar DIR OUT: DIR as a tar that depends on nothing but its content (names sorted,
+# numeric owners, times clamped to SOURCE_DATE_EPOCH, no atime or ctime).
+det_tar() {
+	tar -C "$1" --sort=name --numeric-owner --mtime="@$SOURCE_DATE_EPOCH" --clamp-mtime \
+		--format=pax --pax-option='exthdr.name=%d/PaxHeaders/%f,delete=atime,delete=ctime' \
+		-cf "$2.tmp" . && mv "$2.tmp" "$2"
+}
+
+# deb_file DIR PKG VERSION ARCH: the .deb apt keeps for it in DIR.
+deb_file() {
+	printf '%s/%s_%s_%s.deb\n' "$1" "$2" "$(printf '%s' "$3" | sed 's/:/%3a/')" "$4"
+}
+
+# build_root ARCH: build/mirror-image/root-ARCH.tar.
+build_root() {
+	arch=$1
+	case $arch in amd64 | arm64) ;; *) die "ARCH: amd64 or arm64, not $arch" ;; esac
+	command -v dpkg-deb >/dev/null || die "no dpkg-deb"
+	state=$IMG/apt-$arch
+	archives=$state/cache/archives
+	root=$IMG/root-$arch
+	apt_private_init "$state" deb "$arch" bookworm
+	# bookworm-updates too, on the mirror of bookworm's line.
+	updates=$(sed -n 's/ bookworm main$/ bookworm-updates main/p' "$state/sources.list")
+	printf '%s\n' "$updates" >>"$state/sources.list"
+	echo "mirror-image: $arch: apt-get update ($state)"
+	apt_private apt-get update >"$state/update.log" 2>&1 ||
+		{ cat "$state/update.log" >&2; die "$arch: apt-get update failed"; }
+	# The packages and what they depend on, as apt resolves them for an empty system.
+	# shellcheck disable=SC2086 # the package list is split on purpose
+	apt_private apt-get install -s --no-install-recommends $PKGS >"$state/plan" 2>&1 ||
+		{ cat "$state/plan" >&2; die "$arch: apt cannot install $PKGS"; }
+	# "Inst PKG (VERSION ARCHIVES [ARCH])", and " []" after it where apt breaks a loop.
+	sed -n 's/^Inst \([^ ]*\) (\([^ ]*\) [^[]*\[\([a-z0-9]*\)\]).*/\1 \2 \3/p' "$state/plan" |
+		LC_ALL=C sort >"$state/packages"
+	if [ "$(wc -l <"$state/packages")" != "$(grep -c '^Inst ' "$state/plan")" ] ||
+		! grep -q '^libc6 ' "$state/packages"; then
+		die "$arch: cannot read apt's plan ($state/plan)"
+	fi
+	echo "mirror-image: $arch: $(wc -l <"$state/packages") packages"
+	# shellcheck disable=SC2086
+	apt_private apt-get install -y -q --download-only --no-install-recommends $PKGS \
+		>"$state/download.log" 2>&1 || { cat "$state/download.log" >&2; die "$arch: download failed"; }
+	# ca-certificates alone (see above).
+	ca_ver=$(apt_private apt-cache show --no-all-versions ca-certificates | sed -n 's/^Version: //p')
+	[ -n "$ca_ver" ] || die "$arch: no ca-certificates in the archive"
+	[ -f "$(deb_file "$archives" ca-certificates "$ca_ver" all)" ] ||
+		(cd "$archives" && apt_private apt-get download -q ca-certificates >"$state/download-ca.log" 2>&1) ||
+		{ cat "$state/download-ca.log" >&2; die "$arch: ca-certificates: download failed"; }
+	echo "ca-certificates $ca_ver all" >>"$state/packages"
+
+	rm -rf "$root"
+	mkdir -p "$root/var/lib/dpkg"
+	: >"$root/var/lib/dpkg/status.new"
+	while read -r pkg ver parch; do
+		deb=$(deb_file "$archives" "$pkg" "$ver" "$parch")
+		[ -f "$deb" ] || die "$arch: apt left no $deb"
+		dpkg-deb --extract "$deb" "$root" || die "$arch: cannot unpack $deb"
+		{
+			dpkg-deb --field "$deb" | awk '{ print } /^Package:/ { print "Status: install ok installed" }'
+			echo
+		} >>"$root/var/lib/dpkg/status.new"
+	done <"$state/packages"
+	mv "$root/var/lib/dpkg/status.new" "$root/var/lib/dpkg/status"
+	if [ ! -x "$root/bin/dash" ] || [ "$(readlink "$root/bin/sh")" != dash ]; then
+		die "$arch: no /bin/sh -> dash in the root"
+	fi
+
+	# What the left-out maintainer scripts would have made, as far as the image needs it.
+	cat >"$root/etc/passwd" <<-EOF
+		root:x:0:0:root:/root:/bin/sh
+		gpuvm:x:$IMG_UID:$IMG_UID:gpuvm label mirror:/nonexistent:/bin/false
+	EOF
+	cat >"$root/etc/group" <<-EOF
+		root:x:0:
+		gpuvm:x:$IMG_UID:
+	EOF
+	printf '%s\n' 'passwd: files' 'group: files' 'hosts: files dns' >"$root/etc/nsswitch.conf"
+	# update-ca-certificates: every certificate ca-certificates ships, one bundle.
+	(cd "$root/usr/share/ca-certificates" && find . -name '*.crt' | sed 's|^\./||' | LC_ALL=C sort) \
+		>"$root/etc/ca-certificates.conf"
+	mkdir -p "$root/etc/ssl/certs"
+	while read -r crt; do
+		cat "$root/usr/share/ca-certificates/$crt"
+		[ -z "$(tail -c 1 "$root/usr/share/ca-certificates/$crt")" ] || echo
+	done <"$root/etc/ca-certificates.conf" >"$root/etc/ssl/certs/ca-certificates.crt"
+	[ -s "$root/etc/ssl/certs/ca-certificates.crt" ] || die "$arch: empty CA bundle"
+	mkdir -p "$root/tmp" "$root/root"
+	chmod 1777 "$root/tmp"
+	chmod 0700 "$root/root"
+	rm -rf "$root/usr/share/man" "$root/usr/share/info" "$root/usr/share/locale" \
+		"$root/usr/share/lintian" "$root"/usr/lib/*-linux-gnu/gconv
+	find "$root/usr/share/doc" -mindepth 1 ! -type d ! -type l ! -name copyright -delete
+	find "$root/usr/share/doc" -mindepth 1 -type d -empty -delete
+	det_tar "$root" "$IMG/root-$arch.tar"
+	rm -rf "$root"
+	echo "mirror-image: $IMG/root-$arch.tar: $(($(stat -c %s "$IMG/root-$arch.tar") / 1048576)) MiB"
+}
+
+# app_layer VERSION ARCH: build/mirror-image/app-ARCH.tar, gpuvm's layer.
+app_layer() {
+	pkg_vars "$2"
+	app=$IMG/app-$2
+	rm -rf "$app"
+	umask 022
+	install -D -m 0755 "$PKG_BIN" "$app/usr/sbin/gpuvm"
+	install -D -m 0755 "$top/mirror/gpuvm-label-mirror" "$app/usr/bin/gpuvm-label-mirror"
+	install -D -m 0755 "$top/mirror/gpuvm-kubevirt-patch" "$app/usr/bin/gpuvm-kubevirt-patch"
+	# What the packages ship beside the binary (packaging/stage.sh, deb.sh, rpm.sh).
+	install -D -m 0644 "${PKG_DEPS%/*}/NOTICES" "$app/usr/share/doc/gpuvm/THIRD-PARTY-NOTICES"
+	install -D -m 0644 "$top/packaging/deb/copyright" "$app/usr/share/doc/gpuvm/copyright"
+	install -D -m 0644 "$top/LICENSE" "$app/usr/share/doc/gpuvm/LICENSE"
+	sh "$top/packaging/sbom.sh" "$1" "$2" >"$app/usr/share/doc/gpuvm/gpuvm.spdx.json" ||
+		die "packaging/sbom.sh $1 $2 failed"
+	chmod 0644 "$app/usr/share/doc/gpuvm/gpuvm.spdx.json"
+	det_tar "$app" "$IMG/app-$2.tar"
+	rm -rf "$app"
+}
+
+# build_image VERSION: the layout, its index and the archive.
+build_image() {
+	version=$1
+	command -v umoci >/dev/null || die "no umoci (scripts/install-packages.sh)"
+	[ "$(pkg_changelog_version)" = "$version" ] ||
+		die "packaging/changelog begins with $(pkg_changelog_version), the Makefile says $version"
+	when=$(date -u -d "@$SOURCE_DATE_EPOCH" +%Y-%m-%dT%H:%M:%SZ)
+	lay=$IMG/oci
+	rm -rf "$lay"
+	umoci init --layout "$lay"
+	for arch in amd64 arm64; do
+		[ -f "$IMG/root-$arch.tar" ] || die "no $IMG/root-$arch.tar ($0 root $arch)"
+		app_layer "$version" "$arch"
+		ref=$lay:$version-$arch
+		umoci new --image "$ref"
+		umoci raw add-layer --image "$ref" --history.created "$when" \
+			--history.created_by "packaging/mirror-image.sh root $arch: Debian 12: $PKGS ca-certificates" \
+			"$IMG/root-$arch.tar"
+		umoci raw add-layer --image "$ref" --history.created "$when" \
+			--history.created_by "packaging/mirror-image.sh image $version: gpuvm ($arch), the mirror" \
+			"$IMG/app-$arch.tar"
+		umoci config --image "$ref" --no-history --created "$when" --os linux --architecture "$arch" \
+			--config.user "$IMG_UID:$IMG_UID" --config.env "PATH=$PATH_ENV" --config.workingdir / \
+			--config.entrypoint /usr/bin/gpuvm-label-mirror \
+			--config.label "org.opencontainers.image.title=gpuvm-mirror" \
+			--config.label "org.opencontainers.image.description=gpuvm's label mirror (mirror/README.md)" \
+			--config.label "org.opencontainers.image.version=$version" \
+			--config.label "org.opencontainers.image.created=$when" \
+			--config.label "org.opencontainers.image.source=gpuvm's repository: mirror/, packaging/mirror-image.sh" \
+			--config.label "org.opencontainers.image.licenses=MIT"
+	done
+	umoci gc --layout "$lay"
+	# The index of both (umoci makes none): a blob, and its reference VERSION in index.json.
+	idx=$(jq -c --arg v "$version" '{schemaVersion: 2, mediaType: "application/vnd.oci.image.index.v1+json",
+		manifests: [.manifests[] | (.annotations["org.opencontainers.image.ref.name"] | ltrimstr($v + "-")) as $a |
+			{mediaType, digest, size, platform: ({architecture: $a, os: "linux"} +
+				(if $a == "arm64" then {variant: "v8"} else {} end))}] | sort_by(.platform.architecture)}' \
+		"$lay/index.json")
+	[ "$(printf '%s' "$idx" | jq '.manifests | length')" = 2 ] || die "the layout has not both images"
+	sum=$(printf '%s' "$idx" | sha256sum | cut -d' ' -f1)
+	printf '%s' "$idx" >"$lay/blobs/sha256/$sum"
+	jq -c --arg d "sha256:$sum" --argjson n "$(printf '%s' "$idx" | wc -c)" --arg v "$version" \
+		'.manifests += [{mediaType: "application/vnd.oci.image.index.v1+json", digest: $d, size: $n,
+			annotations: {"org.opencontainers.image.ref.name": $v}}]' "$lay/index.json" >"$lay/index.json.new"
+	mv "$lay/index.json.new" "$lay/index.json"
+	det_tar "$lay" "$IMG/gpuvm-mirror-$version.tar"
+	rm -f "$IMG"/app-*.tar
+	echo "mirror-image: $IMG/gpuvm-mirror-$version.tar ($(($(stat -c %s "$IMG/gpuvm-mirror-$version.tar") / 1048576)) MiB): $version, $version-amd64, $version-arm64 (index sha256:$sum)"
+}
+
+mkdir -p "$IMG"
+case ${1-} in
+root) [ $# -eq 2 ] || die "usage: $0 root amd64|arm64"; build_root "$2" ;;
+image) [ $# -eq 2 ] || die "usage: $0 image VERSION"; build_image "$2" ;;
+*) die "usage: $0 root amd64|arm64 | image VERSION" ;;
+esac

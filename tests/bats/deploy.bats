@@ -1,0 +1,220 @@
+#!/usr/bin/env bats
+# shellcheck disable=SC2154 # $stderr and $output are set by bats' run
+# mirror/deploy, the label mirror's kustomize base, components and overlays (mirror/README.md,
+# "Deploy"): each rendered with `kubectl kustomize` (the machine's kubectl; the overlays need
+# kustomize v4 or later, for components) and checked with Debian's python3-yaml: every object
+# parses, names and namespaces agree, the image is the one the overlay sets, the RBAC is the
+# README's table, the admission policy is where the overlay says, and the DaemonSets are the
+# files as they stand. Then the recipe of the README: an overlay of the installed files.
+
+load helpers
+
+VERSION=$(sed -n 's/^VERSION := //p' "$TOP/Makefile")
+DEPLOY=$TOP/mirror/deploy
+
+# kustomize: a kubectl whose kustomize renders components (v4 or later), or a skip that says
+# which kustomize the machine has. Not a failure under CI=true: Debian 12's own kubectl (1.20,
+# kustomize v2.0.3) is too old for any current cluster and for these overlays.
+kustomize() {
+	# make test-arm64 runs every suite again with GPUVM=tests/arm64/gpuvm-qemu.sh: this one runs
+	# no $GPUVM, so that run would add nothing but time.
+	[ "$GPUVM" = "$TOP/build/gpuvm" ] || skip "runs no \$GPUVM: make test-arm64 adds nothing here"
+	need python3-yaml /usr/bin/python3 -c 'import yaml'
+	command -v kubectl >/dev/null || skip "no kubectl on this machine (kubectl kustomize renders the overlays)"
+	local v
+	v=$(kubectl version --client -o json 2>/dev/null | jq -r '.kustomizeVersion // empty')
+	case $v in
+	v[4-9].* | v[1-9][0-9].*) ;;
+	*) skip "kubectl's kustomize is '${v:-unknown}': the overlays need v4 or later (components)" ;;
+	esac
+}
+
+# render DIR: DIR rendered into $BATS_TEST_TMPDIR/NAME.yaml (NAME: DIR with / as -).
+render() {
+	local out
+	out=$BATS_TEST_TMPDIR/$(printf '%s' "${1#"$DEPLOY"/}" | tr / -).yaml
+	kubectl kustomize "$1" >"$out" || fail "kubectl kustomize $1 failed"
+	printf '%s\n' "$out"
+}
+
+# check DIR RENDERED: the checks of one rendered kustomization (python3, below); prints one line
+# "NAME: N objects, components C, image I".
+check() {
+	/usr/bin/python3 - "$1" "$2" "$TOP" "$VERSION" <<'PY'
+import os, re, sys, yaml
+kdir, rendered, top, version = sys.argv[1:]
+deploy = os.path.join(top, "mirror", "deploy")
+docs = [d for d in yaml.safe_load_all(open(rendered)) if d is not None]
+
+def fail(msg):
+    sys.exit("%s: %s" % (os.path.relpath(kdir, deploy), msg))
+
+# The kustomization's components and images: its own and those of the kustomizations it names.
+def walk(d, comps, images):
+    k = yaml.safe_load(open(os.path.join(d, "kustomization.yaml")))
+    for r in k.get("resources", []):
+        if os.path.isdir(os.path.join(d, r)):
+            walk(os.path.normpath(os.path.join(d, r)), comps, images)
+    for c in k.get("components", []):
+        c = os.path.normpath(os.path.join(d, c))
+        comps.add("components/" + os.path.basename(c))  # in the tree or where it was installed
+        walk(c, comps, images)
+    for i in k.get("images", []):
+        images[i["name"]] = i
+comps, images = set(), {}
+walk(kdir, comps, images)
+
+# Every object: apiVersion, kind, a name; none twice.
+ids = set()
+for d in docs:
+    if not (d.get("apiVersion") and d.get("kind") and d.get("metadata", {}).get("name")):
+        fail("an object without apiVersion, kind or name: %r" % d)
+    i = (d["kind"], d["metadata"].get("namespace"), d["metadata"]["name"])
+    if i in ids:
+        fail("twice: %r" % (i,))
+    ids.add(i)
+kinds = {}
+for d in docs:
+    kinds.setdefault(d["kind"], []).append(d)
+one = lambda k: (kinds.get(k) or fail("no %s" % k)) if len(kinds.get(k, [])) == 1 else fail("%d %s" % (len(kinds.get(k, [])), k))
+
+ns = one("Namespace")[0]["metadata"]["name"]
+sa = one("ServiceAccount")[0]["metadata"]
+if sa.get("namespace") != ns:
+    fail("the ServiceAccount is in %r, the Namespace is %r" % (sa.get("namespace"), ns))
+ds = one("DaemonSet")[0]
+if ds["metadata"].get("namespace") != ns:
+    fail("the DaemonSet is in %r, the Namespace is %r" % (ds["metadata"].get("namespace"), ns))
+spec = ds["spec"]["template"]["spec"]
+if spec["serviceAccountName"] != sa["name"]:
+    fail("the DaemonSet runs as %r, the ServiceAccount is %r" % (spec["serviceAccountName"], sa["name"]))
+sel = ds["spec"]["selector"]["matchLabels"]
+if any(ds["spec"]["template"]["metadata"]["labels"].get(k) != v for k, v in sel.items()):
+    fail("the DaemonSet's selector does not select its pods")
+c = spec["containers"][0]
+if not {m["name"] for m in c["volumeMounts"]} <= {v["name"] for v in spec["volumes"]}:
+    fail("a mount without its volume")
+env = {e["name"]: e for e in c["env"]}
+if env["NODE_NAME"]["valueFrom"]["fieldRef"]["fieldPath"] != "spec.nodeName":
+    fail("NODE_NAME is not the downward API's spec.nodeName")
+
+# The image: registry.invalid/gpuvm-mirror:VERSION, or what the overlay's images: make of it.
+want = "registry.invalid/gpuvm-mirror:" + version
+i = images.get("registry.invalid/gpuvm-mirror")
+if i:
+    want = i.get("newName", "registry.invalid/gpuvm-mirror") + (
+        "@" + i["digest"] if "digest" in i else ":" + i.get("newTag", version))
+if c["image"] != want:
+    fail("image %r, want %r" % (c["image"], want))
+
+# The DaemonSet is the file it comes from as it stands: the base's, or with the live component
+# the live one (its `$patch: replace` makes its spec the whole spec).
+src = "components/live/daemonset.yaml" if "components/live" in comps else "base/daemonset.yaml"
+f = yaml.safe_load(open(os.path.join(deploy, src)))
+f["spec"].pop("$patch", None)
+f["spec"]["template"]["spec"]["containers"][0]["image"] = want  # checked above
+if ds != f:
+    fail("the rendered DaemonSet is not %s" % src)
+live = "components/live" in comps
+if bool(c["securityContext"].get("privileged")) != live:
+    fail("privileged is %r" % c["securityContext"].get("privileged"))
+
+# RBAC: the roles, their rules and where they come from, as mirror/README.md's table says; each
+# role bound once, to the ServiceAccount alone.
+readme = open(os.path.join(top, "mirror", "README.md")).read().split("\n")
+start = next(n for n, l in enumerate(readme) if l.startswith("| role | kind | API group |"))
+table = {}
+for l in readme[start + 2:]:
+    if not l.startswith("|"):
+        break
+    name, kind, group, res, verbs, where = [x.strip() for x in l.strip("|").split("|")]
+    unq = lambda s: [x.strip().strip("`") for x in s.split(",")]
+    where = unq(where)[0]
+    if where.startswith("components/") and os.path.dirname(where) not in comps:
+        continue
+    group = "" if group.startswith("core") else unq(group)[0]
+    table.setdefault((kind, unq(name)[0]), []).append(
+        {"apiGroups": [group], "resources": unq(res), "verbs": unq(verbs)})
+roles = {(d["kind"], d["metadata"]["name"]): d["rules"] for d in docs if d["kind"] in ("ClusterRole", "Role")}
+if roles != table:
+    fail("RBAC %r, the README says %r" % (roles, table))
+bound = {}
+for b in docs:
+    if b["kind"] not in ("ClusterRoleBinding", "RoleBinding"):
+        continue
+    r = (b["roleRef"]["kind"], b["roleRef"]["name"])
+    if r in bound:
+        fail("%r bound twice" % (r,))
+    bound[r] = b["subjects"]
+    if b["subjects"] != [{"kind": "ServiceAccount", "name": sa["name"], "namespace": ns}]:
+        fail("%s binds %r" % (b["metadata"]["name"], b["subjects"]))
+if set(bound) != set(roles):
+    fail("bound %r, roles %r" % (sorted(bound), sorted(roles)))
+
+# The admission policy: where the overlay has its component, v1, matching this ServiceAccount
+# by namespace and name, bound to deny.
+vap = kinds.get("ValidatingAdmissionPolicy", [])
+if ("components/admission-policy" in comps) != bool(vap):
+    fail("admission policy %s, components %r" % (bool(vap), sorted(comps)))
+for p in vap:
+    if p["apiVersion"] != "admissionregistration.k8s.io/v1":
+        fail("the admission policy is %s" % p["apiVersion"])
+    user = "system:serviceaccount:%s:%s" % (ns, sa["name"])
+    if not any('"%s"' % user in m["expression"] for m in p["spec"]["matchConditions"]):
+        fail("the admission policy does not match %s" % user)
+    b = one("ValidatingAdmissionPolicyBinding")[0]["spec"]
+    if b["policyName"] != p["metadata"]["name"] or b["validationActions"] != ["Deny"]:
+        fail("the policy's binding: %r" % b)
+
+print("%s: %d objects, components %s, image %s" % (os.path.relpath(kdir, deploy), len(docs),
+      ",".join(sorted(x.split("/")[1] for x in comps)) or "none", c["image"]))
+PY
+}
+
+@test "every kustomization renders: objects parse, names and namespaces agree, the image, the RBAC of the README, the policy" {
+	kustomize
+	local d out
+	for d in "$DEPLOY/base" "$DEPLOY"/overlays/*; do
+		out=$(render "$d")
+		run check "$d" "$out"
+		assert_success
+		echo "$output" >>"$BATS_TEST_TMPDIR/summary"
+	done
+	run cat "$BATS_TEST_TMPDIR/summary"
+	assert_line "base: 5 objects, components none, image registry.invalid/gpuvm-mirror:$VERSION"
+	assert_line "overlays/default: 9 objects, components admission-policy,gpu-operator, image registry.invalid/gpuvm-mirror:$VERSION"
+	assert_line "overlays/pre-1.30: 7 objects, components gpu-operator, image registry.invalid/gpuvm-mirror:$VERSION"
+	assert_line "overlays/live: 9 objects, components admission-policy,gpu-operator,live, image registry.invalid/gpuvm-mirror:$VERSION"
+	assert_line "overlays/image: 9 objects, components admission-policy,gpu-operator, image registry.example.com/gpuvm/gpuvm-mirror:$VERSION"
+	# every overlay is one of these: a new one is checked and named here
+	[ "${#lines[@]}" -eq 5 ]
+}
+
+# kustomize takes no absolute path: the overlay names the copy beside it.
+@test "the README's recipe: an overlay of the installed files' copy, with a registry and a digest, renders" {
+	kustomize
+	local d=$BATS_TEST_TMPDIR/dest o=$BATS_TEST_TMPDIR/site dig
+	run make -s -C "$TOP" install DESTDIR="$d"
+	assert_success
+	dig=sha256:$(printf '%064d' 0 | tr 0 a)
+	mkdir -p "$o"
+	cp -r "$d/usr/share/gpuvm/mirror/deploy" "$o/gpuvm"
+	printf '%s\n' 'apiVersion: kustomize.config.k8s.io/v1beta1' 'kind: Kustomization' 'resources:' \
+		"  - gpuvm/overlays/live" 'images:' \
+		'  - name: registry.invalid/gpuvm-mirror' '    newName: registry.corp.test/gpuvm-mirror' \
+		"    digest: $dig" >"$o/kustomization.yaml"
+	run check "$o" "$(render "$o")"
+	assert_success
+	assert_output --regexp ": 9 objects, components admission-policy,gpu-operator,live, image registry.corp.test/gpuvm-mirror@$dig\$"
+}
+
+@test "the base's image is the Makefile's version; no placeholder of the Containerfile, no docker build or apply -f left" {
+	grep -qx "          image: registry.invalid/gpuvm-mirror:$VERSION" "$DEPLOY/base/daemonset.yaml"
+	grep -qx "          image: registry.invalid/gpuvm-mirror:$VERSION" "$DEPLOY/components/live/daemonset.yaml"
+	grep -qx "    newTag: $VERSION" "$DEPLOY/overlays/image/kustomization.yaml"
+	run grep -rn -e registry.example.com/gpuvm/gpuvm-label-mirror -e Containerfile "$DEPLOY"
+	assert_failure
+	run grep -n -e 'docker build' -e 'kubectl apply -f' "$TOP/mirror/README.md" "$TOP/README.md" "$TOP/doc/cluster.md"
+	assert_failure
+	[ ! -e "$TOP/mirror/Containerfile" ]
+}

@@ -1,0 +1,245 @@
+#!/usr/bin/env bats
+# shellcheck disable=SC2154 # $stderr and $output are set by bats' run
+# The label mirror's image as `make mirror-image` builds it (packaging/mirror-image.sh;
+# mirror/README.md, "The image"): the OCI archive unpacked with umoci, its index and configs,
+# its contents, and the image run: chrooted (amd64) and under qemu-user (arm64), gpuvm,
+# the mirror's scripts, jq and curl being the image's own. Then the push a team makes, into a
+# registry on loopback (Debian's docker-registry), and the image rebuilt byte for byte.
+
+load helpers
+
+VERSION=$(sed -n 's/^VERSION := //p' "$TOP/Makefile")
+IMG=$TOP/build/mirror-image
+ARCHIVE=$IMG/gpuvm-mirror-$VERSION.tar
+IMG_USER=65532:65532
+IMG_PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+# qemu-user for aarch64, as Debian's qemu-user-static registers it (F: the interpreter is
+# opened at registration, so it serves inside a chroot).
+BINFMT=':qemu-aarch64:M::\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x02\x00\xb7\x00:\xff\xff\xff\xff\xff\xff\xff\x00\xff\xff\xff\xff\xff\xff\xff\xff\xfe\xff\xff\xff:/usr/bin/qemu-aarch64-static:F'
+
+# The archive unpacked once: the layout in $BATS_FILE_TMPDIR/oci, each architecture's bundle
+# (umoci unpack: rootfs/ and the runtime's config.json) in $BATS_FILE_TMPDIR/ARCH.
+setup_file() {
+	[ "$GPUVM" = "$TOP/build/gpuvm" ] || return 0
+	[ -f "$ARCHIVE" ] && command -v umoci >/dev/null || return 0
+	mkdir -p "$BATS_FILE_TMPDIR/oci"
+	tar -C "$BATS_FILE_TMPDIR/oci" -xf "$ARCHIVE"
+	for a in amd64 arm64; do
+		umoci unpack --image "$BATS_FILE_TMPDIR/oci:$VERSION-$a" "$BATS_FILE_TMPDIR/$a" >/dev/null
+		# What a container runtime gives every container; the image has none of its own.
+		mknod -m 666 "$BATS_FILE_TMPDIR/$a/rootfs/dev/null" c 1 3
+		cp "$TOP/tests/fixture/kubevirt/nodes.json" "$BATS_FILE_TMPDIR/$a/rootfs/tmp/nodes.json"
+	done
+}
+
+# image: the archive must have been built; a skip says how, CI=true fails instead.
+image() {
+	# make test-arm64 runs every suite again with GPUVM=tests/arm64/gpuvm-qemu.sh: this one runs
+	# no $GPUVM (the image holds both binaries), so that run would add nothing but time.
+	[ "$GPUVM" = "$TOP/build/gpuvm" ] || skip "runs no \$GPUVM: make test-arm64 adds nothing here"
+	need umoci command -v umoci
+	[ -f "$ARCHIVE" ] && return 0
+	[ "${CI:-}" != true ] || fail "$ARCHIVE is missing under CI=true (make test builds it: make mirror-image)"
+	skip "$ARCHIVE is not built (make mirror-image)"
+}
+
+# blob DIGEST: the layout's blob.
+blob() {
+	cat "$BATS_FILE_TMPDIR/oci/blobs/sha256/${1#sha256:}"
+}
+
+# config ARCH: the image config of VERSION-ARCH.
+config() {
+	local m
+	m=$(jq -r --arg r "$VERSION-$1" '.manifests[] | select(.annotations["org.opencontainers.image.ref.name"] == $r) | .digest' \
+		"$BATS_FILE_TMPDIR/oci/index.json")
+	blob "$(blob "$m" | jq -r .config.digest)"
+}
+
+# in_root ARCH CMD...: CMD chrooted in ARCH's rootfs with the image's environment (env -i,
+# its PATH); amd64 as the image's user. arm64 runs under qemu-user: through the host's
+# binfmt_misc when it has qemu-aarch64 (with F), else through one of a user namespace of its
+# own (Linux 6.7 and later; root there, the only user it maps), so that nothing is registered
+# on the host; every program the command starts is then the image's, emulated too.
+in_root() {
+	local arch=$1 root=$BATS_FILE_TMPDIR/$1/rootfs
+	shift
+	set -- /usr/bin/env -i "PATH=$IMG_PATH" "$@"
+	if [ "$arch" = amd64 ]; then
+		chroot --userspec="$IMG_USER" "$root" "$@"
+	elif grep -qs '^flags:.*F' /proc/sys/fs/binfmt_misc/qemu-aarch64; then
+		chroot "$root" "$@"
+	else
+		# shellcheck disable=SC2016 # the script is sh -c's, with its own $1
+		unshare --user --map-root-user --mount --fork sh -c '
+			mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc &&
+			printf "%s" "$1" >/proc/sys/fs/binfmt_misc/register || exit 99
+			shift
+			exec chroot "$@"' sh "$BINFMT" "$root" "$@"
+	fi
+}
+
+# arm64_ok: qemu-user can run the arm64 root here, or the test is skipped saying why.
+arm64_ok() {
+	need qemu-user-static test -x /usr/bin/qemu-aarch64-static
+	run in_root arm64 /bin/true
+	[ "$status" -ne 99 ] ||
+		skip "no qemu-aarch64 in the host's binfmt_misc, and no binfmt_misc of a user namespace (Linux < 6.7?)"
+	assert_success
+}
+
+@test "the archive: one index of amd64 and arm64, each config with its platform, the mirror as entrypoint, a user, the labels" {
+	image
+	local when idx a c
+	when=$(date -u -d "$(sed -n 's/^ -- .*>  //p' "$TOP/packaging/changelog" | head -n 1)" +%Y-%m-%dT%H:%M:%SZ)
+	run jq -r '.manifests[].annotations["org.opencontainers.image.ref.name"]' "$BATS_FILE_TMPDIR/oci/index.json"
+	assert_output "$(printf '%s\n' "$VERSION-amd64" "$VERSION-arm64" "$VERSION")"
+	idx=$(jq -r --arg r "$VERSION" '.manifests[] | select(.annotations["org.opencontainers.image.ref.name"] == $r) | .digest' \
+		"$BATS_FILE_TMPDIR/oci/index.json")
+	run sh -c "cat '$BATS_FILE_TMPDIR/oci/blobs/sha256/${idx#sha256:}' | sha256sum"
+	assert_output "${idx#sha256:}  -"
+	run sh -c "cat '$BATS_FILE_TMPDIR/oci/blobs/sha256/${idx#sha256:}' | jq -c '[.mediaType, (.manifests[] | .platform)]'"
+	assert_output '["application/vnd.oci.image.index.v1+json",{"architecture":"amd64","os":"linux"},{"architecture":"arm64","os":"linux","variant":"v8"}]'
+	for a in amd64 arm64; do
+		c=$(config "$a")
+		printf '%s' "$c" | jq -e --arg a "$a" --arg v "$VERSION" --arg u "$IMG_USER" --arg p "PATH=$IMG_PATH" --arg t "$when" '
+			.architecture == $a and .os == "linux" and .created == $t and
+			.config.Entrypoint == ["/usr/bin/gpuvm-label-mirror"] and .config.Cmd == null and
+			.config.User == $u and .config.Env == [$p] and
+			.config.Labels["org.opencontainers.image.version"] == $v and
+			.config.Labels["org.opencontainers.image.licenses"] == "MIT" and
+			(.config.Labels["org.opencontainers.image.source"] | test("mirror/")) and
+			(.rootfs.diff_ids | length) == 2 and ([.history[].created] | unique) == [$t]' >/dev/null ||
+			fail "config of $a: $c"
+	done
+}
+
+@test "contents: gpuvm of each architecture as built, the mirror's scripts, no kubectl, the notices and licence the packages ship" {
+	image
+	local a r bin notices want
+	for a in amd64 arm64; do
+		r=$BATS_FILE_TMPDIR/$a/rootfs
+		case $a in
+		amd64) bin=$TOP/build/gpuvm notices=$TOP/build/deps/NOTICES want='x86-64' ;;
+		arm64) bin=$TOP/build/arm64/gpuvm notices=$TOP/build/arm64/deps/NOTICES want='ARM aarch64' ;;
+		esac
+		run file -b "$r/usr/sbin/gpuvm"
+		assert_output --regexp "^ELF 64-bit LSB executable, $want,.*statically linked"
+		cmp "$bin" "$r/usr/sbin/gpuvm"
+		# the Debian layer is of the same architecture: its jq, curl and sh
+		for p in usr/bin/jq usr/bin/curl bin/dash; do
+			run file -b "$r/$p"
+			assert_output --regexp "^ELF 64-bit LSB .*, $want,"
+		done
+		cmp "$TOP/mirror/gpuvm-label-mirror" "$r/usr/bin/gpuvm-label-mirror"
+		cmp "$TOP/mirror/gpuvm-kubevirt-patch" "$r/usr/bin/gpuvm-kubevirt-patch"
+		[ -x "$r/usr/bin/gpuvm-label-mirror" ]
+		[ -x "$r/usr/bin/gpuvm-kubevirt-patch" ]
+		run find "$r" -iname '*kubectl*'
+		assert_output ''
+		cmp "$notices" "$r/usr/share/doc/gpuvm/THIRD-PARTY-NOTICES"
+		cmp "$TOP/LICENSE" "$r/usr/share/doc/gpuvm/LICENSE"
+		cmp "$TOP/packaging/deb/copyright" "$r/usr/share/doc/gpuvm/copyright"
+		# the SBOM names this very binary
+		jq -e --arg s "$(sha256sum <"$bin" | cut -d' ' -f1)" \
+			'[.files[].checksums[] | select(.algorithm == "SHA256") | .checksumValue] | index($s) != null' \
+			"$r/usr/share/doc/gpuvm/gpuvm.spdx.json" >/dev/null
+		# Debian 12, its packages recorded for scanners, a CA bundle, the user without a shell
+		grep -qx 'VERSION_ID="12"' "$r/etc/os-release"
+		run awk -v a="$a" '/^Package:/ { p = $2 } /^Architecture:/ && (p == "jq" || p == "curl" || p == "dash") { print p, $2 }' \
+			"$r/var/lib/dpkg/status"
+		assert_output "$(printf '%s\n' "curl $a" "dash $a" "jq $a")"
+		[ "$(grep -c 'BEGIN CERTIFICATE' "$r/etc/ssl/certs/ca-certificates.crt")" -gt 100 ]
+		grep -qx "gpuvm:x:$IMG_USER:gpuvm label mirror:/nonexistent:/bin/false" "$r/etc/passwd"
+	done
+}
+
+@test "amd64, chrooted as the image's user: gpuvm --version, gpuvm-label-mirror --help, jq and curl" {
+	image
+	run in_root amd64 sh -c 'id -u; gpuvm --version'
+	assert_success
+	assert_line 65532
+	assert_line --regexp "^gpuvm $VERSION"
+	run in_root amd64 gpuvm-label-mirror --help
+	assert_success
+	assert_line --index 0 'Usage: gpuvm-label-mirror [--once] [--interval SECONDS]'
+	run in_root amd64 jq --version
+	assert_output jq-1.6
+	run in_root amd64 curl --version
+	assert_success
+	assert_line --regexp '^curl 7\.88\.1 \(x86_64-pc-linux-gnu\)'
+}
+
+@test "arm64, under qemu-user: the same, every program the image's own" {
+	image
+	arm64_ok
+	run in_root arm64 sh -c 'uname -m; gpuvm --version'
+	assert_success
+	assert_line --index 0 aarch64
+	assert_line --regexp "^gpuvm $VERSION"
+	run in_root arm64 gpuvm-label-mirror --help
+	assert_success
+	assert_line --index 0 'Usage: gpuvm-label-mirror [--once] [--interval SECONDS]'
+	run in_root arm64 jq --version
+	assert_output jq-1.6
+	run in_root arm64 curl --version
+	assert_success
+	assert_line --regexp '^curl 7\.88\.1 \(aarch64-unknown-linux-gnu\)'
+}
+
+@test "gpuvm-kubevirt-patch from the image, both architectures, on a fleet's nodes: the tree's patch" {
+	image
+	local want
+	want=$("$TOP/mirror/gpuvm-kubevirt-patch" "$TOP/tests/fixture/kubevirt/nodes.json" 2>/dev/null)
+	printf '%s' "$want" | jq -e '.spec.configuration.permittedHostDevices.pciHostDevices | length > 3' >/dev/null
+	run --separate-stderr in_root amd64 gpuvm-kubevirt-patch /tmp/nodes.json
+	assert_success
+	assert_output "$want"
+	arm64_ok
+	run --separate-stderr in_root arm64 gpuvm-kubevirt-patch /tmp/nodes.json
+	assert_success
+	assert_output "$want"
+}
+
+@test "the push a team makes: skopeo copy --all into a registry on loopback, both platforms there" {
+	image
+	need skopeo command -v skopeo
+	need docker-registry command -v docker-registry
+	local d=$BATS_TEST_TMPDIR/registry port pid idx
+	# a free port on loopback
+	port=$(/usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	mkdir -p "$d"
+	printf '%s\n' 'version: 0.1' 'log: {level: error}' "storage: {filesystem: {rootdirectory: $d/data}}" \
+		"http: {addr: 127.0.0.1:$port}" >"$d/config.yml"
+	docker-registry serve "$d/config.yml" >"$d/log" 2>&1 &
+	pid=$!
+	for _ in $(seq 50); do
+		curl -sf "http://127.0.0.1:$port/v2/" >/dev/null && break
+		sleep 0.1
+	done
+	run skopeo copy -q --all --dest-tls-verify=false "oci-archive:$ARCHIVE:$VERSION" \
+		"docker://127.0.0.1:$port/gpuvm-mirror:$VERSION"
+	local copied=$status
+	run skopeo inspect --tls-verify=false --raw "docker://127.0.0.1:$port/gpuvm-mirror:$VERSION"
+	local raw=$output
+	run skopeo inspect --tls-verify=false --override-arch arm64 "docker://127.0.0.1:$port/gpuvm-mirror:$VERSION"
+	local arm=$output
+	kill "$pid"
+	wait "$pid" || true
+	[ "$copied" -eq 0 ] || fail "skopeo copy failed: $(cat "$d/log")"
+	# the registry holds the index the build made, byte for byte
+	idx=$(jq -r --arg r "$VERSION" '.manifests[] | select(.annotations["org.opencontainers.image.ref.name"] == $r) | .digest' \
+		"$BATS_FILE_TMPDIR/oci/index.json")
+	[ "$(printf '%s' "$raw" | sha256sum | cut -d' ' -f1)" = "${idx#sha256:}" ]
+	printf '%s' "$arm" | jq -e --arg v "$VERSION" '.Architecture == "arm64" and .Labels["org.opencontainers.image.version"] == $v' >/dev/null
+}
+
+@test "the image rebuilt from the same layers is the same archive, byte for byte" {
+	image
+	local d=$BATS_TEST_TMPDIR/again
+	mkdir -p "$d"
+	cp "$IMG/root-amd64.tar" "$IMG/root-arm64.tar" "$d/"
+	run env MIRROR_IMAGE_DIR="$d" sh "$TOP/packaging/mirror-image.sh" image "$VERSION"
+	assert_success
+	cmp "$ARCHIVE" "$d/gpuvm-mirror-$VERSION.tar"
+}
