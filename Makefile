@@ -294,7 +294,7 @@ test-arm64: $(A64)/gpuvm
 clean-arm64:
 	rm -rf $(A64)/obj $(A64)/gpuvm
 
-# --- packages (issue 19; packaging/README.md) --------------------------------------------------
+# --- packages (packaging/README.md) ---------------------------------------------------------
 # `make deb` / `make rpm` [ARCH=arm64]: build/deb/gpuvm_$(VERSION)_amd64.deb (arm64) and
 # build/rpm/gpuvm-$(VERSION)-1.x86_64.rpm (aarch64), from a staged `make install`.
 PKG_ARCH := $(if $(filter arm64,$(ARCH)),arm64,amd64)
@@ -309,6 +309,12 @@ sbom: all $(if $(filter arm64,$(PKG_ARCH)),$(A64)/gpuvm)
 packages: all arm64
 	$(MAKE) deb rpm
 	$(MAKE) deb rpm ARCH=arm64
+# The apt and dnf repositories of those four packages, signed, in build/repo (packaging/README.md,
+# "The repositories"): make repo REPO_URL=https://… REPO_GPG_KEY=FINGERPRINT (or
+# REPO_GPG_KEY_FILE=FILE; REPO_UNSIGNED=1 with a file:/// URL for a local test).
+.PHONY: repo
+repo:
+	sh packaging/repo.sh $(VERSION)
 
 # --- the whole ----------------------------------------------------------------------------
 # Everything CI runs, in this order: the packages; the aarch64 binary and the bats suites on
