@@ -103,6 +103,10 @@ if [ -z "$unsigned" ]; then
 	if [ -n "${REPO_GPG_KEY_FILE-}" ]; then
 		[ -r "$REPO_GPG_KEY_FILE" ] || die "REPO_GPG_KEY_FILE=$REPO_GPG_KEY_FILE: cannot read it"
 		mkdir -m 0700 "$work/gnupg"
+		# The agent protects its copy of the key with the fewest rounds (each signature
+		# unlocks it: seconds apiece with the default): the copy lives only for this run, in a
+		# folder readable by nobody who could not read REPO_GPG_PASSPHRASE_FILE as well.
+		echo 's2k-count 65536' >"$work/gnupg/gpg-agent.conf"
 		GNUPGHOME=$work/gnupg
 		export GNUPGHOME
 		gpg "$@" --import "$REPO_GPG_KEY_FILE" 2>"$work/import.log" ||
