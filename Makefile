@@ -132,7 +132,7 @@ memcheck: $(UNIT_TESTS)
 # which runs the binary only through commands the binary's own suites cover. Those run once,
 # on the shipped binary; the binary's suites run again under ASan+UBSan and on aarch64.
 BATS := $(sort $(wildcard tests/bats/*.bats))
-TREE_SUITES := docs fixture install mirror packages provisioning release tree
+TREE_SUITES := deploy docs fixture image install mirror packages provisioning release repo tree
 BIN_BATS := $(filter-out $(TREE_SUITES:%=tests/bats/%.bats),$(BATS))
 
 # ASan + UBSan over the same sources: every unit test and the binary's bats suites.
@@ -325,6 +325,12 @@ sbom: all $(if $(filter arm64,$(PKG_ARCH)),$(A64)/gpuvm)
 packages: all arm64
 	$(MAKE) deb rpm
 	$(MAKE) deb rpm ARCH=arm64
+# The apt and dnf repositories of those four packages, signed, in build/repo (packaging/README.md,
+# "The repositories"): make repo REPO_URL=https://… REPO_GPG_KEY=FINGERPRINT (or
+# REPO_GPG_KEY_FILE=FILE; REPO_UNSIGNED=1 with a file:/// URL for a local test).
+.PHONY: repo
+repo:
+	sh packaging/repo.sh $(VERSION)
 
 # --- the label mirror's image (mirror/README.md, "The image") --------------------------------
 # `make mirror-image`: build/mirror-image/gpuvm-mirror-$(VERSION).tar, the OCI archive of the

@@ -14,6 +14,7 @@ qemu-system-arm qemu-user-static gcc-aarch64-linux-gnu linux-libc-dev-arm64-cros
 dracut-core python3-yaml pci.ids debootstrap
 lintian rpm rpmlint node-spdx-license-ids
 umoci skopeo docker-registry
+apt-utils createrepo-c dnf gnupg python3-jsonschema python3-requests python3-configobj python3-jsonpatch
 "
 
 missing=

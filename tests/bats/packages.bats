@@ -87,18 +87,68 @@ usr/share/lintian/overrides/gpuvm"
 		[[ $built_using == *"$src (= $ver)"* ]] || fail "Built-Using lacks $src (= $ver): $built_using"
 	done <"$TOP/build/deps/VERSIONS"
 	[[ $built_using == *"musl (= "* ]]
-	# The maintainer scripts are the tree's, executable, and leave the initramfs to the trigger.
+	# The maintainer scripts are the tree's, executable; install and upgrade leave the
+	# initramfs to the trigger, removal also rebuilds every kernel's image (below).
 	for s in postinst postrm; do
 		[ -x "$c/$s" ]
 		cmp "$TOP/packaging/deb/$s" "$c/$s"
-		run grep -E 'update-initramfs -|dracut ' "$c/$s"
-		assert_failure
 	done
+	run grep -E 'update-initramfs -|dracut ' "$c/postinst"
+	assert_failure
+	run grep -E '^[[:space:]]*(update-initramfs|dracut) ' "$c/postrm"
+	assert_output '	update-initramfs -u -k all ||'
 	[ ! -e "$c/preinst" ]
 	[ ! -e "$c/prerm" ]
 	# The changelog's version is the package's.
 	zcat <(dpkg-deb --fsys-tarfile "$deb" | tar -xOf - ./usr/share/doc/gpuvm/changelog.gz) |
 		head -n 1 | grep -q "^gpuvm ($VERSION) "
+}
+
+# The .deb's postrm run with stand-ins that record their calls: update-initramfs (the
+# trigger's `update-initramfs -u` rebuilds the newest kernel's image only, and an older
+# kernel's image would still hold gpuvm), systemctl and deb-systemd-helper; the files it
+# removes under /etc and the systemd check moved into a folder of the test.
+@test "the .deb's postrm: removal rebuilds every kernel's image (update-initramfs -u -k all); purge and upgrade do not; never fatal" {
+	pkg "deb/gpuvm_${VERSION}_amd64.deb"
+	d=$BATS_TEST_TMPDIR
+	dpkg-deb -e "$TOP/build/deb/gpuvm_${VERSION}_amd64.deb" "$d/control"
+	features=/etc/kubernetes/node-feature-discovery/features.d
+	sed -e "s|$features|$d/features.d|g" -e "s|/etc/gpuvm|$d/etc-gpuvm|g" \
+		-e "s|/run/systemd/system|$d/run-systemd|g" "$d/control/postrm" >"$d/postrm"
+	shellcheck -s sh "$d/postrm"
+	mkdir -p "$d/bin" "$d/nobin" "$d/features.d" "$d/etc-gpuvm" "$d/run-systemd"
+	for t in update-initramfs systemctl deb-systemd-helper; do
+		# shellcheck disable=SC2016 # the stand-in's own $0, $* and $FAKE_RC
+		printf '#!/bin/sh\necho "${0##*/} $*" >>%s/calls\n[ "${0##*/}" != update-initramfs ] || exit "${FAKE_RC:-0}"\n' "$d" >"$d/bin/$t"
+		chmod +x "$d/bin/$t"
+	done
+	touch "$d/features.d/gpuvm" "$d/features.d/other"
+	PATH=$d/bin:/usr/bin:/bin sh -e "$d/postrm" remove
+	run grep '^update-initramfs' "$d/calls"
+	assert_output 'update-initramfs -u -k all'
+	grep -qx 'systemctl --system daemon-reload' "$d/calls"
+	[ ! -e "$d/features.d/gpuvm" ]
+	[ -e "$d/features.d/other" ]
+	# After a removal, purge and the steps of an upgrade build no image.
+	: >"$d/calls"
+	for a in purge upgrade failed-upgrade abort-install abort-upgrade disappear; do
+		PATH=$d/bin:/usr/bin:/bin sh -e "$d/postrm" "$a" "$VERSION"
+	done
+	run grep '^update-initramfs' "$d/calls"
+	assert_output ''
+	grep -qx 'deb-systemd-helper purge gpuvm-nfd.service gpuvm-nfd.timer' "$d/calls"
+	[ ! -e "$d/etc-gpuvm" ]
+	# A failed build warns and names the command; the removal is not undone.
+	FAKE_RC=1 PATH=$d/bin:/usr/bin:/bin run sh -e "$d/postrm" remove
+	assert_success
+	assert_output 'gpuvm: update-initramfs -u -k all failed: an initramfs may still hold gpuvm; run it again'
+	# No update-initramfs (dracut is the generator: its trigger rebuilds every image): nothing.
+	: >"$d/calls"
+	cp "$d/bin/systemctl" "$d/bin/deb-systemd-helper" "$d/nobin/"
+	PATH=$d/nobin:/usr/bin:/bin run sh -e "$d/postrm" remove
+	assert_success
+	run grep -c '^update-initramfs' "$d/calls"
+	assert_output 0
 }
 
 @test "lintian: nothing but what packaging/deb/lintian-overrides overrides, on both .debs" {
