@@ -109,7 +109,7 @@ usr/share/lintian/overrides/gpuvm"
 # kernel's image would still hold gpuvm), systemctl and deb-systemd-helper; the files it
 # removes under /etc and the systemd check moved into a folder of the test.
 @test "the .deb's postrm: removal rebuilds every kernel's image (update-initramfs -u -k all); purge and upgrade do not; never fatal" {
-	pkg "deb/gpuvm_${VERSION}_amd64.deb"
+	built "deb/gpuvm_${VERSION}_amd64.deb"
 	d=$BATS_TEST_TMPDIR
 	dpkg-deb -e "$TOP/build/deb/gpuvm_${VERSION}_amd64.deb" "$d/control"
 	features=/etc/kubernetes/node-feature-discovery/features.d

@@ -337,15 +337,18 @@ COPY gpuvm.asc /etc/pki/rpm-gpg/RPM-GPG-KEY-gpuvm'
 	assert_output "$P/fcos.bu"
 }
 
-# doc/uninstall.md against the mirror's own files: what `kubectl apply -f mirror/deploy/` creates
+# doc/uninstall.md against the mirror's own files: what mirror/deploy's base, components and
+# overlays create (every object of its files, kustomize's own aside)
 # and the annotations gpuvm-label-mirror writes (its names()).
 @test "doc/uninstall.md deletes every object mirror/deploy/ creates and removes every annotation the mirror writes" {
 	doc=$TOP/doc/uninstall.md
 	run python3 - "$TOP/mirror/deploy" <<'PY'
 import glob, sys, yaml
-for f in sorted(glob.glob(sys.argv[1] + "/*.yaml")):
+for f in sorted(glob.glob(sys.argv[1] + "/**/*.yaml", recursive=True)):
+    if f.endswith("/kustomization.yaml"):
+        continue
     for d in yaml.safe_load_all(open(f)):
-        if d:
+        if d and d.get("kind") != "Kustomization":
             print(d["kind"], d["metadata"]["name"], d["metadata"].get("namespace", ""))
 PY
 	assert_success
