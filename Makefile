@@ -13,7 +13,7 @@ LDFLAGS_STATIC := -static -Wl,--gc-sections -s
 
 # The sources of the binary; tests link the same objects (but main.o) into test programs.
 SRCS := util.c strpool.c log.c cmdline.c kcmdline.c config.c settings.c pci.c rootio.c iommu.c \
-	nextboot.c \
+	nextboot.c metrics.c \
 	inventory.c plan.c json.c report.c state.c execute.c inuse.c live.c kmod.c iomem.c check.c kvsnippet.c \
 	vgpu.c pciids.c tagspec.c blkdev.c hostdev.c confsource.c writefile.c prepare.c \
 	cmd/apply.c cmd/plan.c cmd/status.c cmd/check.c cmd/cmdline.c cmd/config.c cmd/kubevirt.c \
