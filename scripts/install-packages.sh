@@ -13,6 +13,7 @@ qemu-system-x86 qemu-utils e2fsprogs dosfstools mtools
 qemu-system-arm qemu-user-static gcc-aarch64-linux-gnu linux-libc-dev-arm64-cross
 dracut-core python3-yaml pci.ids debootstrap
 lintian rpm rpmlint node-spdx-license-ids
+prometheus-node-exporter curl systemd
 "
 
 missing=
