@@ -209,6 +209,7 @@ install: all
 	install -D -m 0644 doc/gpuvm.8 $(DESTDIR)$(MANDIR)/gpuvm.8
 	install -D -m 0644 systemd/gpuvm-nfd.service $(DESTDIR)$(UNITDIR)/gpuvm-nfd.service
 	install -D -m 0644 systemd/gpuvm-nfd.timer $(DESTDIR)$(UNITDIR)/gpuvm-nfd.timer
+	install -D -m 0644 systemd/gpuvm-nfd.path $(DESTDIR)$(UNITDIR)/gpuvm-nfd.path
 	[ -z "$(PCI_IDS)" ] || { sh scripts/pciids-nvidia.sh "$(PCI_IDS)" >$(B)/pci.ids && \
 		install -D -m 0644 $(B)/pci.ids $(DESTDIR)$(SHAREDIR)/pci.ids; }
 	install -D -m 0755 mirror/gpuvm-label-mirror $(DESTDIR)$(SHAREDIR)/mirror/gpuvm-label-mirror
@@ -231,7 +232,7 @@ install: all
 # Leaves /etc/gpuvm/gpuvm.conf: it is the operator's.
 uninstall:
 	rm -f $(DESTDIR)$(SBINDIR)/gpuvm $(DESTDIR)$(MANDIR)/gpuvm.8 $(DESTDIR)$(UNITDIR)/gpuvm-nfd.service \
-		$(DESTDIR)$(UNITDIR)/gpuvm-nfd.timer
+		$(DESTDIR)$(UNITDIR)/gpuvm-nfd.timer $(DESTDIR)$(UNITDIR)/gpuvm-nfd.path
 	rm -f $(DESTDIR)$(ITOOLSDIR)/hooks/gpuvm $(ITOOLS_STAGES:%=$(DESTDIR)$(ITOOLSDIR)/scripts/%/gpuvm)
 	rm -rf $(DESTDIR)$(DRACUTDIR) $(DESTDIR)$(SHAREDIR)
 

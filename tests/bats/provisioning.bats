@@ -62,4 +62,10 @@ PY
 	# and the label fragments say what the doc writes by hand
 	[ "$(cat "$TOP/kernel-cmdline/label-intel/cmdline")" = "intel_iommu=on iommu=pt" ]
 	[ -e "$dest/usr/lib/systemd/system/gpuvm-nfd.timer" ]
+	# every unit the doc enables is one make install lays out, the path unit among them
+	units=$(grep -o 'gpuvm-nfd\.[a-z]*' "$DOC" | sort -u)
+	[[ $units == *gpuvm-nfd.path* ]]
+	for u in $units; do
+		[ -e "$dest/usr/lib/systemd/system/$u" ] || fail "not installed: $u"
+	done
 }
