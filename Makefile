@@ -14,7 +14,7 @@ LDFLAGS_STATIC := -static -Wl,--gc-sections -s
 
 # The sources of the binary; tests link the same objects (but main.o) into test programs.
 SRCS := util.c strpool.c log.c mode.c cmdline.c kcmdline.c config.c settings.c pci.c rootio.c iommu.c \
-	nextboot.c \
+	nextboot.c metrics.c \
 	inventory.c pciproc.c plan.c json.c report.c state.c execute.c inuse.c live.c kmod.c iomem.c check.c kvsnippet.c \
 	vgpu.c pciids.c tagspec.c blkdev.c hostdev.c confsource.c writefile.c prepare.c \
 	cmd/apply.c cmd/plan.c cmd/status.c cmd/check.c cmd/cmdline.c cmd/config.c cmd/kubevirt.c \
@@ -132,7 +132,7 @@ memcheck: $(UNIT_TESTS)
 # which runs the binary only through commands the binary's own suites cover. Those run once,
 # on the shipped binary; the binary's suites run again under ASan+UBSan and on aarch64.
 BATS := $(sort $(wildcard tests/bats/*.bats))
-TREE_SUITES := deploy docs fixture image install mirror packages provisioning release repo tree
+TREE_SUITES := deploy docs fixture image install mirror nfd packages provisioning release repo tree
 BIN_BATS := $(filter-out $(TREE_SUITES:%=tests/bats/%.bats),$(BATS))
 
 # ASan + UBSan over the same sources: every unit test and the binary's bats suites.
@@ -228,6 +228,7 @@ install: all
 	install -D -m 0644 doc/gpuvm.8 $(DESTDIR)$(MANDIR)/gpuvm.8
 	install -D -m 0644 systemd/gpuvm-nfd.service $(DESTDIR)$(UNITDIR)/gpuvm-nfd.service
 	install -D -m 0644 systemd/gpuvm-nfd.timer $(DESTDIR)$(UNITDIR)/gpuvm-nfd.timer
+	install -D -m 0644 systemd/gpuvm-nfd.path $(DESTDIR)$(UNITDIR)/gpuvm-nfd.path
 	[ -z "$(PCI_IDS)" ] || { sh scripts/pciids-nvidia.sh "$(PCI_IDS)" >$(B)/pci.ids && \
 		install -D -m 0644 $(B)/pci.ids $(DESTDIR)$(SHAREDIR)/pci.ids; }
 	install -D -m 0755 mirror/gpuvm-label-mirror $(DESTDIR)$(SHAREDIR)/mirror/gpuvm-label-mirror
@@ -249,7 +250,7 @@ install: all
 # Leaves /etc/gpuvm/gpuvm.conf: it is the operator's.
 uninstall:
 	rm -f $(DESTDIR)$(SBINDIR)/gpuvm $(DESTDIR)$(MANDIR)/gpuvm.8 $(DESTDIR)$(UNITDIR)/gpuvm-nfd.service \
-		$(DESTDIR)$(UNITDIR)/gpuvm-nfd.timer
+		$(DESTDIR)$(UNITDIR)/gpuvm-nfd.timer $(DESTDIR)$(UNITDIR)/gpuvm-nfd.path
 	rm -f $(DESTDIR)$(ITOOLSDIR)/hooks/gpuvm $(ITOOLS_STAGES:%=$(DESTDIR)$(ITOOLSDIR)/scripts/%/gpuvm)
 	rm -rf $(DESTDIR)$(DRACUTDIR) $(DESTDIR)$(SHAREDIR)
 

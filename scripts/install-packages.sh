@@ -15,6 +15,7 @@ dracut-core python3-yaml pci.ids debootstrap
 lintian rpm rpmlint node-spdx-license-ids
 umoci skopeo docker-registry
 apt-utils createrepo-c dnf gnupg python3-jsonschema python3-requests python3-configobj python3-jsonpatch
+prometheus-node-exporter curl systemd
 "
 
 missing=

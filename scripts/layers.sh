@@ -17,7 +17,7 @@ host: iommu inventory pciproc hostdev inuse pciids
 asked: settings kcmdline confsource
 decide: plan nextboot check kvsnippet
 act: execute live
-report: report state
+report: report state metrics
 prepare: prepare
 command: cmd main
 '

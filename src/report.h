@@ -13,6 +13,15 @@
 #include "json.h"
 #include "nextboot.h"
 
+/* apply: what the metrics file (metrics.c) says beside the state file's document. */
+struct report_run {
+	const char *call;  /* "apply", "live", "defer", "resume" */
+	long long time_ms; /* when the run ended: Unix time (CLOCK_REALTIME), in ms */
+	/* the next boot's judgement of the host config's mode; NULL where not judged (at boot) */
+	const struct nextboot *next_boot;
+	const struct nb_judgement *next_boot_verdict;
+};
+
 struct report {
 	const char *command; /* "plan", "apply", "status" */
 	const struct settings *settings;
@@ -30,6 +39,7 @@ struct report {
 	unsigned long long elapsed_us;
 	const struct live_report *live; /* apply --live, else NULL */
 	const char *boot_id;		/* a boot call (--defer, --resume): this boot's id */
+	const struct report_run *run;	/* apply: for the metrics file; the JSON leaves it out */
 };
 
 /*

@@ -13,6 +13,7 @@
 #include "confsource.h"
 #include "json.h"
 #include "log.h"
+#include "metrics.h"
 #include "state.h"
 #include "rootio.h"
 #include "writefile.h"
@@ -47,7 +48,8 @@ static void fill_state(FILE *f, void *rep)
 
 /*
  * Streamed into the file: at 10,000 functions the text is a third of a megabyte. A boot
- * call's report is also the boot's record, which later commands leave alone.
+ * call's report is also the boot's record, which later commands leave alone. The metrics
+ * file goes with the state file, whoever writes it: the two always tell the same run.
  */
 void state_write(struct report *rep)
 {
@@ -55,11 +57,12 @@ void state_write(struct report *rep)
 
 	if (r < 0)
 		log_err("cannot write /%s: %s", STATE_PATH, wf_strerror(r));
-	if (!rep->source || !rep->source->boot)
-		return;
-	r = root_write_file_with("run/gpuvm", "boot.json", fill_state, rep);
-	if (r < 0)
-		log_err("cannot write /%s: %s", BOOT_STATE_PATH, wf_strerror(r));
+	if (rep->source && rep->source->boot) {
+		r = root_write_file_with("run/gpuvm", "boot.json", fill_state, rep);
+		if (r < 0)
+			log_err("cannot write /%s: %s", BOOT_STATE_PATH, wf_strerror(r));
+	}
+	metrics_write(rep);
 }
 
 /*

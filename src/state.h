@@ -13,7 +13,10 @@
 
 /* The last state file, valid JSON, NUL-terminated, for the caller to free; NULL when none. */
 char *state_read(void);
-/* Write the report as the state file, atomically; a failure is logged, never fatal. */
+/*
+ * Write the report as the state file (and, for a boot call, boot.json), then as the metrics
+ * file (metrics.h), each atomically; a failure is logged, never fatal.
+ */
 void state_write(struct report *rep);
 /* The string at key a (and b inside it) of a state file's text; false when not one. */
 bool state_string(const char *state, const char *a, const char *b, char *buf, size_t size);

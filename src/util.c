@@ -102,6 +102,11 @@ static size_t shown_char(const unsigned char *s)
 	return n;
 }
 
+size_t term_char(const char *s)
+{
+	return shown_char((const unsigned char *)s);
+}
+
 size_t term_safe(const char *in, char *out, size_t size)
 {
 	const unsigned char *s = (const unsigned char *)in;

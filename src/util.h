@@ -60,6 +60,11 @@ static inline __attribute__((always_inline)) int parse_hex_fixed(const char *s, 
  * same buffer. Returns the length written.
  */
 size_t term_safe(const char *in, char *out, size_t size);
+/*
+ * The length of the character at s that term_safe keeps (valid, shortest-form UTF-8 that is
+ * no control and no bidirectional control); 0 for a byte it would make '?', and at the NUL.
+ */
+size_t term_char(const char *s);
 /* A sort key and the index of what it sorts. */
 struct sort_key {
 	uint64_t key;

@@ -7,6 +7,7 @@
  * decides.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -15,6 +16,7 @@
 #include "execute.h"
 #include "live.h"
 #include "log.h"
+#include "nextboot.h"
 #include "prepare.h"
 #include "report.h"
 #include "state.h"
@@ -28,6 +30,47 @@ static unsigned long long now_us(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (unsigned long long)ts.tv_sec * 1000000ULL + (unsigned long long)ts.tv_nsec / 1000;
+}
+
+/* The wall clock, for the metrics file: when the run ended. */
+static long long wall_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static const char *call_name(const struct options *o)
+{
+	if (o->defer)
+		return "defer";
+	if (o->resume)
+		return "resume";
+	return o->live ? "live" : "apply";
+}
+
+/*
+ * On the running host (not at boot, where the boot loader's files are not there to read):
+ * what the next boot makes of the host config's mode, for the metrics file, as status
+ * judges it. NULL when there is no memory for it: the metrics then leave it out.
+ */
+static struct nextboot *judge_next_boot(const struct options *o, struct nb_judgement *v)
+{
+	struct nextboot *nb;
+
+	if (o->defer || o->resume)
+		return NULL;
+	nb = malloc(sizeof(*nb));
+	if (!nb)
+		return NULL;
+	if (nextboot_judge(nb, NULL, o->cmdline) < 0) {
+		nextboot_fini(nb);
+		free(nb);
+		return NULL;
+	}
+	nextboot_verdict(nb, "mode", nb->file_mode, v);
+	return nb;
 }
 
 static const char *apply_result(const struct exec_result *x)
@@ -184,6 +227,9 @@ void cmd_apply(const struct options *o, struct outcome *out)
 			      .plan = &pp.p,
 			      .exec = &x,
 			      .kernel = pp.kver };
+	struct report_run run = { .call = call_name(o) };
+	struct nb_judgement verdict;
+	struct nextboot *nb = NULL;
 	struct exec_opts eo = { .load_modules = !o->root, .verify = !o->root };
 	enum source_policy pol = boot_policy(o);
 	unsigned long long t0 = now_us();
@@ -271,10 +317,16 @@ void cmd_apply(const struct options *o, struct outcome *out)
 	 * config changes nothing over it: the records stay the first call's, which say what
 	 * this boot did (a last call that found all in place would say "noop").
 	 */
-	if (pp.src.status == SRC_ROOT && streq(pp.src.first_result, "ok") && x.n_changed == 0)
+	if (pp.src.status == SRC_ROOT && streq(pp.src.first_result, "ok") && x.n_changed == 0) {
 		log_info("config: the root's config changes nothing over the kernel command line: the state file stays the first call's");
-	else
+	} else {
+		nb = judge_next_boot(o, &verdict);
+		run.next_boot = nb;
+		run.next_boot_verdict = nb ? &verdict : NULL;
+		run.time_ms = wall_ms();
+		rep.run = &run;
 		state_write(&rep);
+	}
 	out->ok = x.n_ok;
 	out->failed = x.n_failed;
 	if (pp.src.status == SRC_HOLD)
@@ -288,6 +340,9 @@ error:
 out:
 	if (live_on)
 		live_fini(&live);
+	if (nb)
+		nextboot_fini(nb);
+	free(nb);
 	exec_result_free(&x);
 	prep_fini(&pp);
 }

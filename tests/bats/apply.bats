@@ -120,14 +120,16 @@ load helpers
 	gv --cmdline "gpuvm.mode=vm-passthrough" apply
 	st=$status
 	umount_err=
-	left=$(ls -A "$ROOT/run/gpuvm")
+	left=$(ls -A "$ROOT/run/gpuvm" "$ROOT/run/gpuvm/metrics")
 	last=$(cat "$ROOT/run/gpuvm/state.json")
 	umount "$ROOT/run" || umount_err=1
 	[ -z "$umount_err" ]
 	[ "$st" -eq 0 ]
 	assert_regex "$stderr" "cannot write /run/gpuvm/state.json: No space left on device"
+	assert_regex "$stderr" "cannot write /run/gpuvm/metrics/gpuvm.prom: No space left on device"
 	[ "$last" = '{"last": true}' ]
-	[ "$left" = state.json ]	# no temporary file left behind
+	# no temporary file left behind, here or in the metrics file's directory
+	[ "$left" = "$(printf '%s\n' "$ROOT/run/gpuvm:" metrics state.json "" "$ROOT/run/gpuvm/metrics:")" ]
 }
 
 @test "a write that blocks is abandoned after write_timeout_ms and the boot goes on" {

@@ -16,6 +16,7 @@ load helpers
 	assert_line ./usr/share/man/man8/gpuvm.8
 	assert_line ./usr/lib/systemd/system/gpuvm-nfd.service
 	assert_line ./usr/lib/systemd/system/gpuvm-nfd.timer
+	assert_line ./usr/lib/systemd/system/gpuvm-nfd.path
 	refute_line ./usr/share/gpuvm/pci.ids
 	assert_line ./usr/share/gpuvm/kernel-cmdline/vm-passthrough-intel/grub.cfg
 	assert_line ./usr/share/gpuvm/gpuvm.conf.example
@@ -61,6 +62,7 @@ load helpers
 	run make -s -C "$TOP" uninstall DESTDIR="$d"
 	[ ! -e "$d/usr/share/gpuvm/pci.ids" ]
 	[ ! -e "$d/usr/lib/systemd/system/gpuvm-nfd.timer" ]
+	[ ! -e "$d/usr/lib/systemd/system/gpuvm-nfd.path" ]
 }
 
 @test "make install never replaces an existing host config; uninstall leaves it" {

@@ -38,10 +38,14 @@ usr/share/doc/gpuvm/changelog.gz
 usr/share/doc/gpuvm/copyright
 usr/share/doc/gpuvm/gpuvm.spdx.json
 usr/share/lintian/overrides/gpuvm"
-	# The initramfs-tools hook, the dracut module and the config among them, by name.
+	# The initramfs-tools hook, the dracut module, the config and the NFD units among them,
+	# by name.
 	grep -qx usr/share/initramfs-tools/hooks/gpuvm "$BATS_TEST_TMPDIR/deb.list"
 	grep -qx usr/lib/dracut/modules.d/90gpuvm/module-setup.sh "$BATS_TEST_TMPDIR/deb.list"
 	grep -qx etc/gpuvm/gpuvm.conf "$BATS_TEST_TMPDIR/deb.list"
+	for u in service timer path; do
+		grep -qx "usr/lib/systemd/system/gpuvm-nfd.$u" "$BATS_TEST_TMPDIR/deb.list"
+	done
 	# Modes as make install gives them, and the binary as it was built and tested.
 	x=$BATS_TEST_TMPDIR/x
 	dpkg-deb -x "$TOP/build/deb/gpuvm_${VERSION}_amd64.deb" "$x"
@@ -185,6 +189,9 @@ usr/share/lintian/overrides/gpuvm"
 	assert_line 'drwxr-xr-x /etc/gpuvm'
 	refute_line 'drwxr-xr-x /usr/lib/dracut/modules.d'
 	refute_line --regexp ' /usr/share/initramfs-tools'
+	for u in service timer path; do
+		grep -qx "usr/lib/systemd/system/gpuvm-nfd.$u" "$BATS_TEST_TMPDIR/rpm.list"
+	done
 	run rpm -qp --qf '[%{FILEFLAGS:fflags} %{FILENAMES}\n]' "$r"
 	assert_line 'cn /etc/gpuvm/gpuvm.conf'
 	[ "$(rpm -qp --qf '%{VERSION}-%{RELEASE} %{ARCH}' "$r")" = "$VERSION-1 x86_64" ]

@@ -65,6 +65,7 @@ static struct {
 	int n_dyn;
 	int n_faults;
 	char *state;
+	char *metrics; /* the metrics file (gpuvm.prom) */
 	int writes, loads;
 	int fired; /* faults that fired */
 	char probe_error[160];
@@ -76,6 +77,7 @@ static struct {
 void fk_reset(bool iommu)
 {
 	free(k.state);
+	free(k.metrics);
 	memset(&k, 0, sizeof(k));
 	k.iommu = iommu;
 	k.vfio_dev = 1;
@@ -361,6 +363,11 @@ const char *fk_override(const char *addr)
 const char *fk_state(void)
 {
 	return k.state;
+}
+
+const char *fk_metrics(void)
+{
+	return k.metrics;
 }
 
 int fk_writes(void)
@@ -834,15 +841,16 @@ int root_write_file_with(const char *dir, const char *name, void (*fill)(FILE *f
 
 int root_write_file(const char *dir, const char *name, const char *data, size_t len)
 {
-	int err = faulted("state");
+	bool metrics = strcmp(name, "gpuvm.prom") == 0;
+	int err = faulted(metrics ? "metrics" : "state");
+	char **file = metrics ? &k.metrics : &k.state;
 
 	(void)dir;
-	(void)name;
 	if (err)
 		return err;
-	free(k.state);
-	k.state = strndup(data, len);
-	return k.state ? 0 : -ENOMEM;
+	free(*file);
+	*file = strndup(data, len);
+	return *file ? 0 : -ENOMEM;
 }
 
 /* kmod.h */

@@ -45,7 +45,8 @@ void fk_load_driver(const char *drv);
 /*
  * Fault injection: the nth (1-based; 0 = every) write whose path contains what fails
  * with err (-ETIMEDOUT stands for a write that hangs past its bound). what may also
- * be "mod:NAME" for a module load, "state" for the state file, or "r:PATH" for a read.
+ * be "mod:NAME" for a module load, "state" for the state file (and every other file gpuvm
+ * writes whole), "metrics" for the metrics file, or "r:PATH" for a read.
  */
 void fk_fault(const char *what, int nth, int err);
 /* How many injected faults fired since fk_reset (what "" matches every write, "r:" every read). */
@@ -53,8 +54,9 @@ int fk_faults_fired(void);
 
 const char *fk_driver(const char *addr); /* "" when none */
 const char *fk_override(const char *addr);
-const char *fk_state(void); /* the last state file, or NULL */
-int fk_writes(void);	    /* sysfs writes so far */
+const char *fk_state(void);   /* the last state file, or NULL */
+const char *fk_metrics(void); /* the last metrics file (gpuvm.prom), or NULL */
+int fk_writes(void);	      /* sysfs writes so far */
 int fk_modules_loaded(void);
 const char *fk_kmsg_probe_error(void); /* what the kernel would have logged */
 

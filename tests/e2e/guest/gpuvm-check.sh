@@ -18,7 +18,7 @@
 # in /sys/class/vfio: the groups' char devices), modules (sorted names
 # from /proc/modules), type1 (yes|no: /sys/module/vfio_iommu_type1), vfio_files (the vfio
 # module files in /lib/modules), state (yes|no: /run/gpuvm/state.json), load_failed (a module
-# of e2e.load= that did not load), run_gpuvm (the names in /run/gpuvm: state.json, and
+# of e2e.load= that did not load), run_gpuvm (the names in /run/gpuvm: state.json, metrics and
 # "pending" while gpuvm waits for its config's disk), gpuvm_mounts (mount points under
 # /run/gpuvm: none, once gpuvm is done).
 # The state file itself is printed between "@state-begin" and "@state-end", each of its

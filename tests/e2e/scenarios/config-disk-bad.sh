@@ -27,7 +27,7 @@ bad_boot() {
 	e2e_guest_done
 	e2e_fact_is vga.driver bochs-drm
 	e2e_fact_is vga.override '(null)'
-	e2e_fact_is run_gpuvm 'boot.json state.json '
+	e2e_fact_is run_gpuvm 'boot.json metrics state.json '
 	e2e_fact_is gpuvm_mounts ''
 	e2e_state_is .mode container
 	e2e_state_is .mode_source default

@@ -17,7 +17,7 @@ e2e_guest_done
 e2e_fact_is vga.driver bochs-drm
 e2e_fact_is vga.override '(null)'
 e2e_fact_is dev_vfio ''
-e2e_fact_is run_gpuvm 'boot.json state.json '
+e2e_fact_is run_gpuvm 'boot.json metrics state.json '
 e2e_state_is .mode container
 e2e_state_is .mode_source default
 e2e_state_is .config_disk.status fallback
