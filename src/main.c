@@ -53,7 +53,10 @@ static void usage(FILE *f)
 		"                      node, a VM, nvidia's clients) leaves its IOMMU group as it\n"
 		"                      is, named with pid and command, and exits 7; --wait waits\n"
 		"                      up to SECONDS for it to be free first\n"
-		"  plan                what apply would do, changing nothing\n"
+		"  plan [--mode M] [--in-use]\n"
+		"                      what apply would do, changing nothing; --mode M: for mode\n"
+		"                      M; --in-use: and who holds what it would change now, as\n"
+		"                      apply --live would find it (read-only: nothing is written)\n"
 		"  status              devices, IOMMU groups, IOMMU state and the last apply\n"
 		"  status --nfd        a Node Feature Discovery feature file\n"
 		"  check [--mode M] [--vgpu-release N]\n"
@@ -122,6 +125,7 @@ enum {
 	ALLOW_LIVE = 512,
 	ALLOW_VGPU_RELEASE = 1024,
 	ALLOW_KV_VERSION = 2048,
+	ALLOW_IN_USE = 4096,
 };
 
 static const struct command_def {
@@ -132,7 +136,7 @@ static const struct command_def {
 	unsigned opts;
 } commands[] = {
 	{ "apply", "", 0, 0, cmd_apply, ALLOW_DRY_RUN | ALLOW_DEFER | ALLOW_JSON | ALLOW_LIVE },
-	{ "plan", "", 0, 0, cmd_plan, ALLOW_JSON },
+	{ "plan", "", 0, 0, cmd_plan, ALLOW_JSON | ALLOW_MODE | ALLOW_IN_USE },
 	{ "status", "", 0, 0, cmd_status, ALLOW_NFD | ALLOW_JSON },
 	{ "cmdline", "", 0, 0, cmd_cmdline, ALLOW_MODE | ALLOW_CPU | ALLOW_JSON },
 	{ "check", "", 0, 0, cmd_check, ALLOW_MODE | ALLOW_JSON | ALLOW_VGPU_RELEASE },
@@ -165,6 +169,7 @@ static const char *misplaced(const struct options *o, unsigned allowed)
 		{ o->pci_ids != NULL, ALLOW_PCI_IDS, "--pci-ids" },
 		{ o->vgpu_release != NULL, ALLOW_VGPU_RELEASE, "--vgpu-release" },
 		{ o->kubevirt_version != NULL, ALLOW_KV_VERSION, "--kubevirt-version" },
+		{ o->in_use, ALLOW_IN_USE, "--in-use" },
 	};
 	size_t i;
 
@@ -250,7 +255,8 @@ int main(int argc, char **argv)
 		OPT_WAIT,
 		OPT_SYSROOT,
 		OPT_VGPU_RELEASE,
-		OPT_KV_VERSION
+		OPT_KV_VERSION,
+		OPT_IN_USE
 	};
 	static const struct option longopts[] = {
 		{ "root", required_argument, NULL, OPT_ROOT },
@@ -272,6 +278,7 @@ int main(int argc, char **argv)
 		{ "sysroot", required_argument, NULL, OPT_SYSROOT },
 		{ "live", no_argument, NULL, OPT_LIVE },
 		{ "wait", required_argument, NULL, OPT_WAIT },
+		{ "in-use", no_argument, NULL, OPT_IN_USE },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -350,6 +357,9 @@ int main(int argc, char **argv)
 			}
 			o.wait_given = true;
 			break;
+		case OPT_IN_USE:
+			o.in_use = true;
+			break;
 		case 'q':
 			o.quiet = true;
 			break;
@@ -423,7 +433,7 @@ int main(int argc, char **argv)
 	}
 	if (o.live && (o.defer || o.resume || o.dry_run)) {
 		fprintf(stderr,
-			"gpuvm: apply: --live is for a running host: not with --defer, --resume or --dry-run\n"
+			"gpuvm: apply: --live is for a running host: not with --defer, --resume or --dry-run (gpuvm plan --in-use looks without switching)\n"
 			"Try 'gpuvm --help'.\n");
 		return EXIT_USAGE;
 	}

@@ -13,12 +13,15 @@
 
 struct inuse;
 
-/* apply --live: what the state file adds to an apply's. */
+/* apply --live: what the state file adds to an apply's; plan --in-use: what it found. */
 struct live_report {
 	const char *mode_before; /* the last state file's mode; NULL when there was none */
 	unsigned wait_s;
 	unsigned long long waited_ms;
 	const struct inuse *holders; /* one per inventory device */
+	/* plan --in-use: why each device would be left as it is ("" when free), and how many looks found one */
+	const char (*in_use)[EXEC_ERROR_LEN];
+	size_t n_in_use;
 };
 
 struct report {

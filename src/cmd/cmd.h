@@ -31,6 +31,7 @@ struct options {
 	const char *kubevirt_version; /* kubevirt: the KubeVirt the snippet is for ("1.9") */
 	const char *mode;
 	const char *cpu;
+	bool in_use;		 /* plan: who holds what the plan would change (read-only) */
 	const char *const *args; /* the command's own arguments */
 	size_t nargs;
 };
