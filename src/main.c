@@ -57,6 +57,10 @@ static void usage(FILE *f)
 		"                      what apply would do, changing nothing; --mode M: for mode\n"
 		"                      M; --in-use: and who holds what it would change now, as\n"
 		"                      apply --live would find it (read-only: nothing is written)\n"
+		"  dump [--out FILE]   what gpuvm reads to decide, as a --root tree in one tar (a\n"
+		"                      new FILE, or stdout), for a report: gpuvm --root DIR plan\n"
+		"                      on it unpacked decides as here; read-only, at most 64 MiB\n"
+		"                      and 60 s\n"
 		"  status              devices, IOMMU groups, IOMMU state and the last apply\n"
 		"  status --nfd        a Node Feature Discovery feature file\n"
 		"  check [--mode M] [--vgpu-release N]\n"
@@ -125,7 +129,8 @@ enum {
 	ALLOW_LIVE = 512,
 	ALLOW_VGPU_RELEASE = 1024,
 	ALLOW_KV_VERSION = 2048,
-	ALLOW_IN_USE = 4096,
+	ALLOW_OUT = 4096,
+	ALLOW_IN_USE = 8192,
 };
 
 static const struct command_def {
@@ -144,6 +149,7 @@ static const struct command_def {
 	{ "kubevirt", "", 0, 0, cmd_kubevirt,
 	  ALLOW_EXTERNAL | ALLOW_PLUGIN | ALLOW_PCI_IDS | ALLOW_JSON | ALLOW_VGPU_RELEASE |
 		  ALLOW_KV_VERSION },
+	{ "dump", "", 0, 0, cmd_dump, ALLOW_OUT },
 };
 
 /* The first option given that the command does not take, or NULL. */
@@ -169,6 +175,7 @@ static const char *misplaced(const struct options *o, unsigned allowed)
 		{ o->pci_ids != NULL, ALLOW_PCI_IDS, "--pci-ids" },
 		{ o->vgpu_release != NULL, ALLOW_VGPU_RELEASE, "--vgpu-release" },
 		{ o->kubevirt_version != NULL, ALLOW_KV_VERSION, "--kubevirt-version" },
+		{ o->out != NULL, ALLOW_OUT, "--out" },
 		{ o->in_use, ALLOW_IN_USE, "--in-use" },
 	};
 	size_t i;
@@ -256,6 +263,7 @@ int main(int argc, char **argv)
 		OPT_SYSROOT,
 		OPT_VGPU_RELEASE,
 		OPT_KV_VERSION,
+		OPT_OUT,
 		OPT_IN_USE
 	};
 	static const struct option longopts[] = {
@@ -278,6 +286,7 @@ int main(int argc, char **argv)
 		{ "sysroot", required_argument, NULL, OPT_SYSROOT },
 		{ "live", no_argument, NULL, OPT_LIVE },
 		{ "wait", required_argument, NULL, OPT_WAIT },
+		{ "out", required_argument, NULL, OPT_OUT },
 		{ "in-use", no_argument, NULL, OPT_IN_USE },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -356,6 +365,9 @@ int main(int argc, char **argv)
 				return EXIT_USAGE;
 			}
 			o.wait_given = true;
+			break;
+		case OPT_OUT:
+			o.out = optarg;
 			break;
 		case OPT_IN_USE:
 			o.in_use = true;
