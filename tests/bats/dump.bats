@@ -4,7 +4,7 @@
 # that gpuvm plans on as on the host it came from (every fixture, each mode; the root disk
 # and the console; a vfio variant driver), a dump of it is the same archive, it names no
 # person or site, it is safe to unpack, and making it writes nothing. plan --mode and plan
-# --in-use (read-only).
+# --in-use (read-only), and the dumps of tests/dumps replayed.
 
 load helpers
 
@@ -322,4 +322,21 @@ listing() {
 	gv apply --live --dry-run
 	assert_failure 2
 	assert_regex "$stderr" "gpuvm plan --in-use looks without switching"
+}
+
+@test "tests/dumps: each replays as the host it came from planned it, in each mode" {
+	local dir m n=0
+	for dir in "$TOP"/tests/dumps/*/; do
+		[ -f "$dir/dump.tar.gz" ] || continue
+		n=$((n + 1))
+		D=$T/replay
+		rm -rf "$D" && mkdir -p "$D"
+		tar -xzf "$dir/dump.tar.gz" -C "$D"
+		for m in $MODES; do
+			"$GPUVM" --root "$D" plan --mode "$m" --json >"$D.json" 2>/dev/null || true
+			diff <(jq -S 'del(.version)' "$dir/plan-$m.json") <(jq -S 'del(.version)' "$D.json") ||
+				fail "$(basename "$dir"), $m: the replay plans otherwise"
+		done
+	done
+	[ "$n" -ge 1 ]
 }
