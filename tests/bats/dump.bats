@@ -4,7 +4,7 @@
 # that gpuvm plans on as on the host it came from (every fixture, each mode; the root disk
 # and the console; a vfio variant driver), a dump of it is the same archive, it names no
 # person or site, it is safe to unpack, and making it writes nothing. plan --mode and plan
-# --in-use (read-only), and the dumps of tests/dumps replayed.
+# --in-use (read-only), the dumps of tests/dumps replayed, and scripts/realhost.sh on a tree.
 
 load helpers
 
@@ -339,4 +339,37 @@ listing() {
 		done
 	done
 	[ "$n" -ge 1 ]
+}
+
+@test "scripts/realhost.sh --root: runs start to end in its read-only namespace, and writes nothing to the tree" {
+	need "root (unshare -m, and a remount in it)" [ "$(id -u)" -eq 0 ]
+	mkfx hgx8
+	listing "$ROOT" >"$BATS_TEST_TMPDIR/before"
+	run sh "$TOP/scripts/realhost.sh" --root "$ROOT" --gpuvm "$GPUVM" "$BATS_TEST_TMPDIR/out"
+	assert_success
+	listing "$ROOT" >"$BATS_TEST_TMPDIR/after"
+	diff "$BATS_TEST_TMPDIR/before" "$BATS_TEST_TMPDIR/after"
+	o=$BATS_TEST_TMPDIR/out
+	for f in dump.tar plan-container.json plan-vm-passthrough.json plan-vm-vgpu.json \
+		in-use-vm-passthrough.json status.json check-vm-passthrough.json check-vm-vgpu.json \
+		kubevirt.yaml kubevirt.json iommu-groups.txt version.txt uname.txt commands.txt; do
+		[ -s "$o/$f" ] || fail "no $f"
+	done
+	[ ! -e "$o/lspci.txt" ] && [ ! -e "$o/nvidia-smi.txt" ]
+	grep -q '^dump.log  *0  ' "$o/commands.txt"
+	grep -q '^plan-vm-passthrough.json  *0  ' "$o/commands.txt"
+	grep -q '^group 8: 0000:03:00.0$' "$o/iommu-groups.txt"
+	# its dump replays as the tree plans
+	D=$T/replay
+	mkdir -p "$D" && tar -xf "$o/dump.tar" -C "$D"
+	"$GPUVM" --root "$D" plan --mode vm-passthrough --json | cmp - "$o/plan-vm-passthrough.json"
+	# /sys left writable (the test's switch): it refuses before gpuvm runs
+	REALHOST_SKIP_REMOUNT=1 run sh "$TOP/scripts/realhost.sh" --root "$ROOT" --gpuvm "$GPUVM" "$BATS_TEST_TMPDIR/out2"
+	assert_failure 1
+	assert_output --partial "/sys or /proc is still writable after the remount: stopping before gpuvm runs"
+	[ ! -e "$BATS_TEST_TMPDIR/out2/commands.txt" ]
+	# an OUT with something in it is refused
+	run sh "$TOP/scripts/realhost.sh" --root "$ROOT" --gpuvm "$GPUVM" "$o"
+	assert_failure 1
+	assert_output --partial "is not empty"
 }
