@@ -16,8 +16,8 @@ LDFLAGS_STATIC := -static -Wl,--gc-sections -s
 SRCS := util.c strpool.c log.c mode.c cmdline.c kcmdline.c config.c settings.c pci.c rootio.c iommu.c \
 	nextboot.c metrics.c \
 	inventory.c pciproc.c plan.c json.c report.c state.c execute.c inuse.c live.c kmod.c iomem.c check.c kvsnippet.c \
-	vgpu.c pciids.c tagspec.c blkdev.c hostdev.c confsource.c writefile.c prepare.c \
-	cmd/apply.c cmd/plan.c cmd/status.c cmd/check.c cmd/cmdline.c cmd/config.c cmd/kubevirt.c \
+	vgpu.c pciids.c tagspec.c blkdev.c hostdev.c confsource.c writefile.c prepare.c tarw.c modindex.c \
+	cmd/apply.c cmd/plan.c cmd/status.c cmd/check.c cmd/cmdline.c cmd/config.c cmd/kubevirt.c cmd/dump.c \
 	main.c
 OBJS := $(SRCS:%.c=$(B)/obj/%.o)
 HOST_OBJS := $(SRCS:%.c=$(B)/host/%.o)
@@ -56,11 +56,12 @@ endef
 $(B)/obj/%.o: src/%.c | $(B)/obj $(DEPS)/VERSIONS
 	$(call compile,$(MUSL_CC),$(CFLAGS_STATIC) -Isrc -I$(DEPS)/include -isystem $(DEPS)/uapi)
 
-# The size budget of the static binary, both architectures: 576 KiB. It was 512 KiB until the
-# host-side readers (then the next boot's initramfs images and boot line, the vGPU support
-# table, pci.ids) took the x86_64 binary to 519 KiB; the image reader has gone since, the
-# boot-loader readers stay.
-SIZE_BUDGET := 589824
+# The size budget of the static binary, both architectures: 640 KiB. It was 512 KiB until the
+# host-side readers (the next boot's boot-loader files, the vGPU support table, pci.ids) took
+# the x86_64 binary to 519 KiB, then 576 KiB until the metrics file (8 KiB) and dump (its tar
+# writer and libkmod's index format, 25 KiB) took it to 583 KiB. What each unit costs, and what
+# would bring it back under 512 KiB without splitting the program, is the performance work's.
+SIZE_BUDGET := 655360
 $(B)/gpuvm: $(OBJS) $(DEPS)/VERSIONS
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(MUSL_CC) $(CFLAGS_STATIC) $(LDFLAGS_STATIC) -o $@ $(OBJS) $(DEPS_LIBS)

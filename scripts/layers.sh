@@ -11,7 +11,7 @@ set -u
 # NAME: UNIT... (what each layer is: doc/HACKING.md, "Layers")
 LAYERS='
 base: util strpool log json writefile
-pure: pci cmdline tagspec mode vgpu iomem config
+pure: pci cmdline tagspec mode vgpu iomem config tarw modindex
 seams: rootio kmod blkdev
 host: iommu inventory pciproc hostdev inuse pciids
 asked: settings kcmdline confsource

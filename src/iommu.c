@@ -123,12 +123,14 @@ struct count_ctx {
 	size_t size;
 };
 
+/* Counts the entries; first: the least name (directory order is the kernel's hash order). */
 static int count_entry(const char *name, void *data)
 {
 	struct count_ctx *c = data;
 
-	if (c->n++ == 0 && c->first)
+	if (c->first && (c->n == 0 || strcmp(name, c->first) < 0))
 		strscpy(c->first, name, c->size);
+	c->n++;
 	return 0;
 }
 

@@ -29,7 +29,7 @@ struct iommu_params {
 struct iommu_state {
 	bool active;   /* units registered or groups present: the runtime truth */
 	size_t units;  /* entries of /sys/class/iommu */
-	char unit[32]; /* the first of them, e.g. dmar0, ivhd0, smmu3.0x... */
+	char unit[32]; /* the least name of them, e.g. dmar0, ivhd0, smmu3.0x... */
 	size_t groups; /* entries of /sys/kernel/iommu_groups */
 	/*
 	 * The IOMMU gives a PCI function its group when a driver first probes it, not when

@@ -29,12 +29,14 @@ int live_init(struct live *l, const struct plan *p, const struct inventory *inv,
 	l->deadline_ms = mono_ms() + (unsigned long long)wait_s * 1000ULL;
 	l->holders = calloc(inv->n ? inv->n : 1, sizeof(*l->holders));
 	l->locked = calloc(inv->n ? inv->n : 1, sizeof(*l->locked));
-	if (!l->holders || !l->locked) {
+	l->in_use = calloc(inv->n ? inv->n : 1, sizeof(*l->in_use));
+	if (!l->holders || !l->locked || !l->in_use) {
 		live_fini(l);
 		return -ENOMEM;
 	}
 	l->rep.wait_s = wait_s;
 	l->rep.holders = l->holders;
+	l->rep.in_use = (const char(*)[EXEC_ERROR_LEN])l->in_use;
 	return 0;
 }
 
@@ -42,8 +44,10 @@ void live_fini(struct live *l)
 {
 	free(l->holders);
 	free(l->locked);
+	free(l->in_use);
 	l->holders = NULL;
 	l->locked = NULL;
+	l->in_use = NULL;
 }
 
 static bool is_nvidia(const char *drv)
@@ -127,8 +131,9 @@ static bool held(struct live *l, size_t m, const char *whole, char *why, size_t 
 /*
  * One look at members and every function of their IOMMU groups (a VM holds a group
  * whole, by the group's node or any member's cdev): true and why when one is in use.
+ * lock: ask NVIDIA's unbindLock too (a write), as apply --live does.
  */
-static bool check(struct live *l, const size_t *members, size_t n, char *why, size_t size)
+static bool check(struct live *l, const size_t *members, size_t n, char *why, size_t size, bool lock)
 {
 	const char *whole = "its IOMMU group left as it is";
 	size_t i, k, peers = 0;
@@ -152,6 +157,8 @@ static bool check(struct live *l, const size_t *members, size_t n, char *why, si
 	for (i = 0; i < l->inv->n; i++)
 		if (in_groups(l->inv, i, members, n) && held(l, i, whole, why, size))
 			return true;
+	if (!lock)
+		return false;
 	/* No descriptor open: NVIDIA's vGPU host driver may still have clients. */
 	for (k = 0; k < n; k++) {
 		size_t m = members[k];
@@ -187,7 +194,7 @@ bool live_refuse(void *data, const size_t *members, size_t n, char *why, size_t 
 	struct timespec ts = { 0, POLL_MS * 1000000L };
 
 	for (;;) {
-		if (!check(l, members, n, why, size))
+		if (!check(l, members, n, why, size, true))
 			break;
 		now = mono_ms();
 		if (now >= l->deadline_ms) {
@@ -198,6 +205,11 @@ bool live_refuse(void *data, const size_t *members, size_t n, char *why, size_t 
 	}
 	l->rep.waited_ms += mono_ms() - start;
 	return false;
+}
+
+bool live_look(struct live *l, const size_t *members, size_t n, char *why, size_t size)
+{
+	return check(l, members, n, why, size, false);
 }
 
 void live_release(struct live *l, const struct exec_result *x)

@@ -53,7 +53,14 @@ static void usage(FILE *f)
 		"                      node, a VM, nvidia's clients) leaves its IOMMU group as it\n"
 		"                      is, named with pid and command, and exits 7; --wait waits\n"
 		"                      up to SECONDS for it to be free first\n"
-		"  plan                what apply would do, changing nothing\n"
+		"  plan [--mode M] [--in-use]\n"
+		"                      what apply would do, changing nothing; --mode M: for mode\n"
+		"                      M; --in-use: and who holds what it would change now, as\n"
+		"                      apply --live would find it (read-only: nothing is written)\n"
+		"  dump [--out FILE]   what gpuvm reads to decide, as a --root tree in one tar (a\n"
+		"                      new FILE, or stdout), for a report: gpuvm --root DIR plan\n"
+		"                      on it unpacked decides as here; read-only, at most 64 MiB\n"
+		"                      and 60 s\n"
 		"  status              devices, IOMMU groups, IOMMU state and the last apply\n"
 		"  status --nfd        a Node Feature Discovery feature file\n"
 		"  check [--mode M] [--vgpu-release N]\n"
@@ -122,6 +129,8 @@ enum {
 	ALLOW_LIVE = 512,
 	ALLOW_VGPU_RELEASE = 1024,
 	ALLOW_KV_VERSION = 2048,
+	ALLOW_OUT = 4096,
+	ALLOW_IN_USE = 8192,
 };
 
 static const struct command_def {
@@ -132,7 +141,7 @@ static const struct command_def {
 	unsigned opts;
 } commands[] = {
 	{ "apply", "", 0, 0, cmd_apply, ALLOW_DRY_RUN | ALLOW_DEFER | ALLOW_JSON | ALLOW_LIVE },
-	{ "plan", "", 0, 0, cmd_plan, ALLOW_JSON },
+	{ "plan", "", 0, 0, cmd_plan, ALLOW_JSON | ALLOW_MODE | ALLOW_IN_USE },
 	{ "status", "", 0, 0, cmd_status, ALLOW_NFD | ALLOW_JSON },
 	{ "cmdline", "", 0, 0, cmd_cmdline, ALLOW_MODE | ALLOW_CPU | ALLOW_JSON },
 	{ "check", "", 0, 0, cmd_check, ALLOW_MODE | ALLOW_JSON | ALLOW_VGPU_RELEASE },
@@ -140,6 +149,7 @@ static const struct command_def {
 	{ "kubevirt", "", 0, 0, cmd_kubevirt,
 	  ALLOW_EXTERNAL | ALLOW_PLUGIN | ALLOW_PCI_IDS | ALLOW_JSON | ALLOW_VGPU_RELEASE |
 		  ALLOW_KV_VERSION },
+	{ "dump", "", 0, 0, cmd_dump, ALLOW_OUT },
 };
 
 /* The first option given that the command does not take, or NULL. */
@@ -165,6 +175,8 @@ static const char *misplaced(const struct options *o, unsigned allowed)
 		{ o->pci_ids != NULL, ALLOW_PCI_IDS, "--pci-ids" },
 		{ o->vgpu_release != NULL, ALLOW_VGPU_RELEASE, "--vgpu-release" },
 		{ o->kubevirt_version != NULL, ALLOW_KV_VERSION, "--kubevirt-version" },
+		{ o->out != NULL, ALLOW_OUT, "--out" },
+		{ o->in_use, ALLOW_IN_USE, "--in-use" },
 	};
 	size_t i;
 
@@ -250,7 +262,9 @@ int main(int argc, char **argv)
 		OPT_WAIT,
 		OPT_SYSROOT,
 		OPT_VGPU_RELEASE,
-		OPT_KV_VERSION
+		OPT_KV_VERSION,
+		OPT_OUT,
+		OPT_IN_USE
 	};
 	static const struct option longopts[] = {
 		{ "root", required_argument, NULL, OPT_ROOT },
@@ -272,6 +286,8 @@ int main(int argc, char **argv)
 		{ "sysroot", required_argument, NULL, OPT_SYSROOT },
 		{ "live", no_argument, NULL, OPT_LIVE },
 		{ "wait", required_argument, NULL, OPT_WAIT },
+		{ "out", required_argument, NULL, OPT_OUT },
+		{ "in-use", no_argument, NULL, OPT_IN_USE },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -350,6 +366,12 @@ int main(int argc, char **argv)
 			}
 			o.wait_given = true;
 			break;
+		case OPT_OUT:
+			o.out = optarg;
+			break;
+		case OPT_IN_USE:
+			o.in_use = true;
+			break;
 		case 'q':
 			o.quiet = true;
 			break;
@@ -421,7 +443,7 @@ int main(int argc, char **argv)
 	}
 	if (o.live && (o.defer || o.resume || o.dry_run)) {
 		fprintf(stderr,
-			"gpuvm: apply: --live is for a running host: not with --defer, --resume or --dry-run\n"
+			"gpuvm: apply: --live is for a running host: not with --defer, --resume or --dry-run (gpuvm plan --in-use looks without switching)\n"
 			"Try 'gpuvm --help'.\n");
 		return EXIT_USAGE;
 	}

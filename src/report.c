@@ -106,6 +106,8 @@ static void json_device(struct json *j, const struct report *r, size_t i)
 	}
 	if (r->live)
 		json_holders(j, &r->live->holders[i]);
+	if (r->live && !r->exec && r->live->in_use)
+		json_string(j, "in_use", r->live->in_use[i][0] ? r->live->in_use[i] : NULL);
 	json_object_end(j);
 }
 
@@ -259,7 +261,7 @@ void report_json(FILE *f, const struct report *r)
 		json_string(&j, "mode_requested", mode_name(s->mode));
 		json_int(&j, "wait_s", (long long)r->live->wait_s);
 		json_int(&j, "waited_ms", (long long)r->live->waited_ms);
-		json_int(&j, "refused", r->exec ? (long long)r->exec->n_refused : 0);
+		json_int(&j, "refused", (long long)(r->exec ? r->exec->n_refused : r->live->n_in_use));
 		json_object_end(&j);
 	}
 	json_string(&j, "mode_source", s->source[KEY_MODE]);
@@ -470,6 +472,15 @@ void report_text(FILE *f, const struct report *r)
 			}
 			fputc('\n', f);
 		}
+	}
+	if (r->live && !r->exec && r->live->in_use) {
+		fprintf(f, "in use now (apply --live would leave %zu group%s as %s):\n",
+			r->live->n_in_use, r->live->n_in_use == 1 ? "" : "s",
+			r->live->n_in_use == 1 ? "it is" : "they are");
+		for (i = 0; i < r->inv->n; i++)
+			if (r->live->in_use[i][0])
+				fprintf(f, "  %s: %s\n", r->inv->dev[i].name,
+					safe(r->live->in_use[i], c, sizeof(c)));
 	}
 	if (r->plan && r->plan->n_modules) {
 		fprintf(f, "modules:");

@@ -21,6 +21,7 @@
 #include "writefile.h"
 
 static int rootfd = -1;
+static bool writes_denied;
 
 static void stop_writer(bool blocked);
 static void reap_abandoned(void);
@@ -511,6 +512,11 @@ static int send_request(const char *msg, size_t len, unsigned timeout_ms)
 	return r;
 }
 
+void root_deny_writes(void)
+{
+	writes_denied = true;
+}
+
 int root_write(const char *path, const char *value, unsigned timeout_ms)
 {
 	size_t plen = strlen(path), vlen = strlen(value);
@@ -519,6 +525,8 @@ int root_write(const char *path, const char *value, unsigned timeout_ms)
 	ssize_t n;
 	int r, res;
 
+	if (writes_denied)
+		return -EROFS;
 	if (plen + vlen + 2 > sizeof(msg))
 		return -ENAMETOOLONG;
 	if (!timeout_ms)
@@ -568,6 +576,8 @@ int root_write_file_with(const char *dir, const char *name, void (*fill)(FILE *f
 	int fd, dfd, r = 0;
 	FILE *f;
 
+	if (writes_denied)
+		return -EROFS;
 	dfd = wf_open_dir(rootfd, dir, true, &why);
 	if (dfd < 0)
 		return dfd;

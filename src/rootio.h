@@ -74,6 +74,13 @@ int root_stat_rdev(const char *path, unsigned *maj, unsigned *min);
 int root_write(const char *path, const char *value, unsigned timeout_ms);
 
 /*
+ * From now on every write above (root_write, root_write_file*) fails with -EROFS, for
+ * the rest of the process: the read-only commands (dump, plan --in-use) set it first, so
+ * that no code they reach can change the host.
+ */
+void root_deny_writes(void);
+
+/*
  * Replace dir/name with data atomically: a temporary file in dir (created with its
  * parents, mode 0755), fsync, rename, fsync of dir. The file is mode 0644. No symlink on
  * the way is followed (-ELOOP) and the temporary is created with O_EXCL: see writefile.h.

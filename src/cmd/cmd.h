@@ -31,6 +31,8 @@ struct options {
 	const char *kubevirt_version; /* kubevirt: the KubeVirt the snippet is for ("1.9") */
 	const char *mode;
 	const char *cpu;
+	const char *out;	 /* dump: the archive's path (a new file), NULL: stdout */
+	bool in_use;		 /* plan: who holds what the plan would change (read-only) */
 	const char *const *args; /* the command's own arguments */
 	size_t nargs;
 };
@@ -56,6 +58,7 @@ cmd_fn cmd_check;    /* is the host ready for a mode (check.c) */
 cmd_fn cmd_cmdline;  /* the kernel parameters a mode needs (cmdline.c) */
 cmd_fn cmd_config;   /* config get | set (config.c) */
 cmd_fn cmd_kubevirt; /* KubeVirt's permittedHostDevices (kubevirt.c) */
+cmd_fn cmd_dump;     /* what gpuvm reads, as a --root tree in a tar (dump.c) */
 
 struct plan;
 /* A plan's counts as an outcome (plan, apply before it executes). */

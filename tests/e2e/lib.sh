@@ -377,6 +377,52 @@ e2e_vfio_nodes() {
 	fi
 }
 
+# e2e_dump_replay [JQ]: the guest's dump (guest/gpuvm-dump.sh: gpuvm dump and the guest's
+# own plan in each mode, a gzipped tar in base64 on the console) replayed here: unpacked into
+# $E2E_OUT/$E2E_NAME.dump/ (dump.tar, plan-MODE.json, root/: the dump unpacked), then
+# build/gpuvm --root root plan --mode MODE --json must print what the guest printed, and exit
+# as it did, in each mode (x86_64's gpuvm for an arm64 guest too: a dump is a tree of files).
+# JQ, when given, must hold on the guest's vm-passthrough plan (jq -e), e.g. a group that is
+# not viable. The dump's size and the guest's time for it go to the scenario's output.
+e2e_dump_replay() {
+	edr_dir=$E2E_OUT/$E2E_NAME.dump
+	edr_gpuvm=$E2E_ROOT/build/gpuvm
+	rm -rf "$edr_dir"
+	mkdir -p "$edr_dir/root"
+	e2e_fact_is dump_rc 0 || return 1
+	awk '/^@dump-begin$/ { buf = ""; on = 1; next }
+		/^@dump-end$/ { on = 0; last = buf; got = 1; next }
+		on && /^@dump / { l = substr($0, 7); sub(/\[ *[0-9]+\.[0-9]+\] .*$/, "", l)
+			buf = buf l "\n" }
+		END { if (!got) exit 1; printf "%s", last }' "$E2E_LOG" | base64 -d >"$edr_dir.tgz" ||
+		{ e2e_fail "no dump on the console, or not base64"; return 1; }
+	[ "$(sha256sum <"$edr_dir.tgz" | cut -d' ' -f1)" = "$(e2e_fact dump_sha256)" ] ||
+		{ e2e_fail "the dump on the console is not what the guest sent (sha256)"; return 1; }
+	if ! tar -xzf "$edr_dir.tgz" -C "$edr_dir" || ! tar -xf "$edr_dir/dump.tar" -C "$edr_dir/root"; then
+		e2e_fail "cannot unpack the guest's dump"
+		return 1
+	fi
+	rm -f "$edr_dir.tgz"
+	for edr_m in container vm-passthrough vm-vgpu; do
+		"$edr_gpuvm" --root "$edr_dir/root" plan --mode "$edr_m" --json \
+			>"$edr_dir/replay-$edr_m.json" 2>"$edr_dir/replay-$edr_m.err"
+		edr_rc=$?
+		e2e_fact_is "plan_rc_$edr_m" "$edr_rc"
+		if ! jq -S . "$edr_dir/plan-$edr_m.json" >"$edr_dir/a.json" ||
+			! jq -S . "$edr_dir/replay-$edr_m.json" >"$edr_dir/b.json" ||
+			! cmp -s "$edr_dir/a.json" "$edr_dir/b.json"; then
+			e2e_note "dump, $edr_m: the guest's plan (<) and the replay (>):"
+			diff "$edr_dir/a.json" "$edr_dir/b.json" | head -n 20
+			e2e_fail "the replay of the guest's dump plans otherwise in $edr_m"
+		fi
+	done
+	rm -f "$edr_dir/a.json" "$edr_dir/b.json"
+	if [ -n "${1-}" ] && ! jq -e "$1" "$edr_dir/plan-vm-passthrough.json" >/dev/null; then
+		e2e_fail "the guest's vm-passthrough plan does not hold $1"
+	fi
+	e2e_note "dump: $(e2e_fact dump_bytes) bytes, $(e2e_fact dump_secs) s in the guest, replayed in $edr_dir"
+}
+
 # e2e_guest_done: the guest's checks ran to "@e2e end" and the VM powered off.
 e2e_guest_done() {
 	grep -q '^@e2e end$' "$E2E_LOG" || {

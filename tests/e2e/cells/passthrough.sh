@@ -10,20 +10,37 @@
 #  - intel: -device intel-iommu, unit dmar0; the stand-in at 0000:00:01.0.
 #  - amd: -device amd-iommu, unit ivhd0. The AMD IOMMU is the PCI function 00:01.0 (class
 #    0806, which gpuvm never binds) and moves the stand-in to 00:02.0: gpuvm.ids= finds it by ID.
+# Then the guest dumps its sysfs (guest/gpuvm-dump.sh) and build/gpuvm replays it here: the
+# replay plans as the guest's own gpuvm did, in each mode (lib.sh's e2e_dump_replay). Under
+# intel the machine also has a PCIe-to-PCI bridge with an e1000 and an rtl8139 behind it (one
+# IOMMU group: no driver in the image takes them, gpuvm's boot run does not select them), and
+# the dump and the guest's plans add the e1000 to the selection (e2e.dump=): its group is not
+# viable (the rtl8139 is no companion), a real kernel's, replayed.
 # shellcheck disable=SC2086 # the cell's words
 set -- $E2E_ARGS
 iommu=${1-} release=${2-}
+dump=1 viable=''
 case $iommu in
-intel) unit=dmar0 addr=0000:00:01.0 ;;
-amd) unit=ivhd0 addr=0000:00:02.0 ;;
+intel)
+	unit=dmar0 addr=0000:00:01.0 dump=1234:1111,8086:100e
+	set -- -device pcie-pci-bridge,id=pb -device e1000,bus=pb,addr=1 -device rtl8139,bus=pb,addr=2
+	viable='[.groups[] | select(.viable | not) | select(.blocked_by | length == 1)] | length == 1'
+	;;
+amd)
+	unit=ivhd0 addr=0000:00:02.0
+	set --
+	;;
 *) e2e_fail "passthrough: no such IOMMU '$iommu' (tests/e2e/matrix)" || exit 1 ;;
 esac
 e2e_need_gpuvm
 [ -z "$release" ] || e2e_kernel "$release"
 e2e_image --gpuvm "$E2E_GPUVM" --load "$E2E_BOCHS" \
+	--add "$E2E_GUEST/gpuvm-dump.sh:/init.d/45-gpuvm-dump.sh" \
 	--add "$E2E_GUEST/gpuvm-check.sh:/init.d/50-gpuvm-check.sh"
-e2e_boot --iommu "$iommu" --gpu vga --append "gpuvm.mode=vm-passthrough gpuvm.ids=1234:1111"
+e2e_boot --iommu "$iommu" --gpu vga --append "gpuvm.mode=vm-passthrough gpuvm.ids=1234:1111 e2e.dump=$dump" \
+	-- "$@"
 e2e_guest_done
+e2e_dump_replay "$viable"
 e2e_fact_match iommus "^$unit \$"
 e2e_fact_is vga.device "$addr"
 e2e_fact_is vga.driver vfio-pci

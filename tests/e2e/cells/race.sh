@@ -16,6 +16,9 @@
 # With RELEASE the kernel is that release's (lib.sh's e2e_kernel), and NVIDIA's own drivers
 # the kernel has (nova_core, nouveau: neither binds a stand-in) are in the image and loaded by
 # the hook too: the stand-ins still end on vfio-pci.
+# On arm64 the guest also dumps its sysfs (guest/gpuvm-dump.sh, right after gpuvm's boot run:
+# the two groups the probes gave) and build/gpuvm replays it here: the SMMUv3's, replayed as
+# the guest's own gpuvm planned it, in each mode (lib.sh's e2e_dump_replay).
 # shellcheck disable=SC2086 # the cell's words
 set -- $E2E_ARGS
 arch=${1-} release=${2-}
@@ -51,10 +54,12 @@ if [ "$arch" = x86_64 ]; then
 	e2e_boot --iommu intel --gpu vga --gpu virtio --append "$args"
 else
 	a64_image --load "$E2E_BOCHS" --modules "virtio_pci virtio_gpu $nvidia" \
+		--add "$E2E_GUEST/gpuvm-dump.sh:/init.d/45-gpuvm-dump.sh" \
 		--add "$E2E_GUEST/gpuvm-check.sh:/init.d/50-gpuvm-check.sh"
 	a64_boot --iommu smmuv3 --gpu vga --gpu virtio --append "$args"
 fi
 e2e_guest_done
+[ "$arch" != arm64 ] || e2e_dump_replay '.iommu.groups_at_probe and (.iommu.cpu_vendor == "arm")'
 e2e_fact_is vga.driver vfio-pci
 e2e_fact_is virtio.driver vfio-pci
 e2e_fact_is vga.vfio_node yes
