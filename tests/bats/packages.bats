@@ -140,7 +140,7 @@ usr/share/lintian/overrides/gpuvm"
 	done
 	run grep '^update-initramfs' "$d/calls"
 	assert_output ''
-	grep -qx 'deb-systemd-helper purge gpuvm-nfd.service gpuvm-nfd.timer' "$d/calls"
+	grep -qx 'deb-systemd-helper purge gpuvm-nfd.service gpuvm-nfd.timer gpuvm-nfd.path' "$d/calls"
 	[ ! -e "$d/etc-gpuvm" ]
 	# A failed build warns and names the command; the removal is not undone.
 	FAKE_RC=1 PATH=$d/bin:/usr/bin:/bin run sh -e "$d/postrm" remove
