@@ -6,6 +6,8 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,62 +29,25 @@ enum {
 	EXIT_IN_USE = 7,      /* apply --live: a device in use was left as it was */
 };
 
+/* The commands, in the order --help lists them. */
+static const struct command *const commands[] = {
+	&cmd_apply, &cmd_plan,	  &cmd_dump,   &cmd_status,
+	&cmd_check, &cmd_cmdline, &cmd_config, &cmd_kubevirt,
+};
+
 static void usage(FILE *f)
 {
+	size_t i;
+
+	fputs("Usage: gpuvm [OPTIONS] COMMAND\n"
+	      "\n"
+	      "Put each GPU in the mode the host asks for, before any GPU driver can take it.\n"
+	      "\n"
+	      "Commands:\n",
+	      f);
+	for (i = 0; i < ARRAY_SIZE(commands); i++)
+		fputs(commands[i]->help, f);
 	fprintf(f,
-		"Usage: gpuvm [OPTIONS] COMMAND\n"
-		"\n"
-		"Put each GPU in the mode the host asks for, before any GPU driver can take it.\n"
-		"\n"
-		"Commands:\n"
-		"  apply [--dry-run]   bind the GPUs as the mode asks (the boot hook's command);\n"
-		"                      --dry-run prints the plan and changes nothing\n"
-		"  apply --defer       the boot's first call, before udev: the kernel command line\n"
-		"                      alone (the initramfs carries no host config); its gpuvm.mode=\n"
-		"                      acts at once, else the GPUs are held until the root's config\n"
-		"                      is read; when config= names a disk that is not there yet:\n"
-		"                      hold the GPUs, note the wait in /run/gpuvm/pending, exit 5\n"
-		"  apply --resume [--sysroot DIR]\n"
-		"                      the boot's next calls: with config='s disk pending, apply once\n"
-		"                      the disk is there or config_timeout is over, else exit 5 and\n"
-		"                      change nothing; with --sysroot (the real root, mounted: the\n"
-		"                      last call), decide from DIR/etc/gpuvm/gpuvm.conf; without a\n"
-		"                      pending wait, do nothing\n"
-		"  apply --live [--wait SECONDS]\n"
-		"                      on a running host: the same, but a device in use (an open\n"
-		"                      node, a VM, nvidia's clients) leaves its IOMMU group as it\n"
-		"                      is, named with pid and command, and exits 7; --wait waits\n"
-		"                      up to SECONDS for it to be free first\n"
-		"  plan [--mode M] [--in-use]\n"
-		"                      what apply would do, changing nothing; --mode M: for mode\n"
-		"                      M; --in-use: and who holds what it would change now, as\n"
-		"                      apply --live would find it (read-only: nothing is written)\n"
-		"  dump [--out FILE]   what gpuvm reads to decide, as a --root tree in one tar (a\n"
-		"                      new FILE, or stdout), for a report: gpuvm --root DIR plan\n"
-		"                      on it unpacked decides as here; read-only, at most 64 MiB\n"
-		"                      and 60 s\n"
-		"  status              devices, IOMMU groups, IOMMU state and the last apply\n"
-		"  status --nfd        a Node Feature Discovery feature file\n"
-		"  check [--mode M] [--vgpu-release N]\n"
-		"                      is this host ready for the mode; each problem with its fix;\n"
-		"                      vm-vgpu: each GPU's vGPU method by its architecture, the\n"
-		"                      vGPU release (N, else the loaded driver's) and the kernel\n"
-		"  cmdline [--mode M] [--cpu intel|amd|auto]\n"
-		"                      the kernel parameters gpuvm needs on this CPU: the IOMMU's,\n"
-		"                      the mode left to the host config (the label); --mode M\n"
-		"                      pins M with gpuvm.mode=M; what the running command line\n"
-		"                      lacks or contradicts is listed on stderr\n"
-		"  config get KEY      the host config's value of KEY\n"
-		"  config set KEY=VALUE\n"
-		"                      validate and write it atomically; say when it takes effect\n"
-		"  kubevirt [--kubevirt-plugin] [--kubevirt-version V] [--pci-ids FILE]\n"
-		"                      KubeVirt's permittedHostDevices for the passthrough GPUs,\n"
-		"                      named from FILE (default: /usr/share/gpuvm/pci.ids, then\n"
-		"                      the host's) as NVIDIA's sandbox device plugin names them,\n"
-		"                      for that plugin (externalResourceProvider: true), or with\n"
-		"                      --kubevirt-plugin for KubeVirt's own (vfio-pci only; from\n"
-		"                      --kubevirt-version 1.9 on also vm-vgpu's VFs on nvidia;\n"
-		"                      default 1.8)\n"
 		"\n"
 		"Options:\n"
 		"  --root DIR          read and write /sys, /proc, /etc and /run under DIR and load\n"
@@ -116,75 +81,43 @@ static void usage(FILE *f)
 		CONFIG_PATH);
 }
 
-enum {
-	ALLOW_DRY_RUN = 1,
-	ALLOW_MODE = 2,
-	ALLOW_CPU = 4,
-	ALLOW_NFD = 8,
-	ALLOW_EXTERNAL = 16,
-	ALLOW_DEFER = 32,
-	ALLOW_PCI_IDS = 64,
-	ALLOW_JSON = 128,
-	ALLOW_PLUGIN = 256,
-	ALLOW_LIVE = 512,
-	ALLOW_VGPU_RELEASE = 1024,
-	ALLOW_KV_VERSION = 2048,
-	ALLOW_OUT = 4096,
-	ALLOW_IN_USE = 8192,
+/*
+ * Every option: its long name, whether it takes a value, the bit a command takes it by (0:
+ * every command's), and where its value goes. --wait's value is checked as it is parsed.
+ */
+enum opt_kind {
+	OPT_BOOL,
+	OPT_STR,
+	OPT_WAIT
 };
-
-static const struct command_def {
+static const struct opt_def {
 	const char *name;
-	const char *args;
-	size_t min_args, max_args;
-	cmd_fn *fn;
-	unsigned opts;
-} commands[] = {
-	{ "apply", "", 0, 0, cmd_apply, ALLOW_DRY_RUN | ALLOW_DEFER | ALLOW_JSON | ALLOW_LIVE },
-	{ "plan", "", 0, 0, cmd_plan, ALLOW_JSON | ALLOW_MODE | ALLOW_IN_USE },
-	{ "status", "", 0, 0, cmd_status, ALLOW_NFD | ALLOW_JSON },
-	{ "cmdline", "", 0, 0, cmd_cmdline, ALLOW_MODE | ALLOW_CPU | ALLOW_JSON },
-	{ "check", "", 0, 0, cmd_check, ALLOW_MODE | ALLOW_JSON | ALLOW_VGPU_RELEASE },
-	{ "config", "get KEY | set KEY=VALUE", 2, 2, cmd_config, 0 },
-	{ "kubevirt", "", 0, 0, cmd_kubevirt,
-	  ALLOW_EXTERNAL | ALLOW_PLUGIN | ALLOW_PCI_IDS | ALLOW_JSON | ALLOW_VGPU_RELEASE |
-		  ALLOW_KV_VERSION },
-	{ "dump", "", 0, 0, cmd_dump, ALLOW_OUT },
+	enum opt_kind kind;
+	unsigned bit;
+	size_t field; /* offsetof(struct options, ...) */
+} opt_defs[] = {
+	{ "root", OPT_STR, 0, offsetof(struct options, root) },
+	{ "cmdline", OPT_STR, 0, offsetof(struct options, cmdline) },
+	{ "config", OPT_STR, 0, offsetof(struct options, config) },
+	{ "file", OPT_STR, 0, offsetof(struct options, config) },
+	{ "json", OPT_BOOL, CMD_OPT_JSON, offsetof(struct options, json) },
+	{ "dry-run", OPT_BOOL, CMD_OPT_DRY_RUN, offsetof(struct options, dry_run) },
+	{ "defer", OPT_BOOL, CMD_OPT_BOOT, offsetof(struct options, defer) },
+	{ "resume", OPT_BOOL, CMD_OPT_BOOT, offsetof(struct options, resume) },
+	{ "sysroot", OPT_STR, CMD_OPT_BOOT, offsetof(struct options, sysroot) },
+	{ "live", OPT_BOOL, CMD_OPT_LIVE, offsetof(struct options, live) },
+	{ "wait", OPT_WAIT, CMD_OPT_LIVE, offsetof(struct options, wait_s) },
+	{ "mode", OPT_STR, CMD_OPT_MODE, offsetof(struct options, mode) },
+	{ "cpu", OPT_STR, CMD_OPT_CPU, offsetof(struct options, cpu) },
+	{ "nfd", OPT_BOOL, CMD_OPT_NFD, offsetof(struct options, nfd) },
+	{ "external-provider", OPT_BOOL, CMD_OPT_EXTERNAL, offsetof(struct options, external) },
+	{ "kubevirt-plugin", OPT_BOOL, CMD_OPT_PLUGIN, offsetof(struct options, kubevirt_plugin) },
+	{ "pci-ids", OPT_STR, CMD_OPT_PCI_IDS, offsetof(struct options, pci_ids) },
+	{ "vgpu-release", OPT_STR, CMD_OPT_VGPU_RELEASE, offsetof(struct options, vgpu_release) },
+	{ "kubevirt-version", OPT_STR, CMD_OPT_KV_VERSION, offsetof(struct options, kubevirt_version) },
+	{ "out", OPT_STR, CMD_OPT_OUT, offsetof(struct options, out) },
+	{ "in-use", OPT_BOOL, CMD_OPT_IN_USE, offsetof(struct options, in_use) },
 };
-
-/* The first option given that the command does not take, or NULL. */
-static const char *misplaced(const struct options *o, unsigned allowed)
-{
-	const struct {
-		bool given;
-		unsigned allow;
-		const char *name;
-	} opt[] = {
-		{ o->json, ALLOW_JSON, "--json" },
-		{ o->dry_run, ALLOW_DRY_RUN, "--dry-run" },
-		{ o->defer, ALLOW_DEFER, "--defer" },
-		{ o->resume, ALLOW_DEFER, "--resume" },
-		{ o->sysroot != NULL, ALLOW_DEFER, "--sysroot" },
-		{ o->live, ALLOW_LIVE, "--live" },
-		{ o->wait_given, ALLOW_LIVE, "--wait" },
-		{ o->mode != NULL, ALLOW_MODE, "--mode" },
-		{ o->cpu != NULL, ALLOW_CPU, "--cpu" },
-		{ o->nfd, ALLOW_NFD, "--nfd" },
-		{ o->external, ALLOW_EXTERNAL, "--external-provider" },
-		{ o->kubevirt_plugin, ALLOW_PLUGIN, "--kubevirt-plugin" },
-		{ o->pci_ids != NULL, ALLOW_PCI_IDS, "--pci-ids" },
-		{ o->vgpu_release != NULL, ALLOW_VGPU_RELEASE, "--vgpu-release" },
-		{ o->kubevirt_version != NULL, ALLOW_KV_VERSION, "--kubevirt-version" },
-		{ o->out != NULL, ALLOW_OUT, "--out" },
-		{ o->in_use, ALLOW_IN_USE, "--in-use" },
-	};
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(opt); i++)
-		if (opt[i].given && !(allowed & opt[i].allow))
-			return opt[i].name;
-	return NULL;
-}
 
 /* --wait: seconds, 0 to a day. */
 #define WAIT_MAX_S 86400U
@@ -242,120 +175,102 @@ static int exit_status(const struct outcome *out)
 	return out->ok ? EXIT_PARTIAL : EXIT_FAILED;
 }
 
+/* Usage error: "gpuvm: [CMD: ]MSG", then the hint. */
+__attribute__((format(printf, 2, 3))) static int usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "gpuvm: %s%s", cmd ? cmd : "", cmd ? ": " : "");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry 'gpuvm --help'.\n");
+	return EXIT_USAGE;
+}
+
+/* An option's value into o; -1 when --wait's is not a number of seconds. */
+static int set_option(struct options *o, const struct opt_def *d, const char *arg)
+{
+	char *field = (char *)o + d->field;
+
+	switch (d->kind) {
+	case OPT_BOOL:
+		*(bool *)(void *)field = true;
+		return 0;
+	case OPT_STR:
+		*(const char **)(void *)field = arg;
+		return 0;
+	case OPT_WAIT:
+		o->wait_given = true;
+		return parse_wait(arg, (unsigned *)(void *)field);
+	}
+	return 0;
+}
+
+/* The command named, or NULL. */
+static const struct command *lookup(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(commands); i++)
+		if (streq(name, commands[i]->name))
+			return commands[i];
+	return NULL;
+}
+
+/*
+ * The words after the command: as many as it takes, no option it does not take (given: one
+ * a row of opt_defs), and its own rules. 0, or the usage error's exit status.
+ */
+static int check_command(const struct command *c, const struct options *o, const bool *given,
+			 char *const *words)
+{
+	char shown[64];
+	const char *why;
+	size_t i;
+
+	if (o->nargs > c->max_args) {
+		term_safe(words[c->max_args], shown, sizeof(shown));
+		return usage_error(c->name, "unexpected argument '%s'", shown);
+	}
+	if (o->nargs < c->min_args)
+		return usage_error(c->name, "missing argument: %s", c->args);
+	for (i = 0; i < ARRAY_SIZE(opt_defs); i++)
+		if (given[i] && opt_defs[i].bit && !(c->opts & opt_defs[i].bit))
+			break;
+	if (i < ARRAY_SIZE(opt_defs)) {
+		return usage_error(c->name, "--%s is not an option of this command", opt_defs[i].name);
+	}
+	why = c->check ? c->check(o) : NULL;
+	return why ? usage_error(c->name, "%s", why) : 0;
+}
+
 int main(int argc, char **argv)
 {
-	enum {
-		OPT_ROOT = 256,
-		OPT_CMDLINE,
-		OPT_CONFIG,
-		OPT_JSON,
-		OPT_DRY_RUN,
-		OPT_MODE,
-		OPT_CPU,
-		OPT_NFD,
-		OPT_EXTERNAL,
-		OPT_PLUGIN,
-		OPT_DEFER,
-		OPT_RESUME,
-		OPT_PCI_IDS,
-		OPT_LIVE,
-		OPT_WAIT,
-		OPT_SYSROOT,
-		OPT_VGPU_RELEASE,
-		OPT_KV_VERSION,
-		OPT_OUT,
-		OPT_IN_USE
-	};
-	static const struct option longopts[] = {
-		{ "root", required_argument, NULL, OPT_ROOT },
-		{ "cmdline", required_argument, NULL, OPT_CMDLINE },
-		{ "config", required_argument, NULL, OPT_CONFIG },
-		{ "file", required_argument, NULL, OPT_CONFIG },
-		{ "json", no_argument, NULL, OPT_JSON },
-		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
-		{ "mode", required_argument, NULL, OPT_MODE },
-		{ "cpu", required_argument, NULL, OPT_CPU },
-		{ "nfd", no_argument, NULL, OPT_NFD },
-		{ "external-provider", no_argument, NULL, OPT_EXTERNAL },
-		{ "kubevirt-plugin", no_argument, NULL, OPT_PLUGIN },
-		{ "pci-ids", required_argument, NULL, OPT_PCI_IDS },
-		{ "vgpu-release", required_argument, NULL, OPT_VGPU_RELEASE },
-		{ "kubevirt-version", required_argument, NULL, OPT_KV_VERSION },
-		{ "defer", no_argument, NULL, OPT_DEFER },
-		{ "resume", no_argument, NULL, OPT_RESUME },
-		{ "sysroot", required_argument, NULL, OPT_SYSROOT },
-		{ "live", no_argument, NULL, OPT_LIVE },
-		{ "wait", required_argument, NULL, OPT_WAIT },
-		{ "out", required_argument, NULL, OPT_OUT },
-		{ "in-use", no_argument, NULL, OPT_IN_USE },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ 0 },
-	};
+	struct option longopts[ARRAY_SIZE(opt_defs) + 5];
 	struct options o = { 0 };
-	const struct command_def *def;
 	struct outcome out = { 0 };
-	const char *cmd, *bad;
+	const struct command *cmd;
 	enum log_level level;
-	int c, r, ret, info = 0;
+	bool given[ARRAY_SIZE(opt_defs)] = { false };
+	int c, r, ret, idx, info = 0;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(opt_defs); i++)
+		longopts[i] = (struct option){ opt_defs[i].name,
+					       opt_defs[i].kind == OPT_BOOL ? no_argument :
+									      required_argument,
+					       NULL, 256 + (int)i };
+	longopts[i++] = (struct option){ "quiet", no_argument, NULL, 'q' };
+	longopts[i++] = (struct option){ "verbose", no_argument, NULL, 'v' };
+	longopts[i++] = (struct option){ "help", no_argument, NULL, 'h' };
+	longopts[i++] = (struct option){ "version", no_argument, NULL, 'V' };
+	longopts[i] = (struct option){ 0 };
 
 	while ((c = getopt_long(argc, argv, "qvhV", longopts, NULL)) != -1) {
-		switch (c) {
-		case OPT_ROOT:
-			o.root = optarg;
-			break;
-		case OPT_CMDLINE:
-			o.cmdline = optarg;
-			break;
-		case OPT_CONFIG:
-			o.config = optarg;
-			break;
-		case OPT_JSON:
-			o.json = true;
-			break;
-		case OPT_DRY_RUN:
-			o.dry_run = true;
-			break;
-		case OPT_MODE:
-			o.mode = optarg;
-			break;
-		case OPT_CPU:
-			o.cpu = optarg;
-			break;
-		case OPT_NFD:
-			o.nfd = true;
-			break;
-		case OPT_EXTERNAL:
-			o.external = true;
-			break;
-		case OPT_PLUGIN:
-			o.kubevirt_plugin = true;
-			break;
-		case OPT_PCI_IDS:
-			o.pci_ids = optarg;
-			break;
-		case OPT_VGPU_RELEASE:
-			o.vgpu_release = optarg;
-			break;
-		case OPT_KV_VERSION:
-			o.kubevirt_version = optarg;
-			break;
-		case OPT_DEFER:
-			o.defer = true;
-			break;
-		case OPT_RESUME:
-			o.resume = true;
-			break;
-		case OPT_SYSROOT:
-			o.sysroot = optarg;
-			break;
-		case OPT_LIVE:
-			o.live = true;
-			break;
-		case OPT_WAIT:
-			if (parse_wait(optarg, &o.wait_s) < 0) {
+		if (c >= 256 && (size_t)(c - 256) < ARRAY_SIZE(opt_defs)) {
+			idx = c - 256;
+			if (set_option(&o, &opt_defs[idx], optarg) < 0) {
 				char shown[64];
 
 				term_safe(optarg, shown, sizeof(shown));
@@ -364,14 +279,10 @@ int main(int argc, char **argv)
 					shown, WAIT_MAX_S);
 				return EXIT_USAGE;
 			}
-			o.wait_given = true;
-			break;
-		case OPT_OUT:
-			o.out = optarg;
-			break;
-		case OPT_IN_USE:
-			o.in_use = true;
-			break;
+			given[idx] = true;
+			continue;
+		}
+		switch (c) {
 		case 'q':
 			o.quiet = true;
 			break;
@@ -394,72 +305,22 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return EXIT_USAGE;
 	}
-	cmd = argv[optind++];
-	for (def = commands; def < commands + ARRAY_SIZE(commands); def++)
-		if (streq(cmd, def->name))
-			break;
-	if (def == commands + ARRAY_SIZE(commands)) {
+	cmd = lookup(argv[optind]);
+	if (!cmd) {
 		char shown[64];
 
-		term_safe(cmd, shown, sizeof(shown)); /* argv is text for a terminal too */
-		fprintf(stderr, "gpuvm: unknown command '%s'\nTry 'gpuvm --help'.\n", shown);
-		return EXIT_USAGE;
+		term_safe(argv[optind], shown, sizeof(shown)); /* argv is text for a terminal too */
+		return usage_error(NULL, "unknown command '%s'", shown);
 	}
+	optind++;
 	o.args = (const char *const *)argv + optind;
 	o.nargs = (size_t)(argc - optind);
-	if (o.nargs < def->min_args || o.nargs > def->max_args) {
-		if (o.nargs > def->max_args) {
-			char shown[64];
-
-			term_safe(argv[optind + (int)def->max_args], shown, sizeof(shown));
-			fprintf(stderr, "gpuvm: %s: unexpected argument '%s'\n", cmd, shown);
-		} else {
-			fprintf(stderr, "gpuvm: %s: missing argument: %s\n", cmd, def->args);
-		}
-		fprintf(stderr, "Try 'gpuvm --help'.\n");
-		return EXIT_USAGE;
-	}
-	bad = misplaced(&o, def->opts);
-	if (bad) {
-		fprintf(stderr, "gpuvm: %s: %s is not an option of this command\nTry 'gpuvm --help'.\n",
-			cmd, bad);
-		return EXIT_USAGE;
-	}
-	if (o.nfd && o.json) {
-		fprintf(stderr,
-			"gpuvm: status: --nfd writes NFD's own format, not JSON: give one of --nfd and --json\nTry 'gpuvm --help'.\n");
-		return EXIT_USAGE;
-	}
-	if (o.external && o.kubevirt_plugin) {
-		fprintf(stderr,
-			"gpuvm: kubevirt: --external-provider and --kubevirt-plugin exclude each other\nTry 'gpuvm --help'.\n");
-		return EXIT_USAGE;
-	}
-	if ((o.defer && o.resume) || ((o.defer || o.resume) && o.dry_run)) {
-		fprintf(stderr,
-			"gpuvm: apply: --defer, --resume and --dry-run exclude each other\n"
-			"Try 'gpuvm --help'.\n");
-		return EXIT_USAGE;
-	}
-	if (o.live && (o.defer || o.resume || o.dry_run)) {
-		fprintf(stderr,
-			"gpuvm: apply: --live is for a running host: not with --defer, --resume or --dry-run (gpuvm plan --in-use looks without switching)\n"
-			"Try 'gpuvm --help'.\n");
-		return EXIT_USAGE;
-	}
-	if (o.sysroot && (!o.resume || !*o.sysroot)) {
-		fprintf(stderr,
-			"gpuvm: apply: --sysroot DIR goes with --resume (the boot's last call)\n"
-			"Try 'gpuvm --help'.\n");
-		return EXIT_USAGE;
-	}
-	if (o.wait_given && !o.live) {
-		fprintf(stderr, "gpuvm: apply: --wait goes with --live\nTry 'gpuvm --help'.\n");
-		return EXIT_USAGE;
-	}
+	ret = check_command(cmd, &o, given, argv + optind);
+	if (ret)
+		return ret;
 
 	level = o.verbose ? LOG_DEBUG : LOG_INFO;
-	log_setup(!o.root && streq(cmd, "apply") && !o.dry_run, o.quiet ? LOG_ERR : level);
+	log_setup(!o.root && cmd->kmsg && !o.dry_run, o.quiet ? LOG_ERR : level);
 	r = root_init(o.root);
 	if (r < 0) {
 		log_err("--root %s: %s", o.root ? o.root : "/", strerror(-r));
@@ -467,8 +328,7 @@ int main(int argc, char **argv)
 		return o.root ? EXIT_USAGE : EXIT_FAILED;
 	}
 
-	/* apply --dry-run is plan: what apply would do, changing nothing. */
-	(o.dry_run ? cmd_plan : def->fn)(&o, &out);
+	cmd->run(&o, &out);
 	ret = exit_status(&out);
 	r = stdout_close();
 	if (r < 0) {

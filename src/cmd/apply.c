@@ -216,7 +216,7 @@ static void read_boot_id(char *buf, size_t size)
 	rstrip(buf);
 }
 
-void cmd_apply(const struct options *o, struct outcome *out)
+static void run(const struct options *o, struct outcome *out)
 {
 	struct prep pp = { 0 };
 	struct exec_result x = { 0 };
@@ -346,3 +346,49 @@ out:
 	exec_result_free(&x);
 	prep_fini(&pp);
 }
+
+/* The rules between apply's options: which calls exclude which. */
+static const char *check_options(const struct options *o)
+{
+	if ((o->defer && o->resume) || ((o->defer || o->resume) && o->dry_run))
+		return "--defer, --resume and --dry-run exclude each other";
+	if (o->live && (o->defer || o->resume || o->dry_run))
+		return "--live is for a running host: not with --defer, --resume or --dry-run (gpuvm plan --in-use looks without switching)";
+	if (o->sysroot && (!o->resume || !*o->sysroot))
+		return "--sysroot DIR goes with --resume (the boot's last call)";
+	if (o->wait_given && !o->live)
+		return "--wait goes with --live";
+	return NULL;
+}
+
+/* apply --dry-run is plan: what apply would do, changing nothing. */
+static void run_or_plan(const struct options *o, struct outcome *out)
+{
+	(o->dry_run ? plan_run : run)(o, out);
+}
+
+const struct command cmd_apply = {
+	.name = "apply",
+	.opts = CMD_OPT_DRY_RUN | CMD_OPT_BOOT | CMD_OPT_JSON | CMD_OPT_LIVE,
+	.kmsg = true,
+	.help = "  apply [--dry-run]   bind the GPUs as the mode asks (the boot hook's command);\n"
+		"                      --dry-run prints the plan and changes nothing\n"
+		"  apply --defer       the boot's first call, before udev: the kernel command line\n"
+		"                      alone (the initramfs carries no host config); its gpuvm.mode=\n"
+		"                      acts at once, else the GPUs are held until the root's config\n"
+		"                      is read; when config= names a disk that is not there yet:\n"
+		"                      hold the GPUs, note the wait in /run/gpuvm/pending, exit 5\n"
+		"  apply --resume [--sysroot DIR]\n"
+		"                      the boot's next calls: with config='s disk pending, apply once\n"
+		"                      the disk is there or config_timeout is over, else exit 5 and\n"
+		"                      change nothing; with --sysroot (the real root, mounted: the\n"
+		"                      last call), decide from DIR/etc/gpuvm/gpuvm.conf; without a\n"
+		"                      pending wait, do nothing\n"
+		"  apply --live [--wait SECONDS]\n"
+		"                      on a running host: the same, but a device in use (an open\n"
+		"                      node, a VM, nvidia's clients) leaves its IOMMU group as it\n"
+		"                      is, named with pid and command, and exits 7; --wait waits\n"
+		"                      up to SECONDS for it to be free first\n",
+	.check = check_options,
+	.run = run_or_plan,
+};

@@ -101,7 +101,7 @@ static size_t next_boot(const struct settings *s, const char *cmdline, struct fi
 	return n;
 }
 
-void cmd_check(const struct options *o, struct outcome *out)
+static void run(const struct options *o, struct outcome *out)
 {
 	struct prep pp = { 0 };
 	struct finding f[48];
@@ -199,3 +199,13 @@ out:
 	prep_fini(&pp);
 	free(iomem);
 }
+
+const struct command cmd_check = {
+	.name = "check",
+	.opts = CMD_OPT_MODE | CMD_OPT_JSON | CMD_OPT_VGPU_RELEASE,
+	.help = "  check [--mode M] [--vgpu-release N]\n"
+		"                      is this host ready for the mode; each problem with its fix;\n"
+		"                      vm-vgpu: each GPU's vGPU method by its architecture, the\n"
+		"                      vGPU release (N, else the loaded driver's) and the kernel\n",
+	.run = run,
+};

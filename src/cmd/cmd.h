@@ -51,14 +51,55 @@ struct outcome {
 
 typedef void cmd_fn(const struct options *o, struct outcome *out);
 
-cmd_fn cmd_apply;    /* bind as the mode asks; --defer, --resume (apply.c) */
-cmd_fn cmd_plan;     /* what apply would do (plan.c) */
-cmd_fn cmd_status;   /* the devices, groups and last apply; --nfd (status.c) */
-cmd_fn cmd_check;    /* is the host ready for a mode (check.c) */
-cmd_fn cmd_cmdline;  /* the kernel parameters a mode needs (cmdline.c) */
-cmd_fn cmd_config;   /* config get | set (config.c) */
-cmd_fn cmd_kubevirt; /* KubeVirt's permittedHostDevices (kubevirt.c) */
-cmd_fn cmd_dump;     /* what gpuvm reads, as a --root tree in a tar (dump.c) */
+/*
+ * The options a command may take beyond the global ones (--root, --cmdline, --config, -q,
+ * -v): main.c's option table gives each its bit, and a command lists those it takes.
+ */
+enum cmd_opt {
+	CMD_OPT_JSON = 1u << 0,
+	CMD_OPT_DRY_RUN = 1u << 1,
+	CMD_OPT_BOOT = 1u << 2, /* --defer, --resume, --sysroot */
+	CMD_OPT_LIVE = 1u << 3, /* --live, --wait */
+	CMD_OPT_MODE = 1u << 4,
+	CMD_OPT_CPU = 1u << 5,
+	CMD_OPT_NFD = 1u << 6,
+	CMD_OPT_EXTERNAL = 1u << 7,
+	CMD_OPT_PLUGIN = 1u << 8,
+	CMD_OPT_PCI_IDS = 1u << 9,
+	CMD_OPT_VGPU_RELEASE = 1u << 10,
+	CMD_OPT_KV_VERSION = 1u << 11,
+	CMD_OPT_OUT = 1u << 12,
+	CMD_OPT_IN_USE = 1u << 13,
+};
+
+/*
+ * A command, all in its own file: its name and operands, the options it takes, its lines
+ * of --help, the rules between its options, and what runs it. main() parses, looks the
+ * command up, checks, runs it and turns its outcome into the exit status.
+ */
+struct command {
+	const char *name;
+	const char *args; /* its operands, as usage errors name them ("get KEY | set KEY=VALUE") */
+	size_t min_args, max_args;
+	unsigned opts;	  /* enum cmd_opt: the options it takes */
+	bool kmsg;	  /* it writes the kernel log (apply, but for --dry-run) */
+	const char *help; /* its lines of --help's "Commands:" */
+	/* The rules between its options: NULL, or what is wrong (a usage error). */
+	const char *(*check)(const struct options *o);
+	cmd_fn *run;
+};
+
+extern const struct command cmd_apply;	  /* bind as the mode asks; the boot's calls; --live */
+extern const struct command cmd_plan;	  /* what apply would do; --in-use */
+extern const struct command cmd_dump;	  /* what gpuvm reads, as a --root tree in a tar */
+extern const struct command cmd_status;	  /* the devices, groups and last apply; --nfd */
+extern const struct command cmd_check;	  /* is the host ready for a mode */
+extern const struct command cmd_cmdline;  /* the kernel parameters a mode needs */
+extern const struct command cmd_config;	  /* config get | set */
+extern const struct command cmd_kubevirt; /* KubeVirt's permittedHostDevices */
+
+/* plan's run, which apply --dry-run is too. */
+void plan_run(const struct options *o, struct outcome *out);
 
 struct plan;
 /* A plan's counts as an outcome (plan, apply before it executes). */

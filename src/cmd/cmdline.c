@@ -78,7 +78,7 @@ static void conflicts(const struct iommu_params *ip, enum mode m, enum cpu_vendo
 		out[(*n)++] = "amd_iommu=on is not a value the kernel knows (AMD-Vi is on by default)";
 }
 
-void cmd_cmdline(const struct options *o, struct outcome *out)
+static void run(const struct options *o, struct outcome *out)
 {
 	struct prep pp = { 0 };
 	struct iommu_params ip;
@@ -153,3 +153,14 @@ void cmd_cmdline(const struct options *o, struct outcome *out)
 	}
 	prep_fini(&pp);
 }
+
+const struct command cmd_cmdline = {
+	.name = "cmdline",
+	.opts = CMD_OPT_MODE | CMD_OPT_CPU | CMD_OPT_JSON,
+	.help = "  cmdline [--mode M] [--cpu intel|amd|auto]\n"
+		"                      the kernel parameters gpuvm needs on this CPU: the IOMMU's,\n"
+		"                      the mode left to the host config (the label); --mode M\n"
+		"                      pins M with gpuvm.mode=M; what the running command line\n"
+		"                      lacks or contradicts is listed on stderr\n",
+	.run = run,
+};

@@ -226,7 +226,7 @@ static void config_set(const struct options *o, const char *arg, struct outcome 
 }
 
 /* gpuvm config get KEY | set KEY=VALUE: the host config, edited atomically. */
-void cmd_config(const struct options *o, struct outcome *out)
+static void run(const struct options *o, struct outcome *out)
 {
 	const char *verb = o->args[0], *arg = o->args[1];
 
@@ -239,3 +239,14 @@ void cmd_config(const struct options *o, struct outcome *out)
 		out->usage = true;
 	}
 }
+
+const struct command cmd_config = {
+	.name = "config",
+	.args = "get KEY | set KEY=VALUE",
+	.min_args = 2,
+	.max_args = 2,
+	.help = "  config get KEY      the host config's value of KEY\n"
+		"  config set KEY=VALUE\n"
+		"                      validate and write it atomically; say when it takes effect\n",
+	.run = run,
+};

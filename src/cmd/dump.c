@@ -1439,7 +1439,7 @@ static const char *why_stopped(int err)
 	}
 }
 
-void cmd_dump(const struct options *o, struct outcome *out)
+static void run(const struct options *o, struct outcome *out)
 {
 	struct dump d = { .o = o };
 	int fd = STDOUT_FILENO, r;
@@ -1499,3 +1499,13 @@ void cmd_dump(const struct options *o, struct outcome *out)
 	tarw_free(&d.t);
 	prep_fini(&d.pp);
 }
+
+const struct command cmd_dump = {
+	.name = "dump",
+	.opts = CMD_OPT_OUT,
+	.help = "  dump [--out FILE]   what gpuvm reads to decide, as a --root tree in one tar (a\n"
+		"                      new FILE, or stdout), for a report: gpuvm --root DIR plan\n"
+		"                      on it unpacked decides as here; read-only, at most 64 MiB\n"
+		"                      and 60 s\n",
+	.run = run,
+};

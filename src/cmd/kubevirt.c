@@ -176,7 +176,7 @@ static size_t vfio_vgpu_types(const struct inventory *inv, struct kv_device *dev
 	return n;
 }
 
-void cmd_kubevirt(const struct options *o, struct outcome *out)
+static void run(const struct options *o, struct outcome *out)
 {
 	struct prep pp = { 0 };
 	const struct inventory *inv = &pp.inv;
@@ -283,3 +283,26 @@ out:
 	prep_fini(&pp);
 	free(ids);
 }
+
+static const char *check_options(const struct options *o)
+{
+	if (o->external && o->kubevirt_plugin)
+		return "--external-provider and --kubevirt-plugin exclude each other";
+	return NULL;
+}
+
+const struct command cmd_kubevirt = {
+	.name = "kubevirt",
+	.opts = CMD_OPT_EXTERNAL | CMD_OPT_PLUGIN | CMD_OPT_PCI_IDS | CMD_OPT_JSON |
+		CMD_OPT_VGPU_RELEASE | CMD_OPT_KV_VERSION,
+	.help = "  kubevirt [--kubevirt-plugin] [--kubevirt-version V] [--pci-ids FILE]\n"
+		"                      KubeVirt's permittedHostDevices for the passthrough GPUs,\n"
+		"                      named from FILE (default: /usr/share/gpuvm/pci.ids, then\n"
+		"                      the host's) as NVIDIA's sandbox device plugin names them,\n"
+		"                      for that plugin (externalResourceProvider: true), or with\n"
+		"                      --kubevirt-plugin for KubeVirt's own (vfio-pci only; from\n"
+		"                      --kubevirt-version 1.9 on also vm-vgpu's VFs on nvidia;\n"
+		"                      default 1.8)\n",
+	.check = check_options,
+	.run = run,
+};

@@ -72,7 +72,7 @@ static void look_all(struct live *l, const struct plan *p, const struct inventor
 	free(done);
 }
 
-void cmd_plan(const struct options *o, struct outcome *out)
+void plan_run(const struct options *o, struct outcome *out)
 {
 	struct prep pp = { 0 };
 	struct report rep = {
@@ -122,3 +122,13 @@ out:
 		live_fini(&live);
 	prep_fini(&pp);
 }
+
+const struct command cmd_plan = {
+	.name = "plan",
+	.opts = CMD_OPT_JSON | CMD_OPT_MODE | CMD_OPT_IN_USE,
+	.help = "  plan [--mode M] [--in-use]\n"
+		"                      what apply would do, changing nothing; --mode M: for mode\n"
+		"                      M; --in-use: and who holds what it would change now, as\n"
+		"                      apply --live would find it (read-only: nothing is written)\n",
+	.run = plan_run,
+};

@@ -77,7 +77,7 @@ static void nfd(struct prep *pp, struct outcome *out)
 	printf(NFD_NS "gpuvm-vfio-gpus=%zu\n", vfio);
 }
 
-void cmd_status(const struct options *o, struct outcome *out)
+static void run(const struct options *o, struct outcome *out)
 {
 	struct prep pp = { 0 };
 	struct report rep = { .command = "status",
@@ -123,3 +123,19 @@ void cmd_status(const struct options *o, struct outcome *out)
 out:
 	prep_fini(&pp);
 }
+
+static const char *check_options(const struct options *o)
+{
+	if (o->nfd && o->json)
+		return "--nfd writes NFD's own format, not JSON: give one of --nfd and --json";
+	return NULL;
+}
+
+const struct command cmd_status = {
+	.name = "status",
+	.opts = CMD_OPT_NFD | CMD_OPT_JSON,
+	.help = "  status              devices, IOMMU groups, IOMMU state and the last apply\n"
+		"  status --nfd        a Node Feature Discovery feature file\n",
+	.check = check_options,
+	.run = run,
+};

@@ -123,7 +123,7 @@ int main(void)
 	calls = 0;
 	fail_at = 0;
 	memset(&out, 0, sizeof(out));
-	cmd_apply(&o, &out);
+	cmd_apply.run(&o, &out);
 	total = calls;
 	CHECK(total > 10 && !out.error && out.ok == 2 && out.failed == 0 && !log_count(LOG_ERR),
 	      "a clean run makes %ld allocations and binds both GPUs (error=%d ok=%zu failed=%zu)",
@@ -137,7 +137,7 @@ int main(void)
 		calls = 0;
 		fail_at = n;
 		memset(&out, 0, sizeof(out));
-		cmd_apply(&o, &out);
+		cmd_apply.run(&o, &out);
 		fail_at = -1;
 		snprintf(what, sizeof(what), "allocation %ld of %ld fails", n, total);
 		check_run(what, &out);

@@ -27,7 +27,7 @@ static void apply(const char *cmdline)
 	log_close();
 	log_setup(false, 0);
 	memset(&out, 0, sizeof(out));
-	cmd_apply(&o, &out);
+	cmd_apply.run(&o, &out);
 }
 
 static bool state_has(const char *needle)

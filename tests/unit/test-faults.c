@@ -97,7 +97,7 @@ static bool run_one(const struct mode_case *m, bool read, int n)
 	fk_fault(read ? "r:" : "", n, -EIO);
 	log_setup(false, 0);
 	memset(&out, 0, sizeof(out));
-	cmd_apply(&o, &out);
+	cmd_apply.run(&o, &out);
 	fired = fk_faults_fired() > 0;
 	if (!fired) {
 		log_close();

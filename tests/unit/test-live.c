@@ -30,7 +30,7 @@ static void apply_live(const char *cmdline, unsigned wait_s)
 	log_close();
 	log_setup(false, 0);
 	memset(&out, 0, sizeof(out));
-	cmd_apply(&o, &out);
+	cmd_apply.run(&o, &out);
 }
 
 static bool state_has(const char *needle)

@@ -302,7 +302,7 @@ static void apply(struct options *o)
 	log_close();
 	log_setup(false, 0);
 	memset(&out, 0, sizeof(out));
-	cmd_apply(o, &out);
+	cmd_apply.run(o, &out);
 }
 
 static bool has(const char *text, const char *needle)
