@@ -1,9 +1,10 @@
 #!/usr/bin/env bats
 # shellcheck disable=SC2154 # $stderr and $output are set by bats' run
 # mirror/gpuvm-label-mirror: the node's desired mode into the host config, through build/gpuvm,
-# against a fixture root standing for the host's /, with a stand-in kubectl that serves the node
-# object from a file and applies annotate and label calls to it, a boot id file standing for the
-# host kernel's, and boot.json files in the layout of the SPEC (/work/notes/SPEC.md, "boot.json").
+# against a fixture root standing for the host's /, with the API stand-in (tests/api/: HTTPS, a
+# bearer token, the RBAC mirror/deploy ships, objects from files, every request recorded)
+# that the mirror's own curl calls reach, a boot id file standing for the host kernel's, and
+# boot.json files in the layout of the SPEC (/work/notes/SPEC.md, "boot.json").
 #
 # gpuvm is the real binary throughout (config get, config set and its "reboot:" and "next
 # boot:" lines, the live switch); a boot-line pin is a real GRUB or kernel-install file of the
@@ -12,14 +13,16 @@
 # layout (bootjson) or copied from real QEMU boots (tests/fixture/boot).
 
 load helpers
+load ../api/standin
 
 MIRROR="${MIRROR:-$TOP/mirror/gpuvm-label-mirror}"
 NODE=gpu-node-1
 SENT=run/gpuvm-reboot/reboot-required
 
 # One fixture for the file: the workstation tree with mode=container applied, so its
-# /run/gpuvm/state.json says the running boot is in container.
+# /run/gpuvm/state.json says the running boot is in container. One API stand-in for the file.
 setup_file() {
+	standin_start
 	local base="$BATS_FILE_TMPDIR/base"
 	"$TOP/tests/fixture/mkfixture" "$base" workstation >/dev/null
 	mkdir -p "$base/etc/gpuvm"
@@ -27,6 +30,13 @@ setup_file() {
 	"$GPUVM" --root "$base" --cmdline "" apply >/dev/null 2>&1
 	[ "$(jq -r .mode "$base/run/gpuvm/state.json")" = container ]
 	cp "$base/run/gpuvm/state.json" "$BATS_FILE_TMPDIR/state.json"
+	# the version of build/gpuvm, which boot.json and state.json of the fixture say
+	GV=$("$GPUVM" --version | sed -n '1s/^gpuvm //p')
+	export GV
+}
+
+teardown_file() {
+	standin_stop
 }
 
 setup() {
@@ -36,7 +46,9 @@ setup() {
 	K="$BATS_TEST_TMPDIR/k8s"
 	BIN="$BATS_TEST_TMPDIR/bin"
 	mkdir -p "$K" "$BIN"
-	: >"$K/calls"
+	standin_vars
+	standin_reset
+	CPD="$STORE/apis/nvidia.com/v1/clusterpolicies" # the GPU Operator's CRD: there when it is
 	# the host kernel's boot id (GPUVM_BOOT_ID_FILE), and a boot.json of this boot
 	BOOTID="$ROOT/proc/sys/kernel/random/boot_id"
 	mkdir -p "${BOOTID%/*}"
@@ -44,61 +56,8 @@ setup() {
 	bootjson container noop conf
 	cp "$BATS_FILE_TMPDIR/state.json" "$ROOT/run/gpuvm/state.json" # the real apply's
 
-	# kubectl: `get node NAME -o json` serves $K/node.json; `annotate node NAME K=V... --overwrite`
-	# and `annotate node NAME K-...` edit it, `label node NAME K=V --overwrite` too. `get --raw /apis/nvidia.com/v1/clusterpolicies` serves
-	# $K/cps.json (the GPU Operator's ClusterPolicy list); without it the API server has no such
-	# resource (NotFound, as without the operator's CRD); $K/fail-cp makes it fail with its text.
-	# Every call is logged in $K/calls. $K/fail makes every call fail with its text;
-	# $K/fail-annotate only the annotate calls.
-	cat >"$BIN/kubectl" <<'EOF'
-#!/bin/sh
-printf '%s\n' "$*" >>"$K/calls"
-if [ -e "$K/fail" ]; then cat "$K/fail" >&2; exit 1; fi
-case "$1 $2" in
-"get --raw")
-	[ "$3" = /apis/nvidia.com/v1/clusterpolicies ] || { echo "stand-in kubectl: unexpected: $*" >&2; exit 3; }
-	if [ -e "$K/fail-cp" ]; then cat "$K/fail-cp" >&2; exit 1; fi
-	if [ ! -e "$K/cps.json" ]; then
-		echo "Error from server (NotFound): the server could not find the requested resource" >&2
-		exit 1
-	fi
-	cat "$K/cps.json"
-	;;
-"get node")
-	[ "$4 $5" = "-o json" ] || { echo "stand-in kubectl: unexpected: $*" >&2; exit 3; }
-	if [ "$3" != "$(jq -r '.metadata.name?' "$K/node.json" 2>/dev/null)" ]; then
-		echo "Error from server (NotFound): nodes \"$3\" not found" >&2
-		exit 1
-	fi
-	cat "$K/node.json"
-	;;
-"annotate node" | "label node")
-	if [ -e "$K/fail-$1" ]; then cat "$K/fail-$1" >&2; exit 1; fi
-	what=annotations
-	[ "$1" = annotate ] || what=labels
-	n=$3
-	shift 3
-	for a in "$@"; do
-		case $a in
-		--*) continue ;;
-		*=*)
-			case " $* " in *" --overwrite "*) ;; *) echo "stand-in kubectl: no --overwrite" >&2; exit 3 ;; esac
-			;;
-		esac
-	done
-	for a in "$@"; do
-		case $a in
-		--*) continue ;;
-		*=*) jq --arg w "$what" --arg k "${a%%=*}" --arg v "${a#*=}" '.metadata[$w][$k] = $v' "$K/node.json" ;;
-		*-) jq --arg w "$what" --arg k "${a%-}" 'del(.metadata[$w][$k])' "$K/node.json" ;;
-		*) echo "stand-in kubectl: unexpected: $a" >&2; exit 3 ;;
-		esac >"$K/node.new" && mv "$K/node.new" "$K/node.json"
-	done
-	echo "node/$n ${what%s}ed"
-	;;
-*) echo "stand-in kubectl: unexpected: $*" >&2; exit 3 ;;
-esac
-EOF
+	# kubectl: the mirror must never run it (it speaks to the API itself); teardown checks.
+	printf '#!/bin/sh\necho "$*" >>"%s/kubectl-ran"\nexit 99\n' "$K" >"$BIN/kubectl"
 	# chroot: `chroot ROOT gpuvm ARGS` (the live switch) runs the real gpuvm on the tree:
 	# --root ROOT ARGS.
 	cat >"$BIN/chroot" <<'EOF'
@@ -121,8 +80,8 @@ bootjson() {
 	[ "$src" != conf ] || src=/etc/gpuvm/gpuvm.conf:2
 	mkdir -p "$ROOT/run/gpuvm"
 	jq -n --arg mode "$1" --arg result "$2" --arg src "$src" --arg hc "${4:-read}" \
-		--arg why "${5:-}" --arg err "${6:-}" --arg id "$(cat "$BOOTID")" \
-		'{version: "0.1.0", command: "apply", result: $result, mode: $mode, mode_source: $src,
+		--arg why "${5:-}" --arg err "${6:-}" --arg id "$(cat "$BOOTID")" --arg v "$GV" \
+		'{version: $v, command: "apply", result: $result, mode: $mode, mode_source: $src,
 		settings: {mode: {value: $mode, source: $src}}, devices: [],
 		errors: (if $err == "" then [] else [$err, "a second error"] end), warnings: [],
 		boot: {boot_id: $id, stage: "root", decided: true, host_config: $hc,
@@ -153,25 +112,33 @@ unpin() {
 	rm -f "$ROOT/etc/default/grub" "$ROOT/etc/kernel/cmdline"
 }
 
-# A loop left running by a failed test must not outlive it (bats would wait for it).
+# A loop left running by a failed test must not outlive it (bats would wait for it). The
+# mirror never ran kubectl.
 teardown() {
 	if [ -n "${pid-}" ]; then
 		kill "$pid" 2>/dev/null || true
 	fi
+	if [ -e "$K/kubectl-ran" ]; then
+		echo "the mirror ran kubectl: $(cat "$K/kubectl-ran")"
+		return 1
+	fi
 }
 
-# node VALUE|--absent [ANNOTATION=VALUE...]: the node object the stand-in kubectl serves.
+# node VALUE|--absent [ANNOTATION=VALUE...]: the node object the stand-in serves, from
+# $STORE/api/v1/nodes/$NODE.json.
 node() {
 	local v=$1 a
 	shift
 	jq -n --arg name "$NODE" --arg v "$v" '{apiVersion: "v1", kind: "Node",
-		metadata: {name: $name, labels: {"kubernetes.io/hostname": $name,
-		"nvidia.com/gpu.present": "true"}, annotations: {"node.alpha.kubernetes.io/ttl": "0"}}}
+		metadata: {name: $name, uid: "5f0c3a6e-9d1b-4c2e-8a7f-0123456789ab", resourceVersion: "100",
+		creationTimestamp: "2026-01-01T00:00:00Z", labels: {"kubernetes.io/hostname": $name,
+		"nvidia.com/gpu.present": "true"}, annotations: {"node.alpha.kubernetes.io/ttl": "0"}},
+		status: {conditions: [{type: "Ready", status: "True"}], nodeInfo: {kubeletVersion: "v1.32.1"}}}
 		| if $v == "--absent" then . else .metadata.labels["nvidia.com/gpu.workload.config"] = $v end' \
-		>"$K/node.json"
+		>"$STORE/api/v1/nodes/$NODE.json"
 	for a in "$@"; do
-		jq --arg k "${a%%=*}" --arg v "${a#*=}" '.metadata.annotations[$k] = $v' "$K/node.json" >"$K/n" &&
-			mv "$K/n" "$K/node.json"
+		jq --arg k "${a%%=*}" --arg v "${a#*=}" '.metadata.annotations[$k] = $v' "$STORE/api/v1/nodes/$NODE.json" >"$K/n" &&
+			mv "$K/n" "$STORE/api/v1/nodes/$NODE.json"
 	done
 }
 
@@ -180,54 +147,91 @@ label() {
 	local a
 	for a in "$@"; do
 		case $a in
-		*=*) jq --arg k "${a%%=*}" --arg v "${a#*=}" '.metadata.labels[$k] = $v' "$K/node.json" ;;
-		*-) jq --arg k "${a%-}" 'del(.metadata.labels[$k])' "$K/node.json" ;;
-		esac >"$K/n" && mv "$K/n" "$K/node.json"
+		*=*) jq --arg k "${a%%=*}" --arg v "${a#*=}" '.metadata.labels[$k] = $v' "$STORE/api/v1/nodes/$NODE.json" ;;
+		*-) jq --arg k "${a%-}" 'del(.metadata.labels[$k])' "$STORE/api/v1/nodes/$NODE.json" ;;
+		esac >"$K/n" && mv "$K/n" "$STORE/api/v1/nodes/$NODE.json"
 	done
 }
 
-# cpol [KEY=VALUE...]: the ClusterPolicy list the stand-in kubectl serves: one policy,
+# cpol [KEY=VALUE...]: the GPU Operator's CRD and one ClusterPolicy the stand-in serves,
 # cluster-policy, as the Helm chart makes it with its defaults (sandboxWorkloads off,
 # defaultWorkload container, vfioManager on, vgpuManager off), each KEY=VALUE a JSON value set
-# at .spec.KEY.
+# at .spec.KEY. `rm -r "$CPD"`: no such CRD.
 cpol() {
-	local a
-	jq -n '{apiVersion: "nvidia.com/v1", kind: "ClusterPolicyList", items: [{apiVersion: "nvidia.com/v1",
-		kind: "ClusterPolicy", metadata: {name: "cluster-policy", creationTimestamp: "2026-05-04T10:00:00Z"},
+	local a f="$CPD/cluster-policy.json"
+	mkdir -p "$CPD"
+	jq -n '{apiVersion: "nvidia.com/v1", kind: "ClusterPolicy",
+		metadata: {name: "cluster-policy", creationTimestamp: "2026-05-04T10:00:00Z"},
 		spec: {sandboxWorkloads: {enabled: false, defaultWorkload: "container", mode: "kubevirt"},
-		vfioManager: {enabled: true}, vgpuManager: {enabled: false}, sandboxDevicePlugin: {enabled: true}}}]}' >"$K/cps.json"
+		vfioManager: {enabled: true}, vgpuManager: {enabled: false}, sandboxDevicePlugin: {enabled: true}}}' >"$f"
 	for a in "$@"; do
-		jq --arg k "${a%%=*}" --argjson v "${a#*=}" '.items[0].spec |= setpath($k | split("."); $v)' \
-			"$K/cps.json" >"$K/c" && mv "$K/c" "$K/cps.json"
+		jq --arg k "${a%%=*}" --argjson v "${a#*=}" '.spec |= setpath($k | split("."); $v)' \
+			"$f" >"$K/c" && mv "$K/c" "$f"
 	done
 }
 
-# mirror ARGS...: the mirror against $ROOT with the stand-ins first on PATH, under `run`.
+# The mirror's environment: the tree, the stand-ins first on PATH, the API stand-in with the
+# service account's token and the stand-in's CA.
+menv() {
+	MENV=(PATH="$BIN:$PATH" NODE_NAME="$NODE" GPUVM_HOST="$ROOT" GPUVM="$GPUVM"
+		GPUVM_BOOT_ID_FILE="$BOOTID" GPUVM_API_SERVER="${GPUVM_API_SERVER:-$SERVER}"
+		GPUVM_API_TOKEN_FILE="${GPUVM_API_TOKEN_FILE:-$API/token}"
+		GPUVM_API_CA_FILE="${GPUVM_API_CA_FILE:-$API/tls/ca.crt}")
+}
+
+# mirror ARGS...: the mirror against $ROOT and the API stand-in, under `run`.
 # The KubeVirt entries are the tree's (--root), not this machine's /sys.
 mirror() {
-	run env PATH="$BIN:$PATH" NODE_NAME="$NODE" GPUVM_HOST="$ROOT" GPUVM="$GPUVM" \
-		GPUVM_BOOT_ID_FILE="$BOOTID" \
+	menv
+	run env "${MENV[@]}" \
 		GPUVM_KUBEVIRT_CMD="${KV_CMD:-"'$GPUVM' --root '$ROOT' --cmdline '' kubevirt --json"}" \
 		"$MIRROR" "$@"
 }
 
 # annotation KEY: its value on the served node, "absent" when it is not there.
 annotation() {
-	jq -r --arg k "$1" '.metadata.annotations[$k] // "absent"' "$K/node.json"
+	jq -r --arg k "$1" '.metadata.annotations[$k] // "absent"' "$STORE/api/v1/nodes/$NODE.json"
 }
 
-# kubectl_annotate K=V|K-...: edit the served node as an admin would.
-kubectl_annotate() {
-	PATH="$BIN:$PATH" kubectl annotate node "$NODE" "$@" --overwrite >/dev/null
+# admin_annotate K=V|K-...: edit the served node as an admin would.
+admin_annotate() {
+	local a
+	for a in "$@"; do
+		case $a in
+		*=*) jq --arg k "${a%%=*}" --arg v "${a#*=}" '.metadata.annotations[$k] = $v' "$STORE/api/v1/nodes/$NODE.json" ;;
+		*-) jq --arg k "${a%-}" 'del(.metadata.annotations[$k])' "$STORE/api/v1/nodes/$NODE.json" ;;
+		esac >"$K/n" && mv "$K/n" "$STORE/api/v1/nodes/$NODE.json"
+	done
+}
+
+# patches: the PATCHes of the node the mirror sent, one "CONTENT-TYPE BODY" a line (the body
+# as compact JSON).
+patches() {
+	jq -r 'select(.method == "PATCH") | "\(.content_type) \(.body | fromjson | tojson)"' "$API/requests.jsonl"
 }
 
 annotate_calls() {
-	grep -c '^annotate ' "$K/calls" || true
+	patches | grep -c '"annotations"' || true
 }
 
 # The same, but for the node's KubeVirt entries (gpuvm.dev/kubevirt), published on their own.
 request_calls() {
-	grep '^annotate ' "$K/calls" | grep -vc ' gpuvm.dev/kubevirt=' || true
+	patches | grep '"annotations"' | grep -vc '"gpuvm.dev/kubevirt"' || true
+}
+
+label_calls() {
+	patches | grep -c '"labels"' || true
+}
+
+get_node_calls() {
+	requests '.method == "GET" and .path == "/api/v1/nodes/'"$NODE"'"' | wc -l
+}
+
+# events: the Events the mirror created (the stand-in answered 201), one "TYPE REASON: MESSAGE"
+# a line.
+events() {
+	jq -r 'select(.method == "POST" and .code == 201) | .body | fromjson
+		| "\(.type) \(.reason): \(.message)"' "$API/requests.jsonl"
 }
 
 # The file's identity and content, to prove it was not rewritten.
@@ -243,9 +247,11 @@ ident() {
 	assert_success
 	assert_output --partial "host config already has mode container; reboot: none: this boot runs container already"
 	[ "$(ident)" = "$before" ]
-	# the node and the GPU Operator's ClusterPolicies are read, nothing else
-	[ "$(cat "$K/calls")" = "$(printf '%s\n' "get node $NODE -o json --request-timeout=30s" \
-		"get --raw /apis/nvidia.com/v1/clusterpolicies --request-timeout=30s")" ]
+	# the node and the GPU Operator's ClusterPolicies are read, nothing else: as the mirror's
+	# ServiceAccount, the node found, no such CRD (404)
+	[ "$(requests | jq -r '"\(.method) \(.path)?\(.query) \(.code) \(.user)"')" = "$(printf '%s\n' \
+		"GET /api/v1/nodes/$NODE? 200 $SA_USER" "GET /apis/nvidia.com/v1/clusterpolicies? 404 $SA_USER")" ]
+	[ "$(events)" = "" ]
 }
 
 @test "label unchanged and the boot already in that mode: a stale reboot mark is cleared" {
@@ -320,33 +326,104 @@ ident() {
 	[ "$(annotate_calls)" = 0 ]
 }
 
-@test "kubectl failing, or serving something else: logged, nothing changed, exit 1" {
+@test "the API refusing or failing, or serving something else: logged, nothing changed, exit 1" {
 	node vm-passthrough
 	before=$(ident)
-	echo "error: You must be logged in to the server (Unauthorized)" >"$K/fail"
+	# a token the API server does not know: 401 and its Status
+	echo not-a-known-token >"$API/token"
 	mirror --once
 	assert_failure 1
-	assert_output --partial "error: cannot read node $NODE: error: You must be logged in to the server (Unauthorized); host config left alone"
-	rm "$K/fail"
-	echo '{"kind": "Status", "metadata": {"name": "gpu-node-1"}}' >"$K/node.json"
+	assert_output --partial "error: cannot read node $NODE: GET /api/v1/nodes/$NODE: 401 Unauthorized: Unauthorized; host config left alone"
+	# no token file, or none to read
+	GPUVM_API_TOKEN_FILE=$API/nowhere mirror --once
+	assert_failure 1
+	assert_output --partial "error: cannot read node $NODE: GET /api/v1/nodes/$NODE: cannot read the token file $API/nowhere"
+	printf 'mirror-token\n' >"$API/token"
+	# a CA that did not sign the server's certificate: TLS is checked
+	mkdir -p "$K/otherca"
+	"$TOP/tests/api/mkcert.sh" "$K/otherca"
+	GPUVM_API_CA_FILE=$K/otherca/ca.crt mirror --once
+	assert_failure 1
+	assert_output --partial "error: cannot read node $NODE: GET /api/v1/nodes/$NODE: curl: (60) SSL certificate problem"
+	# no server there
+	GPUVM_API_SERVER=https://127.0.0.1:1 mirror --once
+	assert_failure 1
+	assert_output --partial "error: cannot read node $NODE: GET /api/v1/nodes/$NODE: curl: (7) Failed to connect to 127.0.0.1 port 1"
+	# no such node: 404 and its Status
+	rm "$STORE/api/v1/nodes/$NODE.json"
 	mirror --once
 	assert_failure 1
-	assert_output --partial "error: kubectl gave no Node object named $NODE"
-	echo 'not json at all' >"$K/node.json"
+	assert_output --partial "error: cannot read node $NODE: GET /api/v1/nodes/$NODE: 404 NotFound: nodes \"$NODE\" not found; host config left alone"
+	# a Status where the Node should be, and something that is not JSON
+	echo '{"kind": "Status", "metadata": {"name": "gpu-node-1"}}' >"$STORE/api/v1/nodes/$NODE.json"
 	mirror --once
 	assert_failure 1
+	assert_output --partial "error: the API gave no Node object named $NODE"
+	fault '{"path": "/api/v1/nodes/gpu-node-1", "text": "not json at all"}'
+	mirror --once
+	assert_failure 1
+	assert_output --partial "error: the API gave no Node object named $NODE"
 	assert_output --partial "host config left alone"
+	# a proxy's 502 page: its first line, masked
+	fault '{"path": "/api/v1/nodes/gpu-node-1", "code": 502, "text": "<html>\u001b[31mBad Gateway\n</html>"}'
+	mirror --once
+	assert_failure 1
+	assert_output --partial "error: cannot read node $NODE: GET /api/v1/nodes/$NODE: 502 <html>?[31mBad Gateway; host config left alone"
 	[ "$(ident)" = "$before" ]
 	[ "$(annotate_calls)" = 0 ]
+	# the token never in curl's arguments: on its standard input (a config line)
+	run ! grep -q mirror-token "$MIRROR"
 }
 
-@test "an annotate call that fails is logged and fails the pass; the config is still written" {
+# RBAC as shipped, less what the mirror needs: the API refuses (403, the RBAC authorizer's
+# message), and the mirror changes nothing on the node.
+@test "RBAC without patch on nodes: the refusal logged with the API's message, the node unchanged, no sentinel, exit 1" {
+	mkdir -p "$ROOT/run/gpuvm-reboot"
+	rbac_sed 's/verbs: \["get", "patch"\]/verbs: ["get"]/'
 	node vm-passthrough
-	echo 'Error from server (Forbidden): nodes "gpu-node-1" is forbidden' >"$K/fail-annotate"
+	before=$(cat "$STORE/api/v1/nodes/$NODE.json")
 	mirror --once
 	assert_failure 1
-	assert_output --partial "error: cannot annotate gpuvm.dev/requested=vm-passthrough@11111111-1111-1111-1111-111111111111: Error from server (Forbidden)"
+	assert_output --partial "error: cannot annotate gpuvm.dev/requested=vm-passthrough@11111111-1111-1111-1111-111111111111: PATCH /api/v1/nodes/$NODE: 403 Forbidden: nodes \"$NODE\" is forbidden: User \"$SA_USER\" cannot patch resource \"nodes\" in API group \"\" at the cluster scope"
+	[ "$(cat "$STORE/api/v1/nodes/$NODE.json")" = "$before" ]
+	# the request first: refused, so no reboot mark and no sentinel
+	[ "$(annotate_calls)" = 1 ]
+	[ ! -e "$ROOT/$SENT" ]
+	# the host config is written all the same (the next boot brings the mode if anyone reboots)
 	grep -qx "mode=vm-passthrough" "$CONF"
+	[ "$(requests '.code == 403' | jq -r '"\(.method) \(.verb)"')" = "PATCH patch" ]
+}
+
+@test "RBAC without get on nodes: nothing read, nothing changed, exit 1" {
+	rbac_sed 's/verbs: \["get", "patch"\]/verbs: ["patch"]/'
+	node vm-passthrough
+	before=$(ident)
+	mirror --once
+	assert_failure 1
+	assert_output --partial "error: cannot read node $NODE: GET /api/v1/nodes/$NODE: 403 Forbidden: nodes \"$NODE\" is forbidden: User \"$SA_USER\" cannot get resource \"nodes\" in API group \"\" at the cluster scope; host config left alone"
+	[ "$(ident)" = "$before" ]
+	[ "$(requests | wc -l)" = 1 ]
+}
+
+# The mirror patches with a JSON merge patch (RFC 7386), which the API server takes for every
+# type. A copy of the mirror that sends another content type meets the stand-in's 415, as the
+# API server answers: a patch type it would not take cannot pass these tests.
+@test "a patch type the API would not take (415) is an error; merge patch is what the mirror sends" {
+	node vm-passthrough
+	mirror --once
+	assert_success
+	[ "$(patches | cut -d' ' -f1 | sort -u)" = application/merge-patch+json ]
+	for t in application/json application/apply-patch+yaml; do
+		sed "s|application/merge-patch+json|$t|" "$MIRROR" >"$K/mirror"
+		chmod +x "$K/mirror"
+		! cmp -s "$MIRROR" "$K/mirror"
+		node vm-vgpu
+		before=$(cat "$STORE/api/v1/nodes/$NODE.json")
+		MIRROR=$K/mirror mirror --once
+		assert_failure 1
+		assert_output --partial "error: cannot annotate gpuvm.dev/requested=vm-vgpu@11111111-1111-1111-1111-111111111111: PATCH /api/v1/nodes/$NODE: 415 UnsupportedMediaType: the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json"
+		[ "$(cat "$STORE/api/v1/nodes/$NODE.json")" = "$before" ]
+	done
 }
 
 # kured (kubereboot/kured 1.23): reboots a node while its --reboot-sentinel file exists (its
@@ -369,7 +446,7 @@ ident() {
 	[ ! -e "$ROOT/$SENT" ]
 	[ "$(annotation gpuvm.dev/reboot-required)" = true ]
 	# ... until the request is removed: asked for again
-	kubectl_annotate gpuvm.dev/requested-
+	admin_annotate gpuvm.dev/requested-
 	mirror --once
 	assert_success
 	[ -e "$ROOT/$SENT" ]
@@ -397,7 +474,7 @@ ident() {
 	[ ! -e "$ROOT/$SENT" ]
 	[ "$(annotation gpuvm.dev/reboot-required)" = true ]
 	rmdir "$ROOT/run/gpuvm-reboot"
-	kubectl_annotate gpuvm.dev/requested-
+	admin_annotate gpuvm.dev/requested-
 	mirror --once
 	assert_success
 	assert_output --partial "note: no directory $ROOT/run/gpuvm-reboot"
@@ -419,12 +496,14 @@ W=gpuvm.dev/warning
 	assert_output --partial "annotated $W=vfio-manager"
 	[ "$(annotation "$W")" = vfio-manager ]
 	grep -qx "mode=vm-passthrough" "$CONF"
-	grep -qx "get --raw /apis/nvidia.com/v1/clusterpolicies --request-timeout=30s" "$K/calls"
-	# a second pass finds the mark in place: no annotate call
-	: >"$K/calls"
+	[ "$(requests '.path == "/apis/nvidia.com/v1/clusterpolicies"' | jq -r '"\(.method) \(.verb) \(.code)"')" = "GET list 200" ]
+	[ "$(events | grep '^Warning ')" = "Warning VfioManager: gpuvm.dev/warning=vfio-manager: the GPU Operator's vfio-manager runs on this node (ClusterPolicy cluster-policy enables it; label nvidia.com/gpu.deploy.vfio-manager=true): its init container unbinds every GPU and clears driver_override, and its preStop hook does it again whenever the pod is deleted, undoing what gpuvm bound at boot; set vfioManager.enabled=false in the ClusterPolicy, or label the node nvidia.com/gpu.deploy.vfio-manager=false" ]
+	# a second pass finds the mark in place: no annotate call, no Event
+	: >"$API/requests.jsonl"
 	mirror --once
 	assert_success
 	[ "$(annotate_calls)" = 0 ]
+	[ "$(events)" = "" ]
 	# the operator honours a node label it did not set: no vfio-manager, no warning
 	label nvidia.com/gpu.deploy.vfio-manager=false
 	mirror --once
@@ -432,6 +511,7 @@ W=gpuvm.dev/warning
 	assert_output --partial "removed annotation $W"
 	refute_output --partial "vfio-manager runs"
 	[ "$(annotation "$W")" = absent ]
+	[ "$(events)" = "Normal WarningCleared: gpuvm.dev/warning: vfio-manager no longer holds" ]
 }
 
 @test "operator: vfio-manager label not set yet, but the operator will set it: warned; vfioManager.enabled=false or mode container clears it" {
@@ -462,12 +542,13 @@ W=gpuvm.dev/warning
 	[ "$(annotation "$W")" = absent ]
 }
 
-@test "operator: ClusterPolicy forbidden (403): not an error; the vfio-manager judged by the node label alone" {
+@test "operator: ClusterPolicy forbidden (RBAC without its optional role, 403): not an error; the vfio-manager judged by the node label alone" {
 	node vm-passthrough
 	label nvidia.com/gpu.deploy.vfio-manager=true
 	cpol sandboxWorkloads.enabled=true
-	echo 'Error from server (Forbidden): clusterpolicies.nvidia.com is forbidden: User "system:serviceaccount:gpuvm-system:gpuvm-label-mirror" cannot list resource "clusterpolicies" in API group "nvidia.com" at the cluster scope' >"$K/fail-cp"
+	rbac_without 'gpuvm-label-mirror-clusterpolicy'
 	mirror --once
+	[ "$(requests '.path == "/apis/nvidia.com/v1/clusterpolicies"' | jq -r .code)" = 403 ]
 	assert_success
 	assert_output --partial "note: the ClusterPolicy cannot be read (Forbidden): sandboxWorkloads unknown; the vfio-manager judged by the node label alone"
 	assert_output --partial "warning: the GPU Operator's vfio-manager runs on this node (label nvidia.com/gpu.deploy.vfio-manager=true)"
@@ -505,7 +586,7 @@ W=gpuvm.dev/warning
 	assert_success
 	[ "$(annotation "$W")" = absent ]
 	# no ClusterPolicy (no operator): nothing to warn about, a stale mark goes
-	rm "$K/cps.json"
+	rm -r "$CPD"
 	node vm-passthrough "$W=sandbox-workloads-disabled"
 	mirror --once
 	assert_success
@@ -551,7 +632,7 @@ W=gpuvm.dev/warning
 @test "operator: vm-vgpu, ClusterPolicy forbidden: the node label alone tells vgpu-manager-disabled; no operator: nothing" {
 	node vm-vgpu
 	cpol sandboxWorkloads.enabled=true
-	echo 'Error from server (Forbidden): clusterpolicies.nvidia.com is forbidden' >"$K/fail-cp"
+	rbac_without 'gpuvm-label-mirror-clusterpolicy'
 	mirror --once
 	assert_success
 	[ "$(annotation "$W")" = absent ]
@@ -561,20 +642,27 @@ W=gpuvm.dev/warning
 	assert_output --partial "runs on this node (label nvidia.com/gpu.deploy.vgpu-manager=false)"
 	[ "$(annotation "$W")" = vgpu-manager-disabled ]
 	# no ClusterPolicy resource at all: the host's own vGPU Manager, maybe; the mark goes
-	rm "$K/fail-cp" "$K/cps.json"
+	ln -sfn "$API/rbac.shipped.yaml" "$API/rbac.yaml"
+	rm -r "$CPD"
 	mirror --once
 	assert_success
 	assert_output --partial "removed annotation $W"
 	[ "$(annotation "$W")" = absent ]
 }
 
-@test "operator: a ClusterPolicy read that fails otherwise is a warning; the warning mark is left as it is" {
+@test "operator: a ClusterPolicy read that fails otherwise (a timeout, a 500) is a warning; the warning mark is left as it is" {
 	node vm-passthrough "$W=vfio-manager"
-	echo 'Unable to connect to the server: net/http: request canceled (Client.Timeout exceeded while awaiting headers)' >"$K/fail-cp"
+	cpol
+	# an answer later than GPUVM_API_TIMEOUT: curl gives up (the API's calls are bounded)
+	fault '{"path": "/apis/nvidia.com/v1/clusterpolicies", "delay": 3}'
+	GPUVM_API_TIMEOUT=1 mirror --once
+	assert_success
+	assert_output --partial "warning: cannot read the ClusterPolicy: GET /apis/nvidia.com/v1/clusterpolicies: curl: (28) Operation timed out after"
+	fault '{"path": "/apis/nvidia.com/v1/clusterpolicies", "code": 500, "reason": "InternalError", "message": "etcdserver: request timed out"}'
 	mirror --once
 	assert_success
-	assert_output --partial "warning: cannot read the ClusterPolicy: Unable to connect to the server"
-	run ! grep -q "^annotate .*$W" "$K/calls"
+	assert_output --partial "warning: cannot read the ClusterPolicy: GET /apis/nvidia.com/v1/clusterpolicies: 500 InternalError: etcdserver: request timed out; gpuvm.dev/warning left as it is"
+	[ "$(patches | grep -c "$W" || true)" = 0 ]
 	[ "$(annotation "$W")" = vfio-manager ]
 	grep -qx "mode=vm-passthrough" "$CONF"
 }
@@ -600,12 +688,14 @@ W=gpuvm.dev/warning
 @test "operator: an absent label keeps the host config when the ClusterPolicy cannot be read, is not there, or GPUVM_LABEL_ABSENT=keep" {
 	"$GPUVM" --root "$ROOT" config set mode=vm-passthrough >/dev/null
 	node --absent
-	echo 'Error from server (Forbidden): clusterpolicies.nvidia.com is forbidden' >"$K/fail-cp"
+	cpol sandboxWorkloads.enabled=true
+	rbac_without 'gpuvm-label-mirror-clusterpolicy'
 	before=$(ident)
 	mirror --once
 	assert_success
 	assert_output --partial "label nvidia.com/gpu.workload.config absent: host config left alone (mode vm-passthrough); the ClusterPolicy cannot be read, so GPUVM_LABEL_ABSENT=auto keeps the config"
-	rm "$K/fail-cp"
+	ln -sfn "$API/rbac.shipped.yaml" "$API/rbac.yaml"
+	rm -r "$CPD"
 	mirror --once
 	assert_success
 	assert_output --partial "label nvidia.com/gpu.workload.config absent: host config left alone (mode vm-passthrough); no ClusterPolicy to follow, so GPUVM_LABEL_ABSENT=auto keeps the config"
@@ -618,23 +708,24 @@ W=gpuvm.dev/warning
 
 @test "operator: of several ClusterPolicies the oldest is the operator's, as it chooses" {
 	node --absent
-	jq -n '{kind: "ClusterPolicyList", items: [
-		{metadata: {name: "b-newer", creationTimestamp: "2026-06-01T00:00:00Z"},
-		 spec: {sandboxWorkloads: {enabled: true, defaultWorkload: "vm-vgpu"}}},
-		{metadata: {name: "z-oldest", creationTimestamp: "2026-01-01T00:00:00Z"},
-		 spec: {sandboxWorkloads: {enabled: true, defaultWorkload: "vm-passthrough"}}},
-		{metadata: {name: "a-newest", creationTimestamp: "2026-07-01T00:00:00Z"},
-		 spec: {sandboxWorkloads: {enabled: true, defaultWorkload: "container"}}}]}' >"$K/cps.json"
+	mkdir -p "$CPD"
+	# the API lists them by name: the oldest is last
+	jq -n '{metadata: {name: "b-newer", creationTimestamp: "2026-06-01T00:00:00Z"},
+		spec: {sandboxWorkloads: {enabled: true, defaultWorkload: "vm-vgpu"}}}' >"$CPD/b-newer.json"
+	jq -n '{metadata: {name: "z-oldest", creationTimestamp: "2026-01-01T00:00:00Z"},
+		spec: {sandboxWorkloads: {enabled: true, defaultWorkload: "vm-passthrough"}}}' >"$CPD/z-oldest.json"
+	jq -n '{metadata: {name: "a-newest", creationTimestamp: "2026-07-01T00:00:00Z"},
+		spec: {sandboxWorkloads: {enabled: true, defaultWorkload: "container"}}}' >"$CPD/a-newest.json"
 	mirror --once
 	assert_success
 	assert_output --partial "ClusterPolicy z-oldest sandboxWorkloads.defaultWorkload=vm-passthrough"
 	grep -qx "mode=vm-passthrough" "$CONF"
 }
 
-@test "the loop survives an invalid label, follows it once fixed, is quiet when nothing changes" {
+@test "the loop survives an invalid label, follows it once fixed, is quiet when nothing changes, reads a rotated token" {
 	node bogus
-	env PATH="$BIN:$PATH" NODE_NAME="$NODE" GPUVM_HOST="$ROOT" GPUVM="$GPUVM" \
-		GPUVM_BOOT_ID_FILE="$BOOTID" "$MIRROR" --interval 1 2>"$BATS_TEST_TMPDIR/log" >/dev/null 3>&- &
+	menv
+	env "${MENV[@]}" GPUVM_HEARTBEAT="$K/heartbeat" "$MIRROR" --interval 1 2>"$BATS_TEST_TMPDIR/log" >/dev/null 3>&- &
 	pid=$!
 	for _ in $(seq 1 100); do
 		[ "$(grep -c "='bogus' is not" "$BATS_TEST_TMPDIR/log")" -ge 2 ] && break
@@ -651,21 +742,35 @@ W=gpuvm.dev/warning
 	done
 	grep -qx "mode=vm-vgpu" "$CONF"
 	# three more passes that find nothing new log nothing new
-	n=$(grep -c '^get node ' "$K/calls")
+	n=$(get_node_calls)
 	for _ in $(seq 1 100); do
-		[ "$(grep -c '^get node ' "$K/calls")" -ge $((n + 3)) ] && break
+		[ "$(get_node_calls)" -ge $((n + 3)) ] && break
 		sleep 0.1
 	done
-	[ "$(grep -c '^get node ' "$K/calls")" -ge $((n + 3)) ]
+	[ "$(get_node_calls)" -ge $((n + 3)) ]
 	# the change once, then at most one "already" line
 	[ "$(grep -c 'host config mode container -> vm-vgpu' "$BATS_TEST_TMPDIR/log")" = 1 ]
 	[ "$(grep -c 'workload.config=vm-vgpu' "$BATS_TEST_TMPDIR/log")" = 2 ]
+	# the heartbeat: this step's time, and 3 intervals and one API timeout (30 s) to the next
+	[ "$(cut -d' ' -f2 "$K/heartbeat")" = 33 ]
+	run env GPUVM_HEARTBEAT="$K/heartbeat" "$MIRROR" --alive
+	assert_success
+	# the token rotates (a bound token's kubelet refresh): the next pass reads the new one
+	printf '%s\n' "rotated-token $SA_USER" >"$API/tokens"
+	echo rotated-token >"$API/token"
+	: >"$API/requests.jsonl"
+	for _ in $(seq 1 100); do
+		[ "$(requests '.code == 200 and .user == "'"$SA_USER"'"' | wc -l)" -ge 4 ] && break
+		sleep 0.1
+	done
+	[ "$(requests '.code == 200 and .user == "'"$SA_USER"'"' | wc -l)" -ge 4 ]
+	[ "$(requests '.code == 401' | wc -l)" -le 1 ] # at most the pass that was under way
 }
 
 @test "TERM while the loop sleeps ends it at once, with status 0" {
 	node container
-	env PATH="$BIN:$PATH" NODE_NAME="$NODE" GPUVM_HOST="$ROOT" GPUVM="$GPUVM" \
-		GPUVM_BOOT_ID_FILE="$BOOTID" "$MIRROR" --interval 300 2>"$BATS_TEST_TMPDIR/log" >/dev/null 3>&- &
+	menv
+	env "${MENV[@]}" GPUVM_HEARTBEAT="$K/heartbeat" "$MIRROR" --interval 300 2>"$BATS_TEST_TMPDIR/log" >/dev/null 3>&- &
 	pid=$!
 	for _ in $(seq 1 100); do
 		grep -q 'host config already has mode container' "$BATS_TEST_TMPDIR/log" && break
@@ -686,7 +791,12 @@ W=gpuvm.dev/warning
 	wait "$pid" || rc=$?
 	pid=
 	[ "$rc" = 0 ]
-	[ "$(grep -c '^get node ' "$K/calls")" = 1 ]
+	[ "$(get_node_calls)" = 1 ]
+	# the loop is gone: so is its heartbeat, and --alive says so
+	[ ! -e "$K/heartbeat" ]
+	run env GPUVM_HEARTBEAT="$K/heartbeat" "$MIRROR" --alive
+	assert_failure 1
+	assert_output --partial "not alive: no heartbeat in $K/heartbeat"
 }
 
 @test "usage errors exit 2 before touching anything" {
@@ -709,13 +819,44 @@ W=gpuvm.dev/warning
 	assert_failure 2
 	mirror --frob
 	assert_failure 2
-	run env PATH="$BIN:$PATH" NODE_NAME="$NODE" GPUVM_HOST="$ROOT/nowhere" "$MIRROR" --once
+	run env PATH="$BIN:$PATH" NODE_NAME="$NODE" GPUVM_HOST="$ROOT/nowhere" GPUVM_API_SERVER="$SERVER" "$MIRROR" --once
 	assert_failure 2
-	[ ! -s "$K/calls" ]
+	NODE=../../apis/x mirror --once
+	assert_failure 2
+	assert_output --partial "NODE_NAME must be a node's name (a DNS subdomain), got '../../apis/x'"
+	GPUVM_API_TIMEOUT=0 mirror --once
+	assert_failure 2
+	GPUVM_EVENTS=sometimes mirror --once
+	assert_failure 2
+	GPUVM_API_SERVER=127.0.0.1:6443 mirror --once
+	assert_failure 2
+	assert_output --partial "GPUVM_API_SERVER must be an https:// URL"
+	# no GPUVM_API_SERVER and not in a pod (no KUBERNETES_SERVICE_HOST): said, exit 2
+	run env -u GPUVM_API_SERVER -u KUBERNETES_SERVICE_HOST PATH="$BIN:$PATH" NODE_NAME="$NODE" GPUVM_HOST="$ROOT" "$MIRROR" --once
+	assert_failure 2
+	assert_output --partial "no API server: KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT are not set"
+	[ ! -s "$API/requests.jsonl" ]
 	grep -qx "mode=container" "$CONF"
 	mirror --help
 	assert_success
 	assert_output --partial "Usage: gpuvm-label-mirror"
+	# every variable the script reads is in its --help
+	grep -o '[$][{]GPUVM_[A-Z_]*' "$MIRROR" | sed 's/^..//' | sort -u >"$K/vars"
+	[ "$(wc -l <"$K/vars")" -gt 10 ]
+	while read -r v; do
+		case $v in GPUVM_REBUILD*) continue ;; esac
+		assert_output --partial "$v"
+	done <"$K/vars"
+}
+
+@test "in a pod: the API server from KUBERNETES_SERVICE_HOST and _PORT, as kubectl's in-cluster config" {
+	node container
+	menv
+	run env -u GPUVM_API_SERVER "${MENV[@]/#GPUVM_API_SERVER=*/KUBERNETES_SERVICE_HOST=127.0.0.1}" \
+		KUBERNETES_SERVICE_PORT="${SERVER##*:}" "$MIRROR" --once
+	assert_success
+	assert_output --partial "host config already has mode container"
+	[ "$(get_node_calls)" = 1 ]
 }
 
 @test "the mirror is POSIX sh and shellcheck-clean" {
@@ -749,6 +890,13 @@ bound = {b["roleRef"]["name"]: b["subjects"] for b in kinds["ClusterRoleBinding"
 assert set(bound) == set(roles), bound
 for subjects in bound.values():
     assert subjects == [{"kind": "ServiceAccount", "name": sa["name"], "namespace": sa["namespace"]}]
+# Events: create, and nothing more, in the namespace of node events (default), bound there.
+nsroles = {(r["metadata"]["namespace"], r["metadata"]["name"]): r["rules"] for r in kinds["Role"]}
+assert nsroles == {("default", "gpuvm-label-mirror-events"): [
+    {"apiGroups": [""], "resources": ["events"], "verbs": ["create"]}]}, nsroles
+rbs = [(b["metadata"]["namespace"], b["roleRef"]["kind"], b["roleRef"]["name"], b["subjects"]) for b in kinds["RoleBinding"]]
+assert rbs == [("default", "Role", "gpuvm-label-mirror-events",
+                [{"kind": "ServiceAccount", "name": sa["name"], "namespace": sa["namespace"]}])], rbs
 for ds in kinds["DaemonSet"]:
     spec = ds["spec"]["template"]["spec"]
     assert ds["metadata"]["namespace"] == sa["namespace"]
@@ -763,6 +911,11 @@ for ds in kinds["DaemonSet"]:
     for name in env:
         assert re.search(r"\b%s\b" % name, script), name
     assert env["GPUVM_LABEL_ABSENT"]["value"] == "auto"
+    # liveness: the script's own --alive, run in the container
+    probe = c["livenessProbe"]
+    assert probe["exec"]["command"] == ["/usr/bin/gpuvm-label-mirror", "--alive"], probe
+    assert probe["periodSeconds"] * probe["failureThreshold"] >= 60, probe
+    assert "\n\t--alive) alive_probe=true ;;" in script
     print(ds["metadata"]["name"], sorted(env))
 print(len(docs), "documents")
 EOF
@@ -784,6 +937,7 @@ EOF
 	[ ! -e "$ROOT/$SENT" ]
 	[ "$(jq -r .mode "$ROOT/run/gpuvm/state.json")" = vm-passthrough ]
 	[ "$(cat "$ROOT/sys/bus/pci/devices/0000:01:00.0/driver_override")" = vfio-pci ]
+	events | grep -qx "Normal LiveSwitched: live switch to vm-passthrough done (chroot $ROOT gpuvm apply --live): no reboot needed"
 	# the next pass: the running boot is in the mode; nothing more to do
 	mirror --once
 	assert_success
@@ -850,18 +1004,25 @@ EOF
 	assert_success
 	assert_output --partial "label nvidia.com/gpu.workload.config=vm-passthrough: host config mode container -> vm-passthrough; reboot: needed: this boot runs container, the file says vm-passthrough"
 	[ "$(cat "$CONF")" = "$(printf '# provisioned\nmode=vm-passthrough')" ]
-	# the request first, then the mark, then the sentinel
-	[ "$(grep '^annotate ' "$K/calls")" = "$(printf '%s\n' \
-		"annotate node $NODE gpuvm.dev/requested=vm-passthrough@11111111-1111-1111-1111-111111111111 --overwrite --request-timeout=30s" \
-		"annotate node $NODE gpuvm.dev/reboot-required=true --overwrite --request-timeout=30s")" ]
+	# the request first, then the mark, then the sentinel: JSON merge patches of the node
+	[ "$(patches)" = "$(printf '%s\n' \
+		'application/merge-patch+json {"metadata":{"annotations":{"gpuvm.dev/requested":"vm-passthrough@11111111-1111-1111-1111-111111111111"}}}' \
+		'application/merge-patch+json {"metadata":{"annotations":{"gpuvm.dev/reboot-required":"true"}}}')" ]
 	[ -e "$ROOT/$SENT" ]
+	# each patch that changed the node gave it a new resourceVersion
+	[ "$(jq -r .metadata.resourceVersion "$STORE/api/v1/nodes/$NODE.json")" = 102 ]
+	# the decisions as Events on the node
+	[ "$(events)" = "$(printf '%s\n' \
+		"Normal ConfigWritten: label nvidia.com/gpu.workload.config=vm-passthrough: host config mode container -> vm-passthrough; reboot: needed: this boot runs container, the file says vm-passthrough" \
+		"Normal RebootRequested: the next boot puts the GPUs in vm-passthrough (label nvidia.com/gpu.workload.config=vm-passthrough): gpuvm.dev/requested=vm-passthrough@11111111-1111-1111-1111-111111111111")" ]
 	refute_output --partial initramfs
 	[ "$(annotation node.alpha.kubernetes.io/ttl)" = 0 ]
 	# the same boot, the next passes: nothing new
-	: >"$K/calls"
+	: >"$API/requests.jsonl"
 	mirror --once
 	assert_success
 	[ "$(annotate_calls)" = 0 ]
+	[ "$(events)" = "" ]
 }
 
 @test "loop guard: a boot that brings the mode ends the request; the error and the mark go" {
@@ -878,7 +1039,7 @@ EOF
 		[ "$(annotation "gpuvm.dev/$a")" = absent ]
 	done
 	[ ! -e "$ROOT/$SENT" ]
-	: >"$K/calls"
+	: >"$API/requests.jsonl"
 	mirror --once
 	assert_success
 	[ "$(annotate_calls)" = 0 ]
@@ -918,7 +1079,7 @@ fail_boot() {
 		bootjson container noop conf
 		"$GPUVM" --root "$ROOT" config set mode=container >/dev/null
 		node vm-passthrough
-		: >"$K/calls"
+		: >"$API/requests.jsonl"
 		writes=0 logged=0
 		for i in $(seq 1 20); do
 			had=0
@@ -945,6 +1106,9 @@ fail_boot() {
 		[ "$(annotate_calls)" -le "$(($(request_calls) + 1))" ]
 		[ "$(annotate_calls)" = "$mid" ]
 		assert_output --partial "($tok)"
+		# one Event for the request, one for the boot judged
+		[ "$(events | grep -c '^Normal RebootRequested: ')" = 1 ]
+		[ "$(events | grep -c "^Warning ModeNotBrought: gpuvm.dev/error=$tok: the reboot asked for mode vm-passthrough")" = 1 ]
 	done
 	# the log names the first error of a failed boot
 	assert_output --partial "result held, mode vm-passthrough: 0000:01:00.0: bind to vfio-pci failed: Device or resource busy"
@@ -1045,7 +1209,7 @@ EOF2
 	mirror --once
 	assert_failure 1
 	[ ! -e "$ROOT/$SENT" ]
-	kubectl_annotate gpuvm.dev/requested-
+	admin_annotate gpuvm.dev/requested-
 	mirror --once
 	assert_success
 	[ "$(annotation gpuvm.dev/error)" = absent ]
@@ -1062,6 +1226,7 @@ EOF2
 	[ "$(annotation gpuvm.dev/error)" = cmdline-overrides-label ]
 	[ "$(annotation gpuvm.dev/requested)" = absent ]
 	[ ! -e "$ROOT/$SENT" ]
+	events | grep -q '^Warning ModePinned: gpuvm.dev/error=cmdline-overrides-label: next boot: pinned: gpuvm.mode=container on the boot line (/etc/default/grub:1): '
 	grep -qx "mode=vm-passthrough" "$CONF" # written all the same
 	unpin
 	mirror --once
@@ -1098,13 +1263,15 @@ EOF2
 	assert_success
 	assert_output --partial 'old annotation gpuvm.nvidia.com/reboot-required="true": removed'
 	assert_output --partial 'old annotation gpuvm.nvidia.com/error="next-boot-without-gpuvm": removed'
-	[ "$(grep -c '^annotate .*gpuvm.nvidia.com' "$K/calls")" = 1 ]
-	[ "$(jq '[.metadata.annotations | keys[] | select(startswith("gpuvm.nvidia.com/"))] | length' "$K/node.json")" = 0 ]
+	[ "$(patches | grep -c gpuvm.nvidia.com)" = 1 ]
+	[ "$(patches | grep gpuvm.nvidia.com | cut -d' ' -f2- | jq -cS .)" = \
+		'{"metadata":{"annotations":{"gpuvm.nvidia.com/error":null,"gpuvm.nvidia.com/initramfs-rebuild-required":null,"gpuvm.nvidia.com/reboot-required":null}}}' ]
+	[ "$(jq '[.metadata.annotations | keys[] | select(startswith("gpuvm.nvidia.com/"))] | length' "$STORE/api/v1/nodes/$NODE.json")" = 0 ]
 	[ "$(annotation nvidia.com/gpu-driver-upgrade-enabled)" = true ]
 	[ "$(annotation gpuvm.dev/reboot-required)" = true ]
-	: >"$K/calls"
+	: >"$API/requests.jsonl"
 	mirror --once
-	run ! grep -q gpuvm.nvidia.com "$K/calls"
+	run ! grep -q gpuvm.nvidia.com "$API/requests.jsonl"
 	# another domain
 	node vm-vgpu
 	GPUVM_DOMAIN=gpuvm.example.org mirror --once
@@ -1127,9 +1294,9 @@ EOF2
 	assert_output --partial "annotation gpuvm.dev/desired-mode=vm-vgpu wins over label nvidia.com/gpu.workload.config='vm-passthrough'"
 	assert_output --partial "GPUVM_SET_LABEL=never: set the label nvidia.com/gpu.workload.config=vm-vgpu yourself"
 	grep -qx "mode=vm-vgpu" "$CONF"
-	[ "$(jq -r '.metadata.labels["nvidia.com/gpu.workload.config"]' "$K/node.json")" = vm-passthrough ]
+	[ "$(jq -r '.metadata.labels["nvidia.com/gpu.workload.config"]' "$STORE/api/v1/nodes/$NODE.json")" = vm-passthrough ]
 	before=$(ident)
-	kubectl_annotate gpuvm.dev/desired-mode=vm-passthru
+	admin_annotate gpuvm.dev/desired-mode=vm-passthru
 	mirror --once
 	assert_failure 1
 	assert_output --partial "error: annotation gpuvm.dev/desired-mode='vm-passthru' is not container, vm-passthrough or vm-vgpu: host config left alone"
@@ -1146,20 +1313,23 @@ EOF2
 	assert_output --partial "label nvidia.com/gpu.workload.config left at 'vm-passthrough' until the node runs container"
 	grep -qx "mode=container" "$CONF"
 	[ -e "$ROOT/$SENT" ]
-	run ! grep -q '^label ' "$K/calls"
+	[ "$(label_calls)" = 0 ]
 	reboot
 	bootjson container noop conf
 	mirror --once
 	assert_success
 	assert_output --partial "labelled nvidia.com/gpu.workload.config=container (this boot runs container"
-	[ "$(jq -r '.metadata.labels["nvidia.com/gpu.workload.config"]' "$K/node.json")" = container ]
+	[ "$(jq -r '.metadata.labels["nvidia.com/gpu.workload.config"]' "$STORE/api/v1/nodes/$NODE.json")" = container ]
 	[ "$(annotation gpuvm.dev/requested)" = absent ]
-	[ "$(grep -c '^label ' "$K/calls")" = 1 ]
-	: >"$K/calls"
+	[ "$(label_calls)" = 1 ]
+	patches | grep -qx 'application/merge-patch+json {"metadata":{"labels":{"nvidia.com/gpu.workload.config":"container"}}}'
+	events | grep -qx 'Normal LabelSet: nvidia.com/gpu.workload.config=container (this boot runs container (/run/gpuvm/boot.json))'
+	events | grep -qx 'Normal ModeBrought: boot 22222222-2222-2222-2222-000000000001 brought mode container (requested in boot 11111111-1111-1111-1111-111111111111): request done'
+	: >"$API/requests.jsonl"
 	mirror --once
 	assert_success
 	refute_output --partial wins
-	[ "$(grep -c -e '^label ' -e '^annotate ' "$K/calls")" = 0 ]
+	[ "$(patches | wc -l)" = 0 ]
 }
 
 @test "desired mode, from container to a VM mode: the label moves with the request, before the boot" {
@@ -1169,14 +1339,14 @@ EOF2
 	assert_success
 	assert_output --partial "labelled nvidia.com/gpu.workload.config=vm-passthrough (the operator treats the node as container"
 	[ -e "$ROOT/$SENT" ]
-	grep -n -e '^annotate .*requested' -e '^label ' "$K/calls" | head -n 1 | grep -q requested
+	patches | grep -e requested -e '"labels"' | head -n 1 | grep -q requested
 	# a boot line pin: no request, so the label stays
 	node container gpuvm.dev/desired-mode=vm-vgpu
 	pin container /etc/kernel/cmdline
-	: >"$K/calls"
+	: >"$API/requests.jsonl"
 	mirror --once
 	assert_failure 1
-	run ! grep -q '^label ' "$K/calls"
+	[ "$(label_calls)" = 0 ]
 }
 
 @test "daemonset: only /etc/gpuvm, /run/gpuvm (read-only) and /run/gpuvm-reboot from the host; no rebuild left" {
@@ -1223,7 +1393,7 @@ running() {
 }
 
 kv_calls() {
-	grep -c 'gpuvm.dev/kubevirt' "$K/calls" || true
+	patches | grep -c 'gpuvm.dev/kubevirt' || true
 }
 
 @test "the node's KubeVirt entries: published while it runs a VM mode, patched on a change only, removed in container" {
@@ -1299,7 +1469,7 @@ fleet_node() {
 	NODE=$name ROOT=$tree KV_CMD="'$GPUVM' --root '$tree' --cmdline '$4' kubevirt --json" \
 		GPUVM_REBOOT_SENTINEL=none mirror --once
 	assert_output --partial "annotated gpuvm.dev/kubevirt: mode $3"
-	cp "$K/node.json" "$K/fleet/$name.json"
+	cp "$STORE/api/v1/nodes/$name.json" "$K/fleet/$name.json"
 }
 
 # h200 TREE: the H100 board's GPUs as H200s (10de:2335, which the trees' pci.ids lacks).
@@ -1443,4 +1613,124 @@ build_fleet() {
 	run "$PATCH" --help
 	assert_success
 	assert_output --partial "Usage: gpuvm-kubevirt-patch [OPTIONS] [NODES.json]"
+}
+
+# Events: each decision a core/v1 Event about the Node, created through the Role in default
+# that mirror/deploy/base/rbac.yaml ships; the stand-in validates it as the API server does (the
+# legacy form: no eventTime, so a cluster-scoped involvedObject only in default).
+@test "Events: on the Node (its uid from the GET), in default, as the API takes them; none for a steady pass" {
+	node vm-passthrough
+	mirror --once
+	assert_success
+	[ "$(requests '.method == "POST"' | jq -r '"\(.path) \(.verb) \(.code) \(.content_type) \(.user)"' | sort -u)" = \
+		"/api/v1/namespaces/default/events create 201 application/json $SA_USER" ]
+	d=$STORE/api/v1/namespaces/default/events
+	[ "$(find "$d" -name '*.json' | wc -l)" = 2 ]
+	for f in "$d"/*.json; do
+		jq -e --arg n "$NODE" '.metadata.namespace == "default" and (.metadata.name | startswith($n + ".gpuvm-"))
+			and .involvedObject == {apiVersion: "v1", kind: "Node", name: $n, uid: "5f0c3a6e-9d1b-4c2e-8a7f-0123456789ab"}
+			and .source == {component: "gpuvm-label-mirror", host: $n} and .type == "Normal" and .count == 1
+			and (.firstTimestamp | test("^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$"))
+			and .lastTimestamp == .firstTimestamp and .reportingComponent == "gpuvm-label-mirror"
+			and .reportingInstance == $n and (has("eventTime") | not)' "$f" >/dev/null
+	done
+	[ "$(jq -r .reason "$d"/*.json | sort | tr '\n' ' ')" = "ConfigWritten RebootRequested " ]
+	: >"$API/requests.jsonl"
+	mirror --once
+	assert_success
+	[ "$(requests '.method == "POST"' | wc -l)" = 0 ]
+}
+
+@test "Events: RBAC without the events Role: said once, the pass does its work; GPUVM_EVENTS=never makes none" {
+	mkdir -p "$ROOT/run/gpuvm-reboot"
+	rbac_without 'gpuvm-label-mirror-events'
+	node vm-passthrough
+	mirror --once
+	assert_success
+	assert_output --partial "warning: cannot record the Event ConfigWritten on node $NODE (POST /api/v1/namespaces/default/events: 403 Forbidden: events is forbidden: User \"$SA_USER\" cannot create resource \"events\" in API group \"\" in the namespace \"default\"): the mirror's decisions are in this log only"
+	[ "$(grep -c 'cannot record the Event' <<<"$output")" = 1 ]
+	# tried for both decisions, said once; the request, the mark and the sentinel all there
+	[ "$(requests '.method == "POST" and .code == 403' | wc -l)" = 2 ]
+	[ "$(annotation gpuvm.dev/requested)" = vm-passthrough@11111111-1111-1111-1111-111111111111 ]
+	[ "$(annotation gpuvm.dev/reboot-required)" = true ]
+	[ -e "$ROOT/$SENT" ]
+	node vm-vgpu
+	: >"$API/requests.jsonl"
+	GPUVM_EVENTS=never mirror --once
+	assert_success
+	refute_output --partial "cannot record"
+	[ "$(requests '.method == "POST"' | wc -l)" = 0 ]
+	[ "$(annotation gpuvm.dev/requested)" = "vm-vgpu@11111111-1111-1111-1111-111111111111" ]
+}
+
+@test "liveness: --alive passes while the loop's steps come, fails while a pass hangs, passes again after" {
+	node vm-passthrough
+	running vm-passthrough
+	hb=$K/heartbeat
+	run env GPUVM_HEARTBEAT="$hb" "$MIRROR" --alive
+	assert_failure 1
+	assert_output --partial "not alive: no heartbeat in $hb (no pass has started)"
+	# each pass hangs 3 s in its last step (the node's KubeVirt entries), past GPUVM_ALIVE_MAX=1
+	menv
+	env "${MENV[@]}" GPUVM_HEARTBEAT="$hb" GPUVM_ALIVE_MAX=1 GPUVM_KUBEVIRT_CMD='sleep 3; exit 3' \
+		"$MIRROR" --interval 1 2>"$BATS_TEST_TMPDIR/log" >/dev/null 3>&- &
+	pid=$!
+	for _ in $(seq 1 50); do
+		[ -s "$hb" ] && break
+		sleep 0.1
+	done
+	[ "$(cut -d' ' -f2 "$hb")" = 1 ]
+	for _ in $(seq 1 50); do
+		run env GPUVM_HEARTBEAT="$hb" "$MIRROR" --alive
+		[ "$status" = 0 ] || break
+		sleep 0.1
+	done
+	assert_failure 1
+	assert_output --regexp "not alive: the loop's last step was [0-9]+s ago, more than 1s: a pass hangs"
+	# the step ends, the next pass begins: alive again
+	for _ in $(seq 1 60); do
+		run env GPUVM_HEARTBEAT="$hb" "$MIRROR" --alive
+		[ "$status" != 0 ] || break
+		sleep 0.1
+	done
+	assert_success
+	grep -q 'KubeVirt entries for gpuvm.dev/kubevirt failed (exit 3' "$BATS_TEST_TMPDIR/log"
+	run env GPUVM_HEARTBEAT="$K/nothing" "$MIRROR" --alive
+	assert_failure 1
+	echo "12 x" >"$K/bad"
+	run env GPUVM_HEARTBEAT="$K/bad" "$MIRROR" --alive
+	assert_failure 1
+	assert_output --partial "is not a heartbeat"
+}
+
+@test "version drift: the host booted another gpuvm: logged, an Event, gpuvm-version-differs; cleared when they agree" {
+	node container
+	jq '.version = "0.0.9"' "$ROOT/run/gpuvm/boot.json" >"$K/b" && mv "$K/b" "$ROOT/run/gpuvm/boot.json"
+	mirror --once
+	assert_success
+	assert_output --partial "warning: this mirror's gpuvm is $GV, the host booted with gpuvm 0.0.9 (/run/gpuvm/boot.json): config set and kubevirt here may follow rules the host's boot does not"
+	[ "$(annotation "$W")" = gpuvm-version-differs ]
+	events | grep -qx "Warning GpuvmVersionDiffers: gpuvm.dev/warning=gpuvm-version-differs: this mirror's gpuvm is $GV, the host booted with gpuvm 0.0.9 (/run/gpuvm/boot.json): .*"
+	# with the operator's warnings: after them; an Event for the new token only
+	cpol sandboxWorkloads.enabled=true
+	node vm-passthrough "$W=gpuvm-version-differs"
+	: >"$API/requests.jsonl"
+	mirror --once
+	assert_success
+	[ "$(annotation "$W")" = vfio-manager,gpuvm-version-differs ]
+	[ "$(events | grep -c '^Warning ')" = 1 ]
+	events | grep -q '^Warning VfioManager: '
+	# no boot.json: state.json says what the host runs
+	rm "$ROOT/run/gpuvm/boot.json"
+	jq '.version = "0.0.8"' "$ROOT/run/gpuvm/state.json" >"$K/s" && mv "$K/s" "$ROOT/run/gpuvm/state.json"
+	mirror --once
+	assert_output --partial "the host booted with gpuvm 0.0.8 (/run/gpuvm/state.json)"
+	# the same version: the token goes, and an Event says so
+	jq --arg v "$GV" '.version = $v' "$ROOT/run/gpuvm/state.json" >"$K/s" && mv "$K/s" "$ROOT/run/gpuvm/state.json"
+	: >"$API/requests.jsonl"
+	mirror --once
+	assert_success
+	refute_output --partial "gpuvm-version-differs"
+	[ "$(annotation "$W")" = vfio-manager ]
+	[ "$(events)" = "Normal WarningCleared: gpuvm.dev/warning: gpuvm-version-differs no longer holds" ]
 }
