@@ -4,9 +4,12 @@
 # mirror/README.md, "The image"): the OCI archive unpacked with umoci, its index and configs,
 # its contents, and the image run: chrooted (amd64) and under qemu-user (arm64), gpuvm,
 # the mirror's scripts, jq and curl being the image's own. Then the push a team makes, into a
-# registry on loopback (Debian's docker-registry), and the image rebuilt byte for byte.
+# registry on loopback (Debian's docker-registry), and the image rebuilt byte for byte. And one
+# pass of the mirror, chrooted in the amd64 image as its user, against the API stand-in
+# (tests/api/) over HTTPS: the label read, the host config written, the node patched.
 
 load helpers
+load ../api/standin
 
 VERSION=$(sed -n 's/^VERSION := //p' "$TOP/Makefile")
 IMG=$TOP/build/mirror-image
@@ -30,6 +33,10 @@ setup_file() {
 		mknod -m 666 "$BATS_FILE_TMPDIR/$a/rootfs/dev/null" c 1 3
 		cp "$TOP/tests/fixture/kubevirt/nodes.json" "$BATS_FILE_TMPDIR/$a/rootfs/tmp/nodes.json"
 	done
+}
+
+teardown_file() {
+	[ ! -e "$BATS_FILE_TMPDIR/api/pid" ] || standin_stop
 }
 
 # image: the archive must have been built; a skip says how, CI=true fails instead.
@@ -242,4 +249,33 @@ arm64_ok() {
 	run env MIRROR_IMAGE_DIR="$d" sh "$TOP/packaging/mirror-image.sh" image "$VERSION"
 	assert_success
 	cmp "$ARCHIVE" "$d/gpuvm-mirror-$VERSION.tar"
+}
+
+@test "a pass of the mirror from the image (amd64, its user), over HTTPS to the API stand-in: label to host config" {
+	image
+	local r=$BATS_FILE_TMPDIR/amd64/rootfs node=gpu-node-1 h
+	standin_start
+	standin_vars
+	# the host's paths the DaemonSet mounts, under the image's /host, the image user's to write
+	h=$r/host
+	mkdir -p "$h/etc/gpuvm" "$h/run/gpuvm" "$h/run/gpuvm-reboot" "$h/proc" "$r/var/run/secrets"
+	printf '# provisioned\nmode=container\n' >"$h/etc/gpuvm/gpuvm.conf"
+	echo 11111111-1111-1111-1111-111111111111 >"$h/proc/boot_id"
+	cp "$API/tls/ca.crt" "$r/var/run/secrets/ca.crt"
+	cp "$API/token" "$r/var/run/secrets/token"
+	chown -R "$IMG_USER" "$h" "$r/var/run/secrets"
+	jq -n --arg n "$node" '{apiVersion: "v1", kind: "Node", metadata: {name: $n,
+		uid: "5f0c3a6e-9d1b-4c2e-8a7f-0123456789ab", resourceVersion: "1",
+		labels: {"nvidia.com/gpu.workload.config": "vm-passthrough"}}}' >"$STORE/api/v1/nodes/$node.json"
+	run in_root amd64 NODE_NAME="$node" GPUVM_HOST=/host GPUVM_BOOT_ID_FILE=/host/proc/boot_id \
+		GPUVM_API_SERVER="$SERVER" GPUVM_API_TOKEN_FILE=/var/run/secrets/token \
+		GPUVM_API_CA_FILE=/var/run/secrets/ca.crt GPUVM_KUBEVIRT=never GPUVM_EVENTS=never \
+		GPUVM_REBOOT_SENTINEL=none GPUVM_HEARTBEAT=/tmp/alive gpuvm-label-mirror --once
+	echo "$output"
+	assert_success
+	assert_output --partial "vm-passthrough"
+	# the image's gpuvm wrote the host config; the image's curl asked the API
+	grep -qx 'nvidia.com/gpu.workload.config=vm-passthrough\|mode=vm-passthrough' "$h/etc/gpuvm/gpuvm.conf"
+	[ "$(jq -r 'select(.method == "GET") | .path' "$API/requests.jsonl" | head -n 1)" = "/api/v1/nodes/$node" ]
+	[ "$(jq -r .user "$API/requests.jsonl" | sort -u)" = "$SA_USER" ]
 }
