@@ -145,6 +145,22 @@ static int read_models(struct prep *pp)
 	return 0;
 }
 
+int prep_mode(struct prep *pp, const char *given)
+{
+	char shown[64];
+
+	if (!given)
+		return 0;
+	if (mode_parse(given, &pp->s.mode) < 0) {
+		term_safe(given, shown, sizeof(shown));
+		log_err("--mode: unknown mode '%s' (expected container, vm-passthrough or vm-vgpu)",
+			shown);
+		return -EINVAL;
+	}
+	strscpy(pp->s.source[KEY_MODE], "--mode", SOURCE_LEN);
+	return 0;
+}
+
 int prep_vgpu_host(const struct prep *pp, const char *given, struct vgpu_host *h, char *from, size_t size)
 {
 	char ver[64], shown[64];

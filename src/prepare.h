@@ -42,6 +42,11 @@ int prep_scan(struct prep *pp);
 int prep_plan(struct prep *pp);
 void prep_fini(struct prep *pp);
 /*
+ * --mode M (given, NULL: none) over the settings' mode, its source "--mode" (check, plan).
+ * Logs and returns -EINVAL for a word that is no mode.
+ */
+int prep_mode(struct prep *pp, const char *given);
+/*
  * vm-vgpu: the host the support matrix is asked about (check, kubevirt): the kernel of
  * pp->kver (prep_plan first), the release given (--vgpu-release, NULL: none) or the one the
  * loaded nvidia module's version (/sys/module/nvidia/version) belongs to; from says which,

@@ -87,14 +87,10 @@ void plan_run(const struct options *o, struct outcome *out)
 		out->error = true;
 		goto out;
 	}
-	if (o->mode && mode_parse(o->mode, &pp.s.mode) < 0) {
-		log_err("--mode: unknown mode '%s' (expected container, vm-passthrough or vm-vgpu)",
-			o->mode);
+	if (prep_mode(&pp, o->mode) < 0) {
 		out->usage = true;
 		goto out;
 	}
-	if (o->mode)
-		strscpy(pp.s.source[KEY_MODE], "--mode", SOURCE_LEN);
 	if (prep_scan(&pp) < 0 || prep_plan(&pp) < 0) {
 		out->error = true;
 		goto out;
