@@ -181,11 +181,11 @@ PY
 		echo "$output" >>"$BATS_TEST_TMPDIR/summary"
 	done
 	run cat "$BATS_TEST_TMPDIR/summary"
-	assert_line "base: 5 objects, components none, image registry.invalid/gpuvm-mirror:$VERSION"
-	assert_line "overlays/default: 9 objects, components admission-policy,gpu-operator, image registry.invalid/gpuvm-mirror:$VERSION"
-	assert_line "overlays/pre-1.30: 7 objects, components gpu-operator, image registry.invalid/gpuvm-mirror:$VERSION"
-	assert_line "overlays/live: 9 objects, components admission-policy,gpu-operator,live, image registry.invalid/gpuvm-mirror:$VERSION"
-	assert_line "overlays/image: 9 objects, components admission-policy,gpu-operator, image registry.example.com/gpuvm/gpuvm-mirror:$VERSION"
+	assert_line "base: 7 objects, components none, image registry.invalid/gpuvm-mirror:$VERSION"
+	assert_line "overlays/default: 11 objects, components admission-policy,gpu-operator, image registry.invalid/gpuvm-mirror:$VERSION"
+	assert_line "overlays/pre-1.30: 9 objects, components gpu-operator, image registry.invalid/gpuvm-mirror:$VERSION"
+	assert_line "overlays/live: 11 objects, components admission-policy,gpu-operator,live, image registry.invalid/gpuvm-mirror:$VERSION"
+	assert_line "overlays/image: 11 objects, components admission-policy,gpu-operator, image registry.example.com/gpuvm/gpuvm-mirror:$VERSION"
 	# every overlay is one of these: a new one is checked and named here
 	[ "${#lines[@]}" -eq 5 ]
 }
@@ -205,7 +205,7 @@ PY
 		"    digest: $dig" >"$o/kustomization.yaml"
 	run check "$o" "$(render "$o")"
 	assert_success
-	assert_output --regexp ": 9 objects, components admission-policy,gpu-operator,live, image registry.corp.test/gpuvm-mirror@$dig\$"
+	assert_output --regexp ": 11 objects, components admission-policy,gpu-operator,live, image registry.corp.test/gpuvm-mirror@$dig\$"
 }
 
 @test "the base's image is the Makefile's version; no placeholder of the Containerfile, no docker build or apply -f left" {
