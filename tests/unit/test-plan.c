@@ -311,7 +311,7 @@ static void hgx(void)
 
 static void sriov(void)
 {
-	char addr[16];
+	char addr[24];
 	int i;
 
 	reset(true);
