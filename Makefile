@@ -16,7 +16,7 @@ LDFLAGS_STATIC := -static -Wl,--gc-sections -s
 SRCS := util.c strpool.c log.c mode.c cmdline.c kcmdline.c config.c settings.c pci.c rootio.c iommu.c \
 	nextboot.c metrics.c \
 	inventory.c pciproc.c plan.c json.c report.c state.c execute.c inuse.c live.c kmod.c iomem.c check.c kvsnippet.c \
-	vgpu.c pciids.c tagspec.c blkdev.c hostdev.c confsource.c writefile.c prepare.c tarw.c modindex.c \
+	vgpu.c pciids.c tagspec.c blkdev.c hostdev.c confsource.c pending.c writefile.c prepare.c tarw.c modindex.c \
 	cmd/apply.c cmd/plan.c cmd/status.c cmd/check.c cmd/cmdline.c cmd/config.c cmd/kubevirt.c cmd/dump.c \
 	main.c
 OBJS := $(SRCS:%.c=$(B)/obj/%.o)

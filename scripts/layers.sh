@@ -14,7 +14,7 @@ base: util strpool log json writefile
 pure: pci cmdline tagspec mode vgpu iomem config tarw modindex
 seams: rootio kmod blkdev
 host: iommu inventory pciproc hostdev inuse pciids
-asked: settings kcmdline confsource
+asked: settings kcmdline confsource pending
 decide: plan nextboot check kvsnippet
 act: execute live
 report: report state metrics

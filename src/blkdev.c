@@ -33,11 +33,9 @@ static int open_dev(const char *path)
 	struct stat st;
 	int fd;
 
-	while (*path == '/')
-		path++;
-	fd = openat(root_fd(), path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	fd = root_open(path);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	if (fstat(fd, &st) < 0 || !(S_ISBLK(st.st_mode) || S_ISREG(st.st_mode))) {
 		close(fd);
 		return -ENOTBLK;
@@ -517,9 +515,7 @@ static int open_beneath(int dirfd, const char *path)
 int blkdev_read_beneath(int dirfd, const char *path, size_t max, char **buf, size_t *len)
 {
 	struct stat st;
-	size_t got = 0;
-	char *b;
-	int fd = open_beneath(dirfd, path);
+	int r, fd = open_beneath(dirfd, path);
 
 	*buf = NULL;
 	*len = 0;
@@ -533,37 +529,9 @@ int blkdev_read_beneath(int dirfd, const char *path, size_t max, char **buf, siz
 		close(fd);
 		return -EFBIG;
 	}
-	b = malloc(max + 1);
-	if (!b) {
-		close(fd);
-		return -ENOMEM;
-	}
-	for (;;) {
-		ssize_t n = read(fd, b + got, max + 1 - got);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			int e = -errno;
-
-			free(b);
-			close(fd);
-			return e;
-		}
-		if (n == 0)
-			break;
-		got += (size_t)n;
-		if (got > max) { /* it grew since fstat */
-			free(b);
-			close(fd);
-			return -EFBIG;
-		}
-	}
+	r = read_whole(fd, max, buf, len);
 	close(fd);
-	b[got] = '\0';
-	*buf = b;
-	*len = got;
-	return 0;
+	return r;
 }
 
 int blkdev_read_config(const struct blkdev_found *f, const struct tag_spec *t, size_t max,

@@ -112,8 +112,6 @@ int config_read(int dirfd, const char *path, char **buf, size_t *len)
 static int read_fd(int fd, size_t max, bool one_link, char **buf, size_t *len)
 {
 	struct stat st;
-	char *b = NULL;
-	size_t got = 0;
 	int r = 0;
 
 	if (fstat(fd, &st) < 0) {
@@ -136,34 +134,8 @@ static int read_fd(int fd, size_t max, bool one_link, char **buf, size_t *len)
 		r = -EFBIG;
 		goto out;
 	}
-	b = malloc(max + 1);
-	if (!b) {
-		r = -ENOMEM;
-		goto out;
-	}
-	for (;;) {
-		ssize_t k = read(fd, b + got, max + 1 - got);
-
-		if (k < 0) {
-			if (errno == EINTR)
-				continue;
-			r = -errno;
-			goto out;
-		}
-		if (k == 0)
-			break;
-		got += (size_t)k;
-		if (got > max) {
-			r = -EFBIG; /* grew while we read it */
-			goto out;
-		}
-	}
-	b[got] = '\0';
-	*buf = b;
-	*len = got;
-	b = NULL;
+	r = read_whole(fd, max, buf, len);
 out:
-	free(b);
 	close(fd);
 	return r;
 }
@@ -260,22 +232,6 @@ static bool line_key(const char *line, size_t n, char *key, size_t size)
 	return true;
 }
 
-static int write_all(int fd, const char *data, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, data, len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		data += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 /* The new text: old with KEY=VALUE set. The caller frees *out. */
 static int rewrite(const char *old, size_t len, const char *key, const char *value,
 		   bool (*same_key)(const char *a, const char *b), char **out, size_t *outlen)
@@ -331,14 +287,6 @@ static int rewrite(const char *old, size_t len, const char *key, const char *val
 #define LOCK_LINKS "its lock file " CONFIG_LOCK_NAME " has more than one hard link"
 #define LOCK_NAMED "its name is that of the lock file (" CONFIG_LOCK_NAME ")"
 
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /*
  * Open the lock file in dfd, creating it 0600: only who can write the directory can open it,
  * where the directory itself is open to every reader (and so to their flock). Nothing but a
@@ -393,14 +341,14 @@ static int open_lock(int dfd, const char **why)
 static int lock_wait(int fd)
 {
 	struct timespec pause = { 0, 1000000 }; /* 1 ms, doubled up to 16 ms */
-	long long start = now_ms();
+	unsigned long long start = clock_ms(CLOCK_MONOTONIC);
 
 	for (;;) {
 		if (flock(fd, LOCK_EX | LOCK_NB) == 0)
 			return 0;
 		if (errno != EWOULDBLOCK && errno != EINTR)
 			return -errno;
-		if (now_ms() - start >= CONFIG_LOCK_WAIT_S * 1000LL)
+		if (clock_ms(CLOCK_MONOTONIC) - start >= CONFIG_LOCK_WAIT_S * 1000ULL)
 			return -ETIMEDOUT;
 		nanosleep(&pause, NULL);
 		if (pause.tv_nsec < 16000000)

@@ -22,15 +22,11 @@
 #include "kmod.h"
 #include "log.h"
 #include "confsource.h"
+#include "pending.h"
 #include "rootio.h"
 #include "tagspec.h"
 #include "util.h"
 #include "writefile.h"
-
-#define PENDING_DIR "run/gpuvm"
-#define PENDING_NAME "pending"
-#define PENDING_PATH PENDING_DIR "/" PENDING_NAME
-#define PENDING_MAX 8192
 
 const char *source_status_name(enum source_status st)
 {
@@ -51,14 +47,6 @@ const char *root_config_name(enum root_config rc)
 	};
 
 	return n[rc];
-}
-
-static unsigned long long boot_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_BOOTTIME, &ts);
-	return (unsigned long long)ts.tv_sec * 1000ULL + (unsigned long long)ts.tv_nsec / 1000000;
 }
 
 /* The initramfs's host config (or --config FILE), read once a run. */
@@ -141,128 +129,6 @@ static unsigned wait_seconds(const struct settings *s, const char *cmdline)
 	if (cmdline)
 		cmdline_parse(cmdline, on_retry, &c);
 	return c.seconds >= 0 ? (unsigned)(c.seconds / 2) : s->config_timeout_s;
-}
-
-struct pending_ctx {
-	struct source *src;
-	bool ok;
-};
-
-static void on_pending(const struct config_item *it, void *data)
-{
-	struct pending_ctx *c = data;
-	struct source *src = c->src;
-
-	if (it->error)
-		return;
-	if (streq(it->key, "deadline_ms")) {
-		char *end;
-		unsigned long long v = strtoull(it->value, &end, 10);
-
-		if (end != it->value && *end == '\0') {
-			src->deadline_ms = v;
-			c->ok = true;
-		}
-	} else if (streq(it->key, "first_result")) {
-		strscpy(src->first_result, it->value, sizeof(src->first_result));
-	} else if (streq(it->key, "held")) {
-		size_t n = 0;
-
-		if (pci_addr_list_parse(it->value, src->held + src->n_held,
-					SOURCE_HELD_MAX - src->n_held, &n, NULL, 0) == 0)
-			src->n_held += n;
-	}
-}
-
-/* A pending record: 0 and the deadline and held devices in src, -ENOENT, -EINVAL. */
-static int record_read(const char *path, struct source *src)
-{
-	struct pending_ctx c = { .src = src };
-	char *buf = malloc(PENDING_MAX);
-	ssize_t n;
-
-	if (!buf)
-		return -ENOMEM;
-	n = root_read_own(path, buf, PENDING_MAX);
-	if (n >= 0)
-		config_parse(buf, (size_t)n, on_pending, &c);
-	free(buf);
-	if (n < 0)
-		return (int)n;
-	src->pending = true;
-	return c.ok ? 0 : -EINVAL;
-}
-
-static int pending_read(struct source *src)
-{
-	return record_read(PENDING_PATH, src);
-}
-
-/* "held=ADDR" lines after a header, into buf; the length. */
-static size_t held_lines(char *buf, size_t size, size_t len, const struct pci_addr *held, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n && i < SOURCE_HELD_MAX && len + 32 < size; i++) {
-		char a[PCI_ADDR_LEN];
-
-		pci_addr_format(&held[i], a, sizeof(a));
-		len += (size_t)snprintf(buf + len, size - len, "held=%s\n", a);
-	}
-	return len;
-}
-
-int pending_write(const struct source *src, const struct pci_addr *held, size_t n)
-{
-	char buf[PENDING_MAX];
-	size_t len;
-
-	len = (size_t)snprintf(buf, sizeof(buf),
-			       "# gpuvm apply --defer: these GPUs are held until config=%s can be read\n"
-			       "# or the deadline passes; `gpuvm apply --resume` decides.\n"
-			       "deadline_ms=%llu\n",
-			       src->spec, src->deadline_ms);
-	len = held_lines(buf, sizeof(buf), len, held, n);
-	return root_write_file(PENDING_DIR, PENDING_NAME, buf, len);
-}
-
-/* A record goes from /run/gpuvm itself: a symlink in its place is not followed. */
-static int record_remove(const char *name)
-{
-	const char *why;
-	int dfd = wf_open_dir(root_fd(), PENDING_DIR, false, &why), r = 0;
-
-	if (dfd < 0)
-		return dfd == -ENOENT ? 0 : dfd;
-	if (unlinkat(dfd, name, 0) < 0 && errno != ENOENT)
-		r = -errno;
-	close(dfd);
-	return r;
-}
-
-int pending_remove(void)
-{
-	return record_remove(PENDING_NAME);
-}
-
-int root_pending_write(const struct pci_addr *held, size_t n, const char *first_result)
-{
-	char buf[PENDING_MAX];
-	size_t len;
-
-	len = (size_t)snprintf(buf, sizeof(buf), "%s",
-			       "# gpuvm apply --defer: the mode is decided at the end of the initramfs,\n"
-			       "# by `gpuvm apply --resume --sysroot DIR` from DIR/etc/gpuvm/gpuvm.conf.\n");
-	if (first_result)
-		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "first_result=%s\n",
-					first_result);
-	len = held_lines(buf, sizeof(buf), len, held, n);
-	return root_write_file(PENDING_DIR, "root-pending", buf, len);
-}
-
-int root_pending_remove(void)
-{
-	return record_remove("root-pending");
 }
 
 /*
@@ -421,7 +287,7 @@ static void boot_root(struct settings *s, struct source *src, const char *cmdlin
 		src->status = streq(s->source[KEY_MODE], "cmdline") ? SRC_CMDLINE : SRC_HOLD;
 		return;
 	}
-	record_read(ROOT_PENDING_PATH, src); /* what the first call held */
+	root_pending_read(src); /* what the first call held */
 	src->status = SRC_ROOT;
 	src->baked = !same_dir(sysroot) && root_exists(&CONFIG_PATH[1]);
 	if (src->baked)
@@ -458,9 +324,8 @@ static void boot_root(struct settings *s, struct source *src, const char *cmdlin
 			 "the GPUs go to the host driver (on_error=release)");
 }
 
-void settings_resolve(const char *config_file, bool under_root, const char *cmdline,
-		      enum source_policy pol, const char *sysroot, struct settings *s,
-		      struct source *src)
+void source_resolve(const char *config_file, bool under_root, const char *cmdline,
+		    enum source_policy pol, const char *sysroot, struct settings *s, struct source *src)
 {
 	struct image_config ic;
 	struct tag_spec t;
@@ -492,10 +357,11 @@ void settings_resolve(const char *config_file, bool under_root, const char *cmdl
 	if (pol == SRC_RESUME && pending_read(src) < 0)
 		src->deadline_ms = 0; /* no (good) record: decide now */
 	else if (pol == SRC_DEFER && pending_read(src) < 0)
-		src->deadline_ms = boot_ms() + (unsigned long long)src->timeout_s * 1000ULL;
+		src->deadline_ms =
+			clock_ms(CLOCK_BOOTTIME) + (unsigned long long)src->timeout_s * 1000ULL;
 
 	r = read_disk(under_root, &t, src, &disk, &disk_len);
-	now = boot_ms();
+	now = clock_ms(CLOCK_BOOTTIME);
 	if (r == 0) {
 		src->status = SRC_DISK;
 		tag_format(&t, spec, sizeof(spec));

@@ -69,28 +69,11 @@ struct source {
  * real root, mounted) gives the last call the host's. Never fails the boot: every problem is
  * logged and falls back.
  */
-void settings_resolve(const char *config_file, bool under_root, const char *cmdline,
-		      enum source_policy pol, const char *sysroot, struct settings *s,
-		      struct source *src);
+void source_resolve(const char *config_file, bool under_root, const char *cmdline,
+		    enum source_policy pol, const char *sysroot, struct settings *s,
+		    struct source *src);
 
 const char *source_status_name(enum source_status st);
 const char *root_config_name(enum root_config rc);
-
-/*
- * The pending record, /run/gpuvm/pending: while it exists, GPUs are held and `gpuvm apply
- * --resume` decides. Write it with the devices held (addresses, up to SOURCE_HELD_MAX).
- */
-int pending_write(const struct source *src, const struct pci_addr *held, size_t n);
-int pending_remove(void);
-
-/*
- * The root's record, /run/gpuvm/root-pending: the boot's first call ran without config=,
- * and its last call (apply --resume --sysroot DIR) decides from the root's config, or
- * applies it over what the command line did. Written with the devices held, if any, and
- * first_result: the first call's result when it applied the command line's mode (else NULL).
- */
-#define ROOT_PENDING_PATH "run/gpuvm/root-pending"
-int root_pending_write(const struct pci_addr *held, size_t n, const char *first_result);
-int root_pending_remove(void);
 
 #endif

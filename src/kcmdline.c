@@ -92,9 +92,9 @@ static int read_to_eof(const char *path, char *buf, size_t max, size_t *len, siz
 
 	*len = *over = 0;
 	buf[0] = peek[0] = '\0';
-	fd = openat(root_fd(), path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	fd = root_open(path);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	if (fstat(fd, &st) < 0) {
 		r = -errno;
 		goto out;
@@ -105,12 +105,11 @@ static int read_to_eof(const char *path, char *buf, size_t max, size_t *len, siz
 	}
 	while (*over < CMDLINE_COUNT_MAX) {
 		bool keep = *len < max;
-		ssize_t n = read(fd, keep ? buf + *len : skip, keep ? max - *len : sizeof(skip));
+		ssize_t n =
+			read_nointr(fd, keep ? buf + *len : skip, keep ? max - *len : sizeof(skip));
 
-		if (n < 0 && errno == EINTR)
-			continue;
 		if (n < 0) {
-			r = -errno;
+			r = (int)n;
 			break;
 		}
 		if (n == 0)

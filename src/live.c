@@ -11,14 +11,6 @@
 
 #define POLL_MS 200 /* --wait: how often a device in use is looked at again */
 
-static unsigned long long mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (unsigned long long)ts.tv_sec * 1000ULL + (unsigned long long)ts.tv_nsec / 1000000;
-}
-
 int live_init(struct live *l, const struct plan *p, const struct inventory *inv, unsigned wait_s,
 	      unsigned timeout_ms)
 {
@@ -26,7 +18,7 @@ int live_init(struct live *l, const struct plan *p, const struct inventory *inv,
 	l->p = p;
 	l->inv = inv;
 	l->timeout_ms = timeout_ms;
-	l->deadline_ms = mono_ms() + (unsigned long long)wait_s * 1000ULL;
+	l->deadline_ms = clock_ms(CLOCK_MONOTONIC) + (unsigned long long)wait_s * 1000ULL;
 	l->holders = calloc(inv->n ? inv->n : 1, sizeof(*l->holders));
 	l->locked = calloc(inv->n ? inv->n : 1, sizeof(*l->locked));
 	l->in_use = calloc(inv->n ? inv->n : 1, sizeof(*l->in_use));
@@ -190,20 +182,20 @@ static bool check(struct live *l, const size_t *members, size_t n, char *why, si
 bool live_refuse(void *data, const size_t *members, size_t n, char *why, size_t size)
 {
 	struct live *l = data;
-	unsigned long long start = mono_ms(), now;
+	unsigned long long start = clock_ms(CLOCK_MONOTONIC), now;
 	struct timespec ts = { 0, POLL_MS * 1000000L };
 
 	for (;;) {
 		if (!check(l, members, n, why, size, true))
 			break;
-		now = mono_ms();
+		now = clock_ms(CLOCK_MONOTONIC);
 		if (now >= l->deadline_ms) {
 			l->rep.waited_ms += now - start;
 			return true;
 		}
 		nanosleep(&ts, NULL);
 	}
-	l->rep.waited_ms += mono_ms() - start;
+	l->rep.waited_ms += clock_ms(CLOCK_MONOTONIC) - start;
 	return false;
 }
 

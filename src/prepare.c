@@ -57,7 +57,7 @@ static int scan_for(const struct settings *s, const struct source *src, const ch
 /* The module directory of the running kernel, or of the tree under --root. */
 static void modules_setup(const char *root, char *kver, size_t size)
 {
-	char dir[320];
+	char rel[300], dir[320];
 	ssize_t n = root_read("proc/sys/kernel/osrelease", kver, size);
 
 	if (n > 0)
@@ -67,15 +67,16 @@ static void modules_setup(const char *root, char *kver, size_t size)
 	if (!root) {
 		if (mod_init(NULL) < 0)
 			log_warn("cannot open the module directory of %s", kver);
-		else if (mod_dir() && access(mod_dir(), F_OK) < 0)
-			log_warn("cannot open the module directory %s: %s; only drivers already in the kernel can be used",
-				 mod_dir(), strerror(errno));
+		else if (mod_dir() && !root_exists(mod_dir()))
+			log_warn("cannot open the module directory %s: not there; only drivers already in the kernel can be used",
+				 mod_dir());
 		return;
 	}
-	snprintf(dir, sizeof(dir), "%s/lib/modules/%s", root, kver);
-	if (access(dir, F_OK) < 0)
-		snprintf(dir, sizeof(dir), "%s/usr/lib/modules/%s", root, kver);
-	if (access(dir, F_OK) == 0)
+	/* Merged-/usr trees keep modules in usr/lib/modules only; libkmod is given the path. */
+	snprintf(rel, sizeof(rel), "lib/modules/%s", kver);
+	if (!root_exists(rel))
+		snprintf(rel, sizeof(rel), "usr/lib/modules/%s", kver);
+	if (root_exists(rel) && (size_t)snprintf(dir, sizeof(dir), "%s/%s", root, rel) < sizeof(dir))
 		mod_init(dir);
 }
 
@@ -199,7 +200,7 @@ int prep_settings(struct prep *pp, const char *root, const char *cmdline, const 
 		log_err("out of memory");
 		return -ENOMEM;
 	}
-	settings_resolve(config, root != NULL, pp->cmdline, pol, sysroot, &pp->s, &pp->src);
+	source_resolve(config, root != NULL, pp->cmdline, pol, sysroot, &pp->s, &pp->src);
 	return 0;
 }
 

@@ -58,16 +58,22 @@ static int open_attr(const char *path)
 	return openat(rootfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 }
 
+int root_open(const char *path)
+{
+	int fd;
+
+	while (*path == '/')
+		path++;
+	fd = open_attr(path);
+	return fd < 0 ? -errno : fd;
+}
+
 static ssize_t read_attr(int fd, char *buf, size_t size)
 {
-	ssize_t n;
+	ssize_t n = read_nointr(fd, buf, size - 1);
 
-	do
-		n = read(fd, buf, size - 1);
-	while (n < 0 && errno == EINTR);
-	if (n < 0)
-		return -errno;
-	buf[n] = '\0';
+	if (n >= 0)
+		buf[n] = '\0';
 	return n;
 }
 
@@ -104,9 +110,9 @@ ssize_t root_read_own(const char *path, char *buf, size_t size)
 		return fd;
 	/* Up to size bytes: one that fills buf leaves no room for the NUL, so it is too large. */
 	while (r == 0) {
-		n = read(fd, buf + got, size - (size_t)got);
-		if (n < 0 && errno != EINTR)
-			r = -errno;
+		n = read_nointr(fd, buf + got, size - (size_t)got);
+		if (n < 0)
+			r = (int)n;
 		else if (n == 0)
 			break;
 		else if (n > 0 && (size_t)(got += n) == size)
@@ -177,12 +183,10 @@ int root_read_chunks(const char *path, char *buf, size_t size,
 	if (fd < 0)
 		return -errno;
 	for (;;) {
-		ssize_t n = read(fd, buf + have, size - have), used;
+		ssize_t n = read_nointr(fd, buf + have, size - have), used;
 
-		if (n < 0 && errno == EINTR)
-			continue;
 		if (n < 0) {
-			r = -errno;
+			r = (int)n;
 			break;
 		}
 		have += (size_t)n;
@@ -476,14 +480,6 @@ static void reap_abandoned(void)
 	n_abandoned = 0;
 }
 
-static unsigned long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (unsigned long long)ts.tv_sec * 1000ULL + (unsigned long long)ts.tv_nsec / 1000000;
-}
-
 /*
  * Hand the request to a writer that waits timeout_ms for: a running one, or a new one if
  * there is none or the last one died since (its socket refuses: the write was not done).
@@ -533,7 +529,7 @@ int root_write(const char *path, const char *value, unsigned timeout_ms)
 		timeout_ms = 1; /* 0 would mean "forever" to SO_RCVTIMEO */
 	memcpy(msg, path, plen + 1);
 	memcpy(msg + plen + 1, value, vlen + 1);
-	start = now_ms();
+	start = clock_ms(CLOCK_MONOTONIC);
 	r = send_request(msg, plen + vlen + 2, timeout_ms);
 	if (r < 0)
 		return r;
@@ -542,7 +538,7 @@ int root_write(const char *path, const char *value, unsigned timeout_ms)
 		if (n >= 0 || errno != EINTR)
 			break;
 		/* Interrupted (a stop and a continue): wait only for what is left of the bound. */
-		spent = now_ms() - start;
+		spent = clock_ms(CLOCK_MONOTONIC) - start;
 		if (spent >= timeout_ms || set_timeout(timeout_ms - (unsigned)spent) < 0) {
 			errno = EAGAIN;
 			break;

@@ -10,7 +10,8 @@
 /*
  * The seam between gpuvm and the kernel: every read and write of /sys, /proc and /run
  * goes through here, relative to the root directory (/ or --root DIR). Paths are given
- * without a leading '/'. The unit tests link a fake kernel in place of this file.
+ * without a leading '/'. The unit tests link a fake kernel in place of this file. One reader
+ * goes around it: libkmod, given the module directory as a path (kmod.c).
  */
 
 int root_init(const char *root); /* NULL: "/" */
@@ -52,6 +53,12 @@ void root_batch_close(struct root_batch *b);
  */
 int root_read_chunks(const char *path, char *buf, size_t size,
 		     ssize_t (*cb)(const char *chunk, size_t len, bool eof, void *data), void *data);
+/*
+ * A file of the root opened read-only for a reader that needs the descriptor itself (a
+ * block device probed, a file read to its end past a bound): O_CLOEXEC, O_NOCTTY and
+ * O_NONBLOCK (a FIFO is never waited on). A leading '/' is the root's. -errno.
+ */
+int root_open(const char *path);
 /* The last component of a symlink's target ("vfio-pci" for a driver link). */
 int root_link_name(const char *path, char *buf, size_t size);
 /* A symlink's whole target, as readlink(2) gives it; -ENAMETOOLONG past size. */

@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "util.h"
 
@@ -281,4 +282,74 @@ void fmt_cut(char *buf, size_t size, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, size, fmt, ap);
 	va_end(ap);
+}
+
+unsigned long long clock_us(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (unsigned long long)ts.tv_sec * 1000000ULL + (unsigned long long)ts.tv_nsec / 1000;
+}
+
+unsigned long long clock_ms(clockid_t id)
+{
+	return clock_us(id) / 1000;
+}
+
+ssize_t read_nointr(int fd, void *buf, size_t size)
+{
+	ssize_t n;
+
+	do
+		n = read(fd, buf, size);
+	while (n < 0 && errno == EINTR);
+	return n < 0 ? -errno : n;
+}
+
+int write_all(int fd, const void *data, size_t len)
+{
+	const char *p = data;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int read_whole(int fd, size_t max, char **buf, size_t *len)
+{
+	size_t got = 0;
+	char *b = malloc(max + 1);
+
+	*buf = NULL;
+	*len = 0;
+	if (!b)
+		return -ENOMEM;
+	for (;;) {
+		ssize_t n = read_nointr(fd, b + got, max + 1 - got);
+
+		if (n < 0) {
+			free(b);
+			return (int)n;
+		}
+		if (n == 0)
+			break;
+		got += (size_t)n;
+		if (got > max) {
+			free(b);
+			return -EFBIG;
+		}
+	}
+	b[got] = '\0';
+	*buf = b;
+	*len = got;
+	return 0;
 }

@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/types.h>
+#include <time.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -100,5 +102,23 @@ int stdout_close(void);
  * mean shows as a warning. Data (a path, a name) is never cut: its buffer is sized.
  */
 __attribute__((format(printf, 3, 4))) void fmt_cut(char *buf, size_t size, const char *fmt, ...);
+
+/*
+ * The clock id's time in milliseconds (CLOCK_MONOTONIC, CLOCK_BOOTTIME, CLOCK_REALTIME) or
+ * microseconds: one place for the arithmetic the deadlines, the timings and the metrics use.
+ */
+unsigned long long clock_ms(clockid_t id);
+unsigned long long clock_us(clockid_t id);
+
+/* One read(2) restarted on EINTR: the bytes read, 0 at the end, or -errno. */
+ssize_t read_nointr(int fd, void *buf, size_t size);
+/* All of len bytes written, restarted on EINTR and short writes: 0, or -errno (-EIO: none taken). */
+int write_all(int fd, const void *data, size_t len);
+/*
+ * fd read to its end into a new buffer (NUL-terminated; the caller frees *buf): -EFBIG
+ * when it holds more than max bytes (a file that grew since its size was looked at),
+ * -ENOMEM, or the read's -errno. fd is left open.
+ */
+int read_whole(int fd, size_t max, char **buf, size_t *len);
 
 #endif

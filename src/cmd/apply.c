@@ -17,29 +17,13 @@
 #include "live.h"
 #include "log.h"
 #include "nextboot.h"
+#include "pending.h"
 #include "prepare.h"
 #include "report.h"
 #include "state.h"
 #include "rootio.h"
 #include "util.h"
 #include "writefile.h"
-
-static unsigned long long now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (unsigned long long)ts.tv_sec * 1000000ULL + (unsigned long long)ts.tv_nsec / 1000;
-}
-
-/* The wall clock, for the metrics file: when the run ended. */
-static long long wall_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static const char *call_name(const struct options *o)
 {
@@ -232,7 +216,7 @@ static void run(const struct options *o, struct outcome *out)
 	struct nextboot *nb = NULL;
 	struct exec_opts eo = { .load_modules = !o->root, .verify = !o->root };
 	enum source_policy pol = boot_policy(o);
-	unsigned long long t0 = now_us();
+	unsigned long long t0 = clock_us(CLOCK_MONOTONIC);
 	struct live live = { 0 };
 	char before[32], boot_id[64];
 	bool live_on = false, waiting;
@@ -287,7 +271,7 @@ static void run(const struct options *o, struct outcome *out)
 	if (live_on)
 		live_release(&live, &x);
 	rep.result = waiting ? "waiting" : apply_result(&x);
-	rep.elapsed_us = now_us() - t0;
+	rep.elapsed_us = clock_us(CLOCK_MONOTONIC) - t0;
 	if (out->pending) {
 		record_wait(&pp.src, &pp.inv, &pp.p);
 	} else if (o->defer && (pp.src.status == SRC_HOLD || pp.src.status == SRC_CMDLINE)) {
@@ -323,7 +307,7 @@ static void run(const struct options *o, struct outcome *out)
 		nb = judge_next_boot(o, &verdict);
 		run.next_boot = nb;
 		run.next_boot_verdict = nb ? &verdict : NULL;
-		run.time_ms = wall_ms();
+		run.time_ms = (long long)clock_ms(CLOCK_REALTIME); /* the metrics: when the run ended */
 		rep.run = &run;
 		state_write(&rep);
 	}

@@ -412,6 +412,16 @@ int root_fd(void)
 	return AT_FDCWD; /* the host config is read from the working directory */
 }
 
+int root_open(const char *path)
+{
+	int fd;
+
+	while (*path == '/')
+		path++;
+	fd = openat(AT_FDCWD, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	return fd < 0 ? -errno : fd;
+}
+
 #define DEVP "sys/bus/pci/devices/"
 
 /* "sys/bus/pci/devices/NAME/ATTR" -> device and attribute. */

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
  * term_safe() against a reference definition, exhaustively over short byte strings: what a
- * terminal may be shown of a name from sysfs, a config or a command line.
+ * terminal may be shown of a name from sysfs, a config or a command line; and the I/O and
+ * clock helpers every file shares.
  */
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <unistd.h>
 
 #include "log.h"
 #include "unit.h"
@@ -233,8 +236,47 @@ static void label_values(void)
 	      "label value: no ESC, blank, '=' or bidirectional control");
 }
 
+/* read_whole, write_all and read_nointr over a pipe and a file; the clocks. */
+static void io_helpers(void)
+{
+	char tmpl[] = "/tmp/test-util.XXXXXX", *buf;
+	unsigned long long a, b;
+	int fd = mkstemp(tmpl), p[2];
+	size_t len;
+
+	CHECK(fd >= 0, "a temporary file");
+	unlink(tmpl);
+	CHECK_INT(write_all(fd, "0123456789", 10), 0, "write_all: ten bytes");
+	lseek(fd, 0, SEEK_SET);
+	CHECK_INT(read_whole(fd, 10, &buf, &len), 0, "read_whole: exactly max is read");
+	CHECK_STR(buf, "0123456789", "read_whole: the bytes, NUL-terminated");
+	CHECK_INT((int)len, 10, "read_whole: the length");
+	free(buf);
+	lseek(fd, 0, SEEK_SET);
+	CHECK_INT(read_whole(fd, 9, &buf, &len), -EFBIG, "read_whole: one past max is -EFBIG");
+	CHECK(buf == NULL && len == 0, "read_whole: nothing handed out on an error");
+	close(fd);
+	CHECK_INT(read_whole(fd, 9, &buf, &len), -EBADF, "read_whole: the read's -errno");
+	CHECK_INT(write_all(fd, "x", 1), -EBADF, "write_all: the write's -errno");
+	CHECK(pipe(p) == 0, "a pipe");
+	CHECK_INT(write_all(p[1], "ab", 2), 0, "write_all into a pipe");
+	close(p[1]);
+	{
+		char two[4] = "";
+
+		CHECK_INT((int)read_nointr(p[0], two, sizeof(two)), 2, "read_nointr: what is there");
+		CHECK_INT((int)read_nointr(p[0], two, sizeof(two)), 0, "read_nointr: 0 at the end");
+	}
+	close(p[0]);
+	a = clock_ms(CLOCK_MONOTONIC);
+	b = clock_us(CLOCK_MONOTONIC);
+	CHECK(b / 1000 >= a && b / 1000 - a < 1000, "clock_ms and clock_us tell the same time");
+	CHECK(clock_ms(CLOCK_REALTIME) > 1600000000000ULL, "clock_ms(CLOCK_REALTIME) is the epoch's");
+}
+
 int main(void)
 {
+	io_helpers();
 	exhaustive();
 	examples();
 	log_lines();
