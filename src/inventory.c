@@ -446,7 +446,7 @@ static int sort_devs(struct inventory *inv)
 }
 
 /* An interesting device or a function of its slot: its details and its group. */
-static int take(struct scan_ctx *c, struct pci_dev *d, int *groups, size_t *ng)
+static int take_function(struct scan_ctx *c, struct pci_dev *d, int *groups, size_t *ng)
 {
 	struct inventory *inv = c->inv;
 	int r;
@@ -620,11 +620,11 @@ int inventory_scan(struct inventory *inv,
 		}
 		if (r < 0 || !interesting(d, data))
 			continue;
-		r = take(&c, d, groups, &ng);
+		r = take_function(&c, d, groups, &ng);
 		for (j = i; r == 0 && j > 0 && pci_same_slot(&inv->dev[j - 1].addr, &d->addr); j--)
-			r = take(&c, &inv->dev[j - 1], groups, &ng);
+			r = take_function(&c, &inv->dev[j - 1], groups, &ng);
 		for (j = i + 1; r == 0 && j < inv->n && pci_same_slot(&inv->dev[j].addr, &d->addr); j++)
-			r = take(&c, &inv->dev[j], groups, &ng);
+			r = take_function(&c, &inv->dev[j], groups, &ng);
 	}
 	/* Every member of those groups, as each group lists it, with its details. */
 	if (r == 0 && ng) {

@@ -11,6 +11,16 @@
 
 static const char *const fb_names[] = { "BOOTFB", "efifb", "simple-framebuffer", "vesafb" };
 
+bool iomem_is_framebuffer(const char *name, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(fb_names); i++)
+		if (len == strlen(fb_names[i]) && !memcmp(name, fb_names[i], len))
+			return true;
+	return false;
+}
+
 static int parse_range(const char *s, uint64_t *start, uint64_t *end, const char **rest)
 {
 	char *e;
@@ -33,7 +43,7 @@ size_t iomem_framebuffers(const char *iomem, struct mem_range *out, size_t max)
 
 	while (*p && n < max) {
 		const char *nl = strchr(p, '\n'), *rest, *name;
-		size_t len = nl ? (size_t)(nl - p) : strlen(p), i;
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
 		char line[160];
 		uint64_t a, b;
 
@@ -43,14 +53,11 @@ size_t iomem_framebuffers(const char *iomem, struct mem_range *out, size_t max)
 			name = line + strspn(line, " ");
 			if (parse_range(name, &a, &b, &rest) == 0 && startswith(rest, " : ")) {
 				rest += 3;
-				for (i = 0; i < ARRAY_SIZE(fb_names); i++) {
-					if (!streq(rest, fb_names[i]))
-						continue;
+				if (iomem_is_framebuffer(rest, strlen(rest))) {
 					out[n].start = a;
 					out[n].end = b;
 					strscpy(out[n].name, rest, sizeof(out[n].name));
 					n++;
-					break;
 				}
 			}
 		}

@@ -2,6 +2,7 @@
 #ifndef GPUVM_IOMEM_H
 #define GPUVM_IOMEM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -15,6 +16,8 @@ struct mem_range {
  * text, at any nesting depth. Returns how many were stored (at most max).
  */
 size_t iomem_framebuffers(const char *iomem, struct mem_range *out, size_t max);
+/* Whether name (len bytes, no NUL needed) is one of those regions' names. */
+bool iomem_is_framebuffer(const char *name, size_t len);
 
 /*
  * The memory BARs (0-5) of a PCI function's resource attribute: "0xSTART 0xEND 0xFLAGS"

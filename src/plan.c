@@ -99,7 +99,7 @@ static void drop_reason(struct plan_dev *pd)
 	pd->reason_owned = false;
 }
 
-static void set(struct plan_dev *pd, enum action a, const char *target, const char *fmt, ...)
+static void decide(struct plan_dev *pd, enum action a, const char *target, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
 /*
@@ -107,13 +107,13 @@ static void set(struct plan_dev *pd, enum action a, const char *target, const ch
  * selected", "bridge: never bound"), and 10,000 of them cost no copy. Others are formatted
  * into an allocation of their length; NULL when that fails, which plan_build() reports.
  * gcc 12's -fanalyzer loses an allocation kept in an element of a calloc'd array and calls
- * it a leak: the next set() and plan_free() free it (valgrind and ASan agree).
+ * it a leak: the next decide() and plan_free() free it (valgrind and ASan agree).
  */
 #ifndef __clang__
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wanalyzer-malloc-leak"
 #endif
-static void set(struct plan_dev *pd, enum action a, const char *target, const char *fmt, ...)
+static void decide(struct plan_dev *pd, enum action a, const char *target, const char *fmt, ...)
 {
 	char buf[PLAN_REASON_LEN];
 	va_list ap;
@@ -163,19 +163,19 @@ static void classify(struct plan *p, const struct settings *s, const struct inve
 			pd->listed = d->vendor == PCI_VENDOR_NVIDIA;
 			continue;
 		}
-		set(pd, ACT_SKIP, NULL, "not selected");
+		decide(pd, ACT_SKIP, NULL, "not selected");
 		pd->listed = d->vendor == PCI_VENDOR_NVIDIA;
 		if (d->unidentified) {
 			/* Judged again once the selection is known (judge_unidentified). */
 			pd->role = ROLE_UNIDENTIFIED;
-			set(pd, ACT_SKIP, NULL,
-			    "not identified: its uevent could not be used (%s); never taken",
-			    strerror(d->unread_errno));
+			decide(pd, ACT_SKIP, NULL,
+			       "not identified: its uevent could not be used (%s); never taken",
+			       strerror(d->unread_errno));
 			continue;
 		}
 		if (pci_class_is_bridge(d->class)) {
 			pd->role = ROLE_BRIDGE;
-			set(pd, ACT_SKIP, NULL, "bridge: never bound");
+			decide(pd, ACT_SKIP, NULL, "bridge: never bound");
 			pd->listed = false;
 			continue;
 		}
@@ -183,12 +183,12 @@ static void classify(struct plan *p, const struct settings *s, const struct inve
 			/* Listed, and so named, where the selection would have taken it. */
 			pd->role = ROLE_HOST;
 			if (id_matches(s, d) && !excluded(s, d)) {
-				set(pd, ACT_SKIP, NULL,
-				    "%s matches it, but the host needs it (%s): never bound",
-				    s->n_ids ? "ids=" : "the default match", host_needs(d));
+				decide(pd, ACT_SKIP, NULL,
+				       "%s matches it, but the host needs it (%s): never bound",
+				       s->n_ids ? "ids=" : "the default match", host_needs(d));
 			} else {
-				set(pd, ACT_SKIP, NULL, "the host needs it (%s): never bound",
-				    host_needs(d));
+				decide(pd, ACT_SKIP, NULL, "the host needs it (%s): never bound",
+				       host_needs(d));
 				pd->listed = false;
 			}
 			continue;
@@ -196,26 +196,26 @@ static void classify(struct plan *p, const struct settings *s, const struct inve
 		if (excluded(s, d)) {
 			/* Any device, not only a matching one: an excluded companion blocks its group. */
 			pd->role = ROLE_EXCLUDED;
-			set(pd, ACT_SKIP, NULL, "excluded by exclude= (%s)", s->source[KEY_EXCLUDE]);
+			decide(pd, ACT_SKIP, NULL, "excluded by exclude= (%s)", s->source[KEY_EXCLUDE]);
 			continue;
 		}
 		if (!id_matches(s, d))
 			continue;
 		if (d->is_vf) {
 			pd->role = ROLE_VF;
-			set(pd, ACT_SKIP, NULL,
-			    "SR-IOV virtual function: left to its physical function's driver");
+			decide(pd, ACT_SKIP, NULL,
+			       "SR-IOV virtual function: left to its physical function's driver");
 			continue;
 		}
 		if (is_nvswitch(d) && (!s->nvswitch_vm || s->mode != MODE_VM_PASSTHROUGH)) {
 			pd->role = ROLE_NVSWITCH;
 			if (driver_is_vfio(d->driver) || driver_is_vfio(d->override))
-				set(pd, ACT_UNBIND, NULL,
-				    "NVSwitch stays on the host for Fabric Manager: off %s",
-				    d->driver[0] ? d->driver : "its vfio driver_override");
+				decide(pd, ACT_UNBIND, NULL,
+				       "NVSwitch stays on the host for Fabric Manager: off %s",
+				       d->driver[0] ? d->driver : "its vfio driver_override");
 			else
-				set(pd, ACT_SKIP, NULL,
-				    "NVSwitch stays on the host for Fabric Manager (nvswitch=host)");
+				decide(pd, ACT_SKIP, NULL,
+				       "NVSwitch stays on the host for Fabric Manager (nvswitch=host)");
 			continue;
 		}
 		pd->role = is_nvswitch(d) ? ROLE_NVSWITCH : ROLE_GPU;
@@ -258,11 +258,11 @@ static void fail(struct plan_dev *pd, const struct pci_dev *d, const struct sett
 {
 	pd->failed = true;
 	if (s->on_error == ON_ERROR_HOLD) {
-		set(pd, ACT_HOLD, target, "%s: held, claimed by no driver (on_error=hold)", why);
+		decide(pd, ACT_HOLD, target, "%s: held, claimed by no driver (on_error=hold)", why);
 	} else if (driver_is_vfio(d->driver) || override_is_ours(d->override)) {
-		set(pd, ACT_UNBIND, NULL, "%s: released to the host driver (on_error=release)", why);
+		decide(pd, ACT_UNBIND, NULL, "%s: released to the host driver (on_error=release)", why);
 	} else {
-		set(pd, ACT_KEEP, NULL, "%s: left on %s (on_error=release)", why, drv(d));
+		decide(pd, ACT_KEEP, NULL, "%s: left on %s (on_error=release)", why, drv(d));
 	}
 }
 
@@ -275,9 +275,9 @@ static void want(struct plan_dev *pd, const struct pci_dev *d, enum action a, co
 		 const char *why)
 {
 	if (streq(d->driver, target) && streq(d->override, target))
-		set(pd, ACT_KEEP, target, "%s; already on %s with driver_override set", why, target);
+		decide(pd, ACT_KEEP, target, "%s; already on %s with driver_override set", why, target);
 	else
-		set(pd, a, target, "%s", why);
+		decide(pd, a, target, "%s", why);
 }
 
 static int add_module(struct plan *p, const char *name)
@@ -475,8 +475,8 @@ static void member_not_viable(struct plan *p, const struct settings *s, const st
 	} else if (pd->role == ROLE_UNIDENTIFIED || pd->role == ROLE_HOST) {
 		pd->listed = true; /* its reason stands: never taken */
 	} else {
-		set(pd, ACT_SKIP, NULL, "%s: not taken; it blocks IOMMU group %d",
-		    pd->role == ROLE_EXCLUDED ? "excluded" : "not selected", g->id);
+		decide(pd, ACT_SKIP, NULL, "%s: not taken; it blocks IOMMU group %d",
+		       pd->role == ROLE_EXCLUDED ? "excluded" : "not selected", g->id);
 	}
 }
 
@@ -628,21 +628,21 @@ static void host_side(struct plan *p, const struct inventory *inv, size_t i, siz
 		 * Nothing set the mode (gpuvm installed, not configured): a vfio bind someone
 		 * else made, such as vfio-pci.ids= with a built-in vfio-pci, is theirs to keep.
 		 */
-		set(pd, ACT_KEEP, NULL,
-		    "%s: left on %s: no mode is set (no host config, no gpuvm.mode=)", what,
-		    driver_is_vfio(d->driver) ? d->driver : d->override);
+		decide(pd, ACT_KEEP, NULL,
+		       "%s: left on %s: no mode is set (no host config, no gpuvm.mode=)", what,
+		       driver_is_vfio(d->driver) ? d->driver : d->override);
 	} else if (driver_is_vfio(d->driver)) {
-		set(pd, ACT_UNBIND, NULL, "%s: off %s, back to the host driver (%s)", what,
-		    d->driver, why);
+		decide(pd, ACT_UNBIND, NULL, "%s: off %s, back to the host driver (%s)", what,
+		       d->driver, why);
 	} else if (driver_is_vfio(d->override)) {
-		set(pd, ACT_UNBIND, NULL,
-		    "%s: its vfio driver_override cleared for the host driver (%s)", what, why);
+		decide(pd, ACT_UNBIND, NULL,
+		       "%s: its vfio driver_override cleared for the host driver (%s)", what, why);
 	} else if (streq(d->override, HOLD_OVERRIDE)) {
-		set(pd, ACT_UNBIND, NULL,
-		    "%s: held while gpuvm waited for its config; released to the host driver (%s)",
-		    what, why);
+		decide(pd, ACT_UNBIND, NULL,
+		       "%s: held while gpuvm waited for its config; released to the host driver (%s)",
+		       what, why);
 	} else {
-		set(pd, ACT_KEEP, NULL, "%s: left on %s (%s)", what, drv(d), why);
+		decide(pd, ACT_KEEP, NULL, "%s: left on %s (%s)", what, drv(d), why);
 	}
 }
 
@@ -720,12 +720,12 @@ static void release_holds(struct plan *p, const struct inventory *inv)
 			char why[PLAN_REASON_LEN];
 
 			strscpy(why, p->dev[i].reason, sizeof(why));
-			set(&p->dev[i], ACT_UNBIND, NULL,
-			    "%s; held while gpuvm waited for its config: released", why);
+			decide(&p->dev[i], ACT_UNBIND, NULL,
+			       "%s; held while gpuvm waited for its config: released", why);
 		}
 }
 
-/* -ENOMEM when set() could not keep a reason. */
+/* -ENOMEM when decide() could not keep a reason. */
 static int reasons_kept(const struct plan *p)
 {
 	size_t i;
@@ -797,16 +797,16 @@ static void judge_unidentified(struct plan *p, const struct settings *s, const s
 		if (pd->role != ROLE_UNIDENTIFIED || !may_belong(p, s, inv, i, why, sizeof(why)))
 			continue;
 		if (s->mode == MODE_CONTAINER) {
-			set(pd, ACT_SKIP, NULL,
-			    "not identified: its uevent could not be used (%s); %s: left as it is",
-			    strerror(d->unread_errno), why);
+			decide(pd, ACT_SKIP, NULL,
+			       "not identified: its uevent could not be used (%s); %s: left as it is",
+			       strerror(d->unread_errno), why);
 			continue;
 		}
 		pd->failed = true;
 		p->n_unidentified++;
-		set(pd, ACT_SKIP, NULL,
-		    "not identified: its uevent could not be used (%s); %s, so %s cannot be called reached; never taken",
-		    strerror(d->unread_errno), why, mode_name(s->mode));
+		decide(pd, ACT_SKIP, NULL,
+		       "not identified: its uevent could not be used (%s); %s, so %s cannot be called reached; never taken",
+		       strerror(d->unread_errno), why, mode_name(s->mode));
 	}
 }
 
@@ -877,14 +877,14 @@ int plan_build_hold(struct plan *p, const struct settings *s, const struct inven
 		if (failed)
 			p->n_failed++;
 		if (d->driver[0])
-			set(pd, ACT_KEEP, NULL,
-			    "left on %s while gpuvm waits for %s: the hold takes nothing from a driver",
-			    d->driver, until);
+			decide(pd, ACT_KEEP, NULL,
+			       "left on %s while gpuvm waits for %s: the hold takes nothing from a driver",
+			       d->driver, until);
 		else if (streq(d->override, HOLD_OVERRIDE))
-			set(pd, ACT_KEEP, HOLD_OVERRIDE, "held while gpuvm waits for %s", until);
+			decide(pd, ACT_KEEP, HOLD_OVERRIDE, "held while gpuvm waits for %s", until);
 		else
-			set(pd, ACT_HOLD, HOLD_OVERRIDE,
-			    "held, claimed by no driver, while gpuvm waits for %s", until);
+			decide(pd, ACT_HOLD, HOLD_OVERRIDE,
+			       "held, claimed by no driver, while gpuvm waits for %s", until);
 	}
 	release_holds(p, inv);
 	r = reasons_kept(p);

@@ -24,6 +24,7 @@
 #include "cmd.h"
 #include "cmdline.h"
 #include "config.h"
+#include "iomem.h"
 #include "kmod.h"
 #include "kvsnippet.h"
 #include "log.h"
@@ -80,14 +81,6 @@ static bool join(char *path, const char *dir, const char *name)
 
 static const char *out_path; /* for the alarm: an archive begun is removed */
 
-static unsigned long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (unsigned long long)ts.tv_sec * 1000ULL + (unsigned long long)ts.tv_nsec / 1000000;
-}
-
 static void on_alarm(int sig)
 {
 	static const char msg[] = "gpuvm: dump: a read did not return in time; nothing written\n";
@@ -134,7 +127,7 @@ static void stop(struct dump *d, int r, const char *path)
 /* Whether the dump has stopped, or must now (its time is up). */
 static bool stopped(struct dump *d, const char *path)
 {
-	if (!d->err && now_ms() > d->deadline_ms)
+	if (!d->err && clock_ms(CLOCK_MONOTONIC) > d->deadline_ms)
 		stop(d, -ETIME, path);
 	return d->err != 0;
 }
@@ -251,7 +244,7 @@ static int canon(struct dump *d, const char *path, char *out, size_t size)
 }
 
 /* dir/name, with dir made canonical: the path a member takes. */
-static int at(struct dump *d, const char *path, char *out, size_t size)
+static int canon_parent(struct dump *d, const char *path, char *out, size_t size)
 {
 	char dir[PATH_MAX];
 	const char *base = strrchr(path, '/');
@@ -327,7 +320,7 @@ static void put_file(struct dump *d, const char *path, const char *data, size_t 
 
 	if (stopped(d, path))
 		return;
-	r = at(d, path, real, sizeof(real));
+	r = canon_parent(d, path, real, sizeof(real));
 	if (r < 0) {
 		note(d, "/%s: %s", path, strerror(-r));
 		return;
@@ -382,7 +375,7 @@ static void copy_link(struct dump *d, const char *path)
 
 	if (stopped(d, path))
 		return;
-	r = at(d, path, real, sizeof(real));
+	r = canon_parent(d, path, real, sizeof(real));
 	if (r == 0)
 		r = root_link_target(real, target, sizeof(target));
 	if (r == 0)
@@ -1082,7 +1075,6 @@ static void dump_hostdev(struct dump *d)
 
 static bool keep_iomem(struct dump *d, const char *line, size_t n)
 {
-	static const char *const fb[] = { "BOOTFB", "efifb", "simple-framebuffer", "vesafb" };
 	const char *name = memmem(line, n, " : ", 3);
 	const struct inventory *inv = &d->pp.inv;
 	size_t i, k;
@@ -1091,9 +1083,8 @@ static bool keep_iomem(struct dump *d, const char *line, size_t n)
 		return false;
 	name += 3;
 	k = (size_t)(line + n - name);
-	for (i = 0; i < ARRAY_SIZE(fb); i++)
-		if (k == strlen(fb[i]) && !memcmp(name, fb[i], k))
-			return true;
+	if (iomem_is_framebuffer(name, k))
+		return true;
 	for (i = 0; i < inv->n; i++)
 		if (d->keep[i] && inv->dev[i].details && k == strlen(inv->dev[i].name) &&
 		    !memcmp(name, inv->dev[i].name, k))
@@ -1242,7 +1233,7 @@ static void dump_modules(struct dump *d)
 	FILE *f = NULL;
 
 	if (!al || !keys || !mod_dir() || streq(mod_dir(), "(none)") ||
-	    (!d->o->root && access(mod_dir(), F_OK) < 0) || !(f = open_memstream(&atext, &at_len))) {
+	    (!d->o->root && !root_exists(mod_dir())) || !(f = open_memstream(&atext, &at_len))) {
 		free(al);
 		free(keys);
 		return;
@@ -1408,21 +1399,6 @@ static int open_out(const char *path)
 	return fd;
 }
 
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return w < 0 ? -errno : -EIO;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 static const char *why_stopped(int err)
 {
 	switch (err) {
@@ -1460,7 +1436,7 @@ static void run(const struct options *o, struct outcome *out)
 	}
 	signal(SIGALRM, on_alarm);
 	alarm(DUMP_SECONDS + 10);
-	d.deadline_ms = now_ms() + DUMP_SECONDS * 1000ULL;
+	d.deadline_ms = clock_ms(CLOCK_MONOTONIC) + DUMP_SECONDS * 1000ULL;
 	d.notes = open_memstream(&d.notes_buf, &d.notes_len);
 	r = d.notes ? tarw_init(&d.t, DUMP_BYTES_MAX, DUMP_ENTRIES_MAX) : -ENOMEM;
 	if (r == 0)
