@@ -164,16 +164,25 @@ ANALYZE_FLAGS := -Isrc -std=gnu11 -D_GNU_SOURCE -DGPUVM_VERSION='"$(VERSION)"' -
 C_FILES = $(shell git ls-files '*.c' '*.h' 2>/dev/null)
 SHELL_FILES = init tests/tap-run tests/fixture/mkfixture \
 	$(shell git ls-files '*.sh' '*.bash' '*.bats' 'mirror/gpuvm-label-mirror' 'mirror/gpuvm-kubevirt-patch' 'initramfs-tools/*' 'packaging/deb/post*' 2>/dev/null)
+# The per-file analyses run LINT_JOBS at a time (make -j: one gcc or clang-tidy a file, each
+# failing on its own file's findings); the whole-tree checks after them.
+LINT_JOBS ?= 2
+ANALYZE_T := $(SRCS:%=analyze/%)
+TIDY_T := $(SRCS:%=tidy/%)
+.PHONY: lint lint-files $(ANALYZE_T) $(TIDY_T)
+$(ANALYZE_T): analyze/%: $(DEPS)/VERSIONS
+	$(Q)gcc -fanalyzer -Werror $(WARN) $(ANALYZE_FLAGS) -c -o /dev/null src/$*
+$(TIDY_T): tidy/%: $(DEPS)/VERSIONS
+	$(Q)mkdir -p $(B)/clang-tidy/$(dir $*)
+	$(Q)clang-tidy --quiet src/$* -- $(ANALYZE_FLAGS) >$(B)/clang-tidy/$*.log 2>&1 || \
+		{ grep -E 'warning:|error:' $(B)/clang-tidy/$*.log; exit 1; }
+lint-files: $(ANALYZE_T) $(TIDY_T)
 lint: $(DEPS)/VERSIONS
-	@echo "  ANALYZE gcc -fanalyzer"
-	$(Q)for f in $(SRCS:%=src/%); do \
-		gcc -fanalyzer -Werror $(WARN) $(ANALYZE_FLAGS) -c -o /dev/null $$f || exit 1; done
+	@echo "  ANALYZE gcc -fanalyzer, CLANG-TIDY (.clang-tidy): $(words $(SRCS)) files, $(LINT_JOBS) at a time"
+	$(Q)$(MAKE) -s --no-print-directory -j$(LINT_JOBS) lint-files
 	@echo "  CPPCHECK"
-	$(Q)cppcheck --enable=warning,portability --std=c11 --quiet --error-exitcode=1 \
+	$(Q)cppcheck -j$(LINT_JOBS) --enable=warning,portability --std=c11 --quiet --error-exitcode=1 \
 		--inline-suppr --suppress=missingIncludeSystem -D_GNU_SOURCE -DGPUVM_VERSION='"x"' -Isrc src/
-	@echo "  CLANG-TIDY (.clang-tidy)"
-	$(Q)clang-tidy --quiet $(SRCS:%=src/%) -- $(ANALYZE_FLAGS) >$(B)/clang-tidy.log 2>&1 || \
-		{ grep -E 'warning:|error:' $(B)/clang-tidy.log; exit 1; }
 	@echo "  SHELLCHECK $(words $(SHELL_FILES)) files"
 	$(Q)shellcheck -x -P SCRIPTDIR $(SHELL_FILES)
 	@echo "  STYLE (.editorconfig)"
