@@ -341,6 +341,16 @@ listing() {
 	[ "$n" -ge 1 ]
 }
 
+@test "tests/dumps: a real kernel's VF (q35-intel-iommu's nvme) is a VF of its PF in the replay" {
+	D=$T/replay
+	rm -rf "$D" && mkdir -p "$D"
+	tar -xzf "$TOP/tests/dumps/q35-intel-iommu/dump.tar.gz" -C "$D"
+	[ "$(readlink "$D/sys/bus/pci/devices/0000:00:03.1/physfn")" = ../0000:00:03.0 ]
+	"$GPUVM" --root "$D" --cmdline "gpuvm.ids=1b36:0010" plan --mode vm-passthrough --json >"$D.json" || true
+	[ "$(jq -c '[.devices[] | select(.vf) | .address]' "$D.json")" = '["0000:00:03.1"]' ]
+	[ "$(jq -r '.devices[] | select(.address == "0000:00:03.0") | .sriov_totalvfs' "$D.json")" = 1 ]
+}
+
 @test "scripts/realhost.sh --root: runs start to end in its read-only namespace, and writes nothing to the tree" {
 	need "root (unshare -m, and a remount in it)" [ "$(id -u)" -eq 0 ]
 	mkfx hgx8

@@ -19,12 +19,15 @@
 # shellcheck disable=SC2086 # the cell's words
 set -- $E2E_ARGS
 iommu=${1-} release=${2-}
-dump=1 viable=''
+dump=1 viable='' load=$E2E_BOCHS
 case $iommu in
 intel)
-	unit=dmar0 addr=0000:00:01.0 dump=1234:1111,8086:100e
-	set -- -device pcie-pci-bridge,id=pb -device e1000,bus=pb,addr=1 -device rtl8139,bus=pb,addr=2
-	viable='[.groups[] | select(.viable | not) | select(.blocked_by | length == 1)] | length == 1'
+	unit=dmar0 addr=0000:00:01.0 dump=1234:1111,8086:100e,1b36:0010 load="$load nvme"
+	set -- -device pcie-pci-bridge,id=pb -device e1000,bus=pb,addr=1 -device rtl8139,bus=pb,addr=2 \
+		-device nvme-subsys,id=vfsub \
+		-device nvme,serial=e2e-vf,subsys=vfsub,sriov_max_vfs=1,sriov_vq_flexible=2,sriov_vi_flexible=1
+	viable='([.groups[] | select(.viable | not) | select(.blocked_by | length == 1)] | length == 1)
+		and ([.devices[] | select(.vf)] | length == 1)'
 	;;
 amd)
 	unit=ivhd0 addr=0000:00:02.0
@@ -34,13 +37,19 @@ amd)
 esac
 e2e_need_gpuvm
 [ -z "$release" ] || e2e_kernel "$release"
-e2e_image --gpuvm "$E2E_GPUVM" --load "$E2E_BOCHS" \
+e2e_image --gpuvm "$E2E_GPUVM" --load "$load" \
+	--add "$E2E_GUEST/sriov-vfs.sh:/init.d/44-sriov-vfs.sh" \
 	--add "$E2E_GUEST/gpuvm-dump.sh:/init.d/45-gpuvm-dump.sh" \
 	--add "$E2E_GUEST/gpuvm-check.sh:/init.d/50-gpuvm-check.sh"
 e2e_boot --iommu "$iommu" --gpu vga --append "gpuvm.mode=vm-passthrough gpuvm.ids=1234:1111 e2e.dump=$dump" \
 	-- "$@"
 e2e_guest_done
 e2e_dump_replay "$viable"
+if [ "$iommu" = intel ]; then
+	e2e_fact_is vf.rc 0
+	[ -L "$E2E_OUT/$E2E_NAME.dump/root/sys/bus/pci/devices/$(e2e_fact vf.addr)/physfn" ] ||
+		e2e_fail "the dump has no physfn link for the VF $(e2e_fact vf.addr)"
+fi
 e2e_fact_match iommus "^$unit \$"
 e2e_fact_is vga.device "$addr"
 e2e_fact_is vga.driver vfio-pci
