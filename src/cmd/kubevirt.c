@@ -176,6 +176,48 @@ static size_t vfio_vgpu_types(const struct inventory *inv, struct kv_device *dev
 	return n;
 }
 
+/*
+ * One entry an ID of what vm-passthrough binds or keeps on a VFIO driver, with the number of
+ * functions, named from the pci.ids text ids (len bytes; NULL: IDs only). Into dev (max).
+ */
+static size_t passthrough_entries(const struct options *o, const struct prep *pp, const char *ids,
+				  size_t len, struct kv_device *dev, size_t max)
+{
+	const struct inventory *inv = &pp->inv;
+	const struct plan *p = &pp->p;
+	char name[160];
+	size_t i, j, n = 0;
+
+	for (i = 0; i < inv->n; i++) {
+		const struct pci_dev *d = &inv->dev[i];
+		bool known;
+
+		if (!p->dev[i].selected || p->dev[i].failed ||
+		    (p->dev[i].action != ACT_BIND && p->dev[i].action != ACT_KEEP))
+			continue;
+		for (j = 0; j < n && (dev[j].vendor != d->vendor || dev[j].device != d->device); j++)
+			;
+		if (o->kubevirt_plugin && !streq(p->dev[i].target, "vfio-pci"))
+			log_warn("%s: on %s, which KubeVirt's own device plugin does not take (it takes devices on vfio-pci only): leave out --kubevirt-plugin and run NVIDIA's sandbox device plugin",
+				 d->name, p->dev[i].target);
+		if (j < n) {
+			dev[j].count++;
+			continue;
+		}
+		if (n == max)
+			break;
+		dev[n].vendor = d->vendor;
+		dev[n].device = d->device;
+		dev[n].count = 1;
+		dev[n].vgpu = false;
+		known = ids && pciids_name(ids, len, d->vendor, d->device, name, sizeof(name)) == 0;
+		kv_resource_name(known ? name : NULL, d->vendor, d->device, dev[n].resource,
+				 sizeof(dev[n].resource));
+		n++;
+	}
+	return n;
+}
+
 static void run(const struct options *o, struct outcome *out)
 {
 	struct prep pp = { 0 };
@@ -186,8 +228,8 @@ static void run(const struct options *o, struct outcome *out)
 	bool vgpu, none_visible = false, vf_external = true;
 	struct vgpu_host vh;
 	char vh_from[96];
-	char *ids = NULL, name[160];
-	size_t i, j, n = 0, n_mdev = 0, len = 0, which = 0;
+	char *ids = NULL;
+	size_t j, n = 0, n_mdev = 0, len = 0, which = 0;
 
 	if (prep_settings(&pp, o->root, o->cmdline, o->config, SRC_LOOK, NULL) < 0) {
 		out->error = true;
@@ -225,33 +267,7 @@ static void run(const struct options *o, struct outcome *out)
 	else if (!o->pci_ids && !o->kubevirt_plugin && which > 0)
 		log_warn("names from /%s, not the sandbox device plugin's pci.ids: an ID one lacks or names otherwise gets another resourceName (install /usr/share/gpuvm/pci.ids, gpuvm(8), kubevirt)",
 			 pciids_paths[which]);
-	for (i = 0; i < inv->n; i++) {
-		const struct pci_dev *d = &inv->dev[i];
-		bool known;
-
-		if (!p->dev[i].selected || p->dev[i].failed ||
-		    (p->dev[i].action != ACT_BIND && p->dev[i].action != ACT_KEEP))
-			continue;
-		for (j = 0; j < n && (dev[j].vendor != d->vendor || dev[j].device != d->device); j++)
-			;
-		if (o->kubevirt_plugin && !streq(p->dev[i].target, "vfio-pci"))
-			log_warn("%s: on %s, which KubeVirt's own device plugin does not take (it takes devices on vfio-pci only): leave out --kubevirt-plugin and run NVIDIA's sandbox device plugin",
-				 d->name, p->dev[i].target);
-		if (j < n) {
-			dev[j].count++;
-			continue;
-		}
-		if (n == KV_IDS_MAX)
-			break;
-		dev[n].vendor = d->vendor;
-		dev[n].device = d->device;
-		dev[n].count = 1;
-		dev[n].vgpu = false;
-		known = ids && pciids_name(ids, len, d->vendor, d->device, name, sizeof(name)) == 0;
-		kv_resource_name(known ? name : NULL, d->vendor, d->device, dev[n].resource,
-				 sizeof(dev[n].resource));
-		n++;
-	}
+	n = passthrough_entries(o, &pp, ids, len, dev, KV_IDS_MAX);
 	if (vgpu) {
 		size_t n_pci = n;
 
