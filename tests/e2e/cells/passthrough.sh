@@ -19,10 +19,10 @@
 # shellcheck disable=SC2086 # the cell's words
 set -- $E2E_ARGS
 iommu=${1-} release=${2-}
-dump=1 viable='' load=$E2E_BOCHS
+dump=1 viable='' nvme=''
 case $iommu in
 intel)
-	unit=dmar0 addr=0000:00:01.0 dump=1234:1111,8086:100e,1b36:0010 load="$load nvme"
+	unit=dmar0 addr=0000:00:01.0 dump=1234:1111,8086:100e,1b36:0010 nvme=" nvme"
 	set -- -device pcie-pci-bridge,id=pb -device e1000,bus=pb,addr=1 -device rtl8139,bus=pb,addr=2 \
 		-device nvme-subsys,id=vfsub \
 		-device nvme,serial=e2e-vf,subsys=vfsub,sriov_max_vfs=1,sriov_vq_flexible=2,sriov_vi_flexible=1
@@ -37,7 +37,7 @@ amd)
 esac
 e2e_need_gpuvm
 [ -z "$release" ] || e2e_kernel "$release"
-e2e_image --gpuvm "$E2E_GPUVM" --load "$load" \
+e2e_image --gpuvm "$E2E_GPUVM" --load "$E2E_BOCHS$nvme" \
 	--add "$E2E_GUEST/sriov-vfs.sh:/init.d/44-sriov-vfs.sh" \
 	--add "$E2E_GUEST/gpuvm-dump.sh:/init.d/45-gpuvm-dump.sh" \
 	--add "$E2E_GUEST/gpuvm-check.sh:/init.d/50-gpuvm-check.sh"
