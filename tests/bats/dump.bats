@@ -10,25 +10,15 @@ load helpers
 
 MODES="container vm-passthrough vm-vgpu"
 
-# The trees on tmpfs where there is one with room (256 MiB: hgx8-sriov is 39 MiB): a fixture
-# of 300 functions is some 10,000 files, 2 s to make on tmpfs against up to 30 s on a busy ext4.
+# The trees in the test's own directory (tests/tap-run puts it on a tmpfs where there is one:
+# a fixture of 300 functions is some 10,000 files).
 setup() {
 	T=$BATS_TEST_TMPDIR
-	if [ -d /dev/shm ] && [ -w /dev/shm ] &&
-		[ "$(df -Pk /dev/shm | awk 'NR == 2 { print $4 }')" -gt 262144 ]; then
-		T=$(mktemp -d /dev/shm/gpuvm-dump-bats.XXXXXX)
-	fi
+	O=''
 }
 
 teardown() {
-	[ "$T" = "$BATS_TEST_TMPDIR" ] || rm -rf "$T"
-}
-
-# mkfx SCENARIO [ARG]: helpers.bash's, in $T.
-mkfx() {
-	ROOT=$T/root
-	rm -rf "$ROOT"
-	"$TOP/tests/fixture/mkfixture" "$ROOT" "$@" >/dev/null
+	[ -z "$O" ] || rm -rf "$O"
 }
 
 # dump [ARGS...]: gpuvm --root $ROOT [ARGS] dump --out $D.tar, unpacked into $D.
@@ -354,12 +344,15 @@ listing() {
 @test "scripts/realhost.sh --root: runs start to end in its read-only namespace, and writes nothing to the tree" {
 	need "root (unshare -m, and a remount in it)" [ "$(id -u)" -eq 0 ]
 	mkfx hgx8
+	# OUT on the disk: the test's own directory may be on /dev/shm, under /dev, which the
+	# script refuses for its output
+	O=$(mktemp -d /var/tmp/gpuvm-realhost.XXXXXX)
 	listing "$ROOT" >"$BATS_TEST_TMPDIR/before"
-	run sh "$TOP/scripts/realhost.sh" --root "$ROOT" --gpuvm "$GPUVM" "$BATS_TEST_TMPDIR/out"
+	run sh "$TOP/scripts/realhost.sh" --root "$ROOT" --gpuvm "$GPUVM" "$O/out"
 	assert_success
 	listing "$ROOT" >"$BATS_TEST_TMPDIR/after"
 	diff "$BATS_TEST_TMPDIR/before" "$BATS_TEST_TMPDIR/after"
-	o=$BATS_TEST_TMPDIR/out
+	o=$O/out
 	for f in dump.tar plan-container.json plan-vm-passthrough.json plan-vm-vgpu.json \
 		in-use-vm-passthrough.json status.json check-vm-passthrough.json check-vm-vgpu.json \
 		kubevirt.yaml kubevirt.json iommu-groups.txt version.txt uname.txt commands.txt; do
@@ -374,10 +367,10 @@ listing() {
 	mkdir -p "$D" && tar -xf "$o/dump.tar" -C "$D"
 	"$GPUVM" --root "$D" plan --mode vm-passthrough --json | cmp - "$o/plan-vm-passthrough.json"
 	# /sys left writable (the test's switch): it refuses before gpuvm runs
-	REALHOST_SKIP_REMOUNT=1 run sh "$TOP/scripts/realhost.sh" --root "$ROOT" --gpuvm "$GPUVM" "$BATS_TEST_TMPDIR/out2"
+	REALHOST_SKIP_REMOUNT=1 run sh "$TOP/scripts/realhost.sh" --root "$ROOT" --gpuvm "$GPUVM" "$O/out2"
 	assert_failure 1
 	assert_output --partial "/sys or /proc is still writable after the remount: stopping before gpuvm runs"
-	[ ! -e "$BATS_TEST_TMPDIR/out2/commands.txt" ]
+	[ ! -e "$O/out2/commands.txt" ]
 	# an OUT with something in it is refused
 	run sh "$TOP/scripts/realhost.sh" --root "$ROOT" --gpuvm "$GPUVM" "$o"
 	assert_failure 1

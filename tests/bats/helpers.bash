@@ -9,11 +9,12 @@ GPUVM="${GPUVM:-$TOP/build/gpuvm}"
 # shellcheck source=tests/fixture/lib.sh
 . "$TOP/tests/fixture/lib.sh"
 
-# mkfx SCENARIO: build a named fixture tree in $ROOT.
+# mkfx SCENARIO [ARG]: build a named fixture tree in $ROOT (ARG: synthetic's and hgx8-wide's
+# number of functions).
 mkfx() {
 	ROOT="$BATS_TEST_TMPDIR/root"
 	rm -rf "$ROOT"
-	"$TOP/tests/fixture/mkfixture" "$ROOT" "$1" >/dev/null
+	"$TOP/tests/fixture/mkfixture" "$ROOT" "$@" >/dev/null
 }
 
 # gv ARGS...: run the static binary against $ROOT (stdout and stderr apart).
