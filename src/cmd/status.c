@@ -54,7 +54,6 @@ static void nfd_state_line(const char *key, const char *dflt)
 /* The mode and result of the last state file, and the GPUs on a vfio driver now. */
 static void nfd(struct prep *pp, struct outcome *out)
 {
-	char expiry[32];
 	time_t until = time(NULL) + NFD_EXPIRY_S;
 	struct tm tm;
 	size_t i, vfio = 0;
@@ -66,12 +65,15 @@ static void nfd(struct prep *pp, struct outcome *out)
 	for (i = 0; i < pp->inv.n; i++)
 		if (pp->p.dev[i].selected && driver_is_vfio(pp->inv.dev[i].driver))
 			vfio++;
-	if (!gmtime_r(&until, &tm) || !strftime(expiry, sizeof(expiry), "%Y-%m-%dT%H:%M:%SZ", &tm)) {
+	/* RFC 3339 in UTC, printed from the fields: strftime would bring musl's locale and time
+	 * zone code (8 KiB) into the binary for this one line */
+	if (!gmtime_r(&until, &tm) || tm.tm_year + 1900 > 9999) {
 		log_err("status --nfd: the clock is past any date NFD reads (%lld)", (long long)until);
 		out->error = true;
 		return;
 	}
-	printf("# +expiry-time=%s\n", expiry);
+	printf("# +expiry-time=%04d-%02d-%02dT%02d:%02d:%02dZ\n", tm.tm_year + 1900, tm.tm_mon + 1,
+	       tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
 	nfd_state_line("mode", "none");
 	nfd_state_line("result", "not-run");
 	printf(NFD_NS "gpuvm-vfio-gpus=%zu\n", vfio);
