@@ -56,12 +56,12 @@ endef
 $(B)/obj/%.o: src/%.c | $(B)/obj $(DEPS)/VERSIONS
 	$(call compile,$(MUSL_CC),$(CFLAGS_STATIC) -Isrc -I$(DEPS)/include -isystem $(DEPS)/uapi)
 
-# The size budget of the static binary, both architectures: 640 KiB. It was 512 KiB until the
-# host-side readers (the next boot's boot-loader files, the vGPU support table, pci.ids) took
-# the x86_64 binary to 519 KiB, then 576 KiB until the metrics file (8 KiB) and dump (its tar
-# writer and libkmod's index format, 25 KiB) took it to 583 KiB. What each unit costs, and what
-# would bring it back under 512 KiB without splitting the program, is the performance work's.
-SIZE_BUDGET := 655360
+# The size budget of the static binary: 512 KiB for x86_64, 544 KiB for aarch64 (its fixed
+# 4-byte instructions make the same code some 4 % larger). The host-side readers, the metrics
+# file and dump had taken the x86_64 binary to 583 KiB; libzstd and liblzma built smaller
+# (scripts/deps.sh says how, and what it costs) and no strftime brought it back under.
+SIZE_BUDGET := 524288
+A64_SIZE_BUDGET := 557056
 $(B)/gpuvm: $(OBJS) $(DEPS)/VERSIONS
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(MUSL_CC) $(CFLAGS_STATIC) $(LDFLAGS_STATIC) -o $@ $(OBJS) $(DEPS_LIBS)
@@ -300,7 +300,7 @@ $(A64)/gpuvm: $(A64_OBJS) $(A64)/deps/VERSIONS
 	$(Q)$(A64_CC) $(CFLAGS_STATIC) $(LDFLAGS_STATIC) $(A64_LDFLAGS) -o $@ $(A64_OBJS) $(A64_LIBS)
 	@size=$$(stat -c %s $@); echo "gpuvm (arm64): $$size bytes, static"; \
 	  file $@ | grep -q 'ARM aarch64.*statically linked' || { file $@ >&2; exit 1; }; \
-	  [ $$size -le $(SIZE_BUDGET) ] || { echo "gpuvm (arm64): over the $(SIZE_BUDGET)-byte budget" >&2; exit 1; }
+	  [ $$size -le $(A64_SIZE_BUDGET) ] || { echo "gpuvm (arm64): over the $(A64_SIZE_BUDGET)-byte budget" >&2; exit 1; }
 
 # The unit test of src/kmod.c links it, not the fake kernel, with the host's libkmod: variant
 # drivers looked up in a real modules.alias (tests/unit/test-kmod.c).
