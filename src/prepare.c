@@ -54,17 +54,6 @@ static int scan_for(const struct settings *s, const struct source *src, const ch
 	return r;
 }
 
-/* Whether a directory of the root can be opened (links followed): 0 or -errno. */
-static int dir_opens(const char *path)
-{
-	int fd = root_open(path);
-
-	if (fd < 0)
-		return fd;
-	close(fd);
-	return 0;
-}
-
 /* The module directory of the running kernel, or of the tree under --root. */
 static void modules_setup(const char *root, char *kver, size_t size)
 {
@@ -79,16 +68,19 @@ static void modules_setup(const char *root, char *kver, size_t size)
 	if (!root) {
 		if (mod_init(NULL) < 0)
 			log_warn("cannot open the module directory of %s", kver);
-		else if (mod_dir() && (r = dir_opens(mod_dir())) < 0)
+		else if (mod_dir() && (r = root_opens(mod_dir())) < 0)
 			log_warn("cannot open the module directory %s: %s; only drivers already in the kernel can be used",
 				 mod_dir(), strerror(-r));
 		return;
 	}
 	/* Merged-/usr trees keep modules in usr/lib/modules only; libkmod is given the path. */
 	snprintf(rel, sizeof(rel), "lib/modules/%s", kver);
-	if (dir_opens(rel) < 0)
+	if (root_opens(rel) < 0) {
 		snprintf(rel, sizeof(rel), "usr/lib/modules/%s", kver);
-	if (dir_opens(rel) == 0 && (size_t)snprintf(dir, sizeof(dir), "%s/%s", root, rel) < sizeof(dir))
+		if (root_opens(rel) < 0)
+			return;
+	}
+	if ((size_t)snprintf(dir, sizeof(dir), "%s/%s", root, rel) < sizeof(dir))
 		mod_init(dir);
 }
 

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 /*
  * The seam between gpuvm and the kernel: every read and write of /sys, /proc and /run
@@ -59,6 +60,16 @@ int root_read_chunks(const char *path, char *buf, size_t size,
  * O_NONBLOCK (a FIFO is never waited on). A leading '/' is the root's. -errno.
  */
 int root_open(const char *path);
+/* 0 when root_open() opens path (links followed: the module directory may be one), or -errno. */
+static inline int root_opens(const char *path)
+{
+	int fd = root_open(path);
+
+	if (fd < 0)
+		return fd;
+	close(fd);
+	return 0;
+}
 /* The last component of a symlink's target ("vfio-pci" for a driver link). */
 int root_link_name(const char *path, char *buf, size_t size);
 /* A symlink's whole target, as readlink(2) gives it; -ENAMETOOLONG past size. */

@@ -1233,7 +1233,7 @@ static void dump_modules(struct dump *d)
 	FILE *f = NULL;
 
 	if (!al || !keys || !mod_dir() || streq(mod_dir(), "(none)") ||
-	    (!d->o->root && !root_exists(mod_dir())) || !(f = open_memstream(&atext, &at_len))) {
+	    (!d->o->root && root_opens(mod_dir()) < 0) || !(f = open_memstream(&atext, &at_len))) {
 		free(al);
 		free(keys);
 		return;
