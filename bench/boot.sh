@@ -13,6 +13,13 @@
 #     echo "gpuvm-bench: begin STEP" >/dev/kmsg ; STEP ; echo "gpuvm-bench: end STEP" >/dev/kmsg
 #   apply     `run_gpuvm apply --defer`: the image's own gpuvm step, unchanged (busybox
 #             timeout as the backstop, then gpuvm, which loads vfio-pci with libkmod and binds)
+#             with gpuvm.mode= on the command line: one call
+#   hold-decide  the boot's two calls when the mode comes from the host config, as it does
+#             without gpuvm.mode= on the line: `run_gpuvm apply --defer` (it holds the stand-in
+#             for the mode; a third marker, "held", after it) then `run_gpuvm apply --resume
+#             --sysroot /` (the image's own /etc/gpuvm/gpuvm.conf, mode=vm-passthrough, is the
+#             host's: no root= here), which loads vfio-pci and binds. The command line of these
+#             boots has no gpuvm.mode=; the other paths' has, and it wins over the file
 #   modprobe  `modprobe -a vfio_iommu_type1 vfio-pci` with "options vfio-pci ids=1234:1111"
 #             in /etc/modprobe.d (written before the begin marker): busybox's modprobe (the
 #             image has no kmod); the kernel binds the stand-in when vfio-pci loads, with no
@@ -26,7 +33,8 @@
 # The time of a step is the difference of the two markers' printk timestamps. The stand-in
 # GPU is QEMU's VGA (1234:1111, its own driver bochs is not in the image), the IOMMU Intel's
 # (-device intel-iommu), the kernel command line the e2e tests' plus
-# "gpuvm.mode=vm-passthrough gpuvm.ids=1234:1111 bench.step=STEP"; QEMU as the e2e tests run
+# "gpuvm.mode=vm-passthrough gpuvm.ids=1234:1111 bench.step=STEP" (hold-decide: without
+# gpuvm.mode=); QEMU as the e2e tests run
 # it (tests/e2e/lib.sh's e2e_boot). The boots are interleaved (apply modprobe … apply …),
 # one at a time. A boot is invalid, and the run fails, when it does not power off, lacks a
 # marker, or (apply, modprobe) the stand-in is not on vfio-pci at the end; after --version it
@@ -37,7 +45,8 @@
 #   BENCH_QUICK=1    fewer boots (as above)
 #   BOOT_BIN=FILE    the gpuvm put in the image (default build/gpuvm, built first): an A/B of
 #                    a change, e.g. BOOT_BIN=/tmp/gpuvm-old sh bench/boot.sh
-#   BOOT_STEPS="…"   the paths measured (default "apply modprobe modprobe-nosoftdep version")
+#   BOOT_STEPS="…"   the paths measured (default "apply hold-decide modprobe modprobe-nosoftdep
+#                    version")
 #   BOOT_ICOUNT=N    QEMU -icount shift=N,sleep=off: the guest's clock counts 2^N ns an
 #                    instruction and skips idle time, so the steps no longer depend on the
 #                    host's load (repeatable to ~0.1 ms; bench/run.sh also runs it with N=1).
@@ -64,7 +73,7 @@ elif [ -n "$QUICK" ]; then
 else
 	BOOTS=7
 fi
-STEPS=${BOOT_STEPS:-apply modprobe modprobe-nosoftdep version}
+STEPS=${BOOT_STEPS:-apply hold-decide modprobe modprobe-nosoftdep version}
 ICOUNT=''
 case ${BOOT_ICOUNT:-} in
 '') ;;
@@ -82,8 +91,8 @@ die() {
 case $BOOTS in '' | *[!0-9]* | 0) die "BENCH_BOOTS=$BOOTS: a number of boots, at least 1" ;; esac
 for s in $STEPS; do
 	case $s in
-	apply | modprobe | modprobe-nosoftdep | version) ;;
-	*) die "BOOT_STEPS: unknown step $s (apply modprobe modprobe-nosoftdep version)" ;;
+	apply | hold-decide | modprobe | modprobe-nosoftdep | version) ;;
+	*) die "BOOT_STEPS: unknown step $s (apply hold-decide modprobe modprobe-nosoftdep version)" ;;
 	esac
 done
 for t in qemu-system-x86_64 cpio zstd depmod modprobe timeout; do
@@ -117,6 +126,9 @@ $0 == "\trun_gpuvm apply --defer" {
 	print "\tmodprobe) modprobe -a vfio_iommu_type1 vfio-pci; rc=$? ;;"
 	print "\tmodprobe-nosoftdep) modprobe vfio-pci ids=" standin "; rc=$? ;;"
 	print "\tversion) run_gpuvm --version ;;"
+	print "\thold-decide) run_gpuvm apply --defer"
+	print "\t\techo \"gpuvm-bench: held rc=$rc\" >/dev/kmsg"
+	print "\t\trun_gpuvm apply --resume --sysroot / ;;"
 	print "\t*) run_gpuvm apply --defer ;;"
 	print "\tesac"
 	print "\techo \"gpuvm-bench: end $bench_step rc=$rc\" >/dev/kmsg"
@@ -125,16 +137,19 @@ $0 == "\trun_gpuvm apply --defer" {
 { print }' standin="$STANDIN" init >"$OUT/init.new"
 mv "$OUT/init.new" "$OUT/init"
 
+# The host config of the hold-decide boots (the image is their whole system).
+printf '# bench/boot.sh: the host config of the hold-decide boots\nmode=vm-passthrough\n' >"$OUT/gpuvm.conf"
 IMG=$IMGDIR/bench-boot.img
 mkdir -p "$IMGDIR"
-key=$(cat "$BOOT_BIN" "$OUT/init" bench/boot-check.sh scripts/mkimage.sh "$KDIR/KVER" | sha256sum | cut -c1-16)
+key=$(cat "$BOOT_BIN" "$OUT/init" "$OUT/gpuvm.conf" bench/boot-check.sh scripts/mkimage.sh "$KDIR/KVER" |
+	sha256sum | cut -c1-16)
 if [ -f "$IMG" ] && [ "$(cat "$IMG.key" 2>/dev/null)" = "$key" ]; then
 	log "image: $IMG (cached)"
 else
 	log "image: building $IMG (kernel $KVER, gpuvm $BOOT_BIN)"
 	rm -f "$IMG.key"
 	scripts/mkimage.sh --kernel-dir "$KDIR" --kver "$KVER" --out "$IMG" --gpuvm "$BOOT_BIN" \
-		--init "$OUT/init" --add "$TOP/bench/boot-check.sh:/init.d/50-bench-check.sh" 2>"$OUT/mkimage.log" ||
+		--init "$OUT/init" --config "$OUT/gpuvm.conf" --add "$TOP/bench/boot-check.sh:/init.d/50-bench-check.sh" 2>"$OUT/mkimage.log" ||
 		die "mkimage failed: $(tail -n 3 "$OUT/mkimage.log")"
 	echo "$key" >"$IMG.key"
 fi
@@ -155,7 +170,7 @@ E2E_IMG=$IMG
 rm -f "$OUT/bench-boot.times" "$OUT/bench-boot.apply" "$OUT"/bench-boot-*.log "$OUT/boots.out"
 
 TSV=$OUT/boots.tsv
-printf 'boot\tstep\tbegin_s\tend_s\tstep_ms\tdriver\telapsed_us\tboot_s\tfirst_module_ms\tloaded_ms\tbound_ms\tmodules\n' >"$TSV"
+printf 'boot\tstep\tbegin_s\tend_s\tstep_ms\tdriver\telapsed_us\tboot_s\tfirst_module_ms\tloaded_ms\tbound_ms\tmodules\theld_ms\n' >"$TSV"
 # kmsg ERE: the printk time of the first kernel log line of the step that matches ERE
 kmsg() {
 	sed -n 's/^@bench kmsg=\([0-9.]*\) /\1 /p' "$E2E_LOG" | grep -E -m 1 "^[0-9.]+ $1" | cut -d' ' -f1
@@ -172,9 +187,11 @@ fails=0
 i=1
 while [ "$i" -le "$BOOTS" ]; do
 	for s in $STEPS; do
+		mode=gpuvm.mode=vm-passthrough
+		[ "$s" != hold-decide ] || mode=''
 		# shellcheck disable=SC2086 # ICOUNT: QEMU's words
 		e2e_boot --iommu intel --gpu vga --log "$s-$i" \
-			--append "gpuvm.mode=vm-passthrough gpuvm.ids=$STANDIN bench.step=$s" \
+			--append "$mode gpuvm.ids=$STANDIN bench.step=$s" \
 			-- $ICOUNT >>"$OUT/boots.out"
 		begin=$(kmsg "gpuvm-bench: begin $s\$")
 		end=$(kmsg "gpuvm-bench: end $s rc=")
@@ -183,8 +200,9 @@ while [ "$i" -le "$BOOTS" ]; do
 		# driver registered and took the stand-in), each in ms after the begin marker
 		first=$(since "$begin" "$(kmsg 'VFIO - User Level meta-driver')")
 		loaded=$(since "$begin" "$(kmsg 'gpuvm: loaded ')")
+		held=$(since "$begin" "$(kmsg 'gpuvm-bench: held rc=')")
 		case $s in
-		apply) done=$(since "$begin" "$(kmsg 'gpuvm: vm-passthrough: ')") ;;
+		apply | hold-decide) done=$(since "$begin" "$(kmsg 'gpuvm: vm-passthrough: ')") ;;
 		modprobe*) done=$(since "$begin" "$(kmsg 'vfio_pci: add ')") ;;
 		*) done=- ;;
 		esac
@@ -202,10 +220,12 @@ while [ "$i" -le "$BOOTS" ]; do
 			why="a marker is missing (begin '$begin', end '$end')"
 		elif [ "$drv" != "$want" ]; then
 			why="the stand-in ended on '${drv:-?}', not $want"
+		elif [ "$s" = hold-decide ] && [ "$held" = - ]; then
+			why="no 'held' marker between the two calls"
 		fi
 		ms=$(awk -v a="${begin:-0}" -v b="${end:-0}" 'BEGIN { printf "%.3f", (b - a) * 1000 }')
-		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$i" "$s" "${begin:--}" "${end:--}" "$ms" \
-			"${drv:--}" "${us:--}" "$E2E_BOOT_SECS" "$first" "$loaded" "$done" "${mods:--}" >>"$TSV"
+		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$i" "$s" "${begin:--}" "${end:--}" "$ms" \
+			"${drv:--}" "${us:--}" "$E2E_BOOT_SECS" "$first" "$loaded" "$done" "${mods:--}" "$held" >>"$TSV"
 		if [ -n "$why" ]; then
 			log "boot $i $s: INVALID: $why (console: $E2E_LOG)"
 			fails=$((fails + 1))
@@ -216,10 +236,10 @@ while [ "$i" -le "$BOOTS" ]; do
 	i=$((i + 1))
 done
 [ "$fails" -eq 0 ] || die "$fails invalid boots: no result (see $TSV and the consoles in $OUT)"
-# The same work: every apply and modprobe boot ended with the same modules loaded.
-sets=$(awk -F '\t' 'NR > 1 && ($2 == "apply" || $2 == "modprobe") { print $12 }' "$TSV" | sort -u)
+# The same work: every apply, hold-decide and modprobe boot ended with the same modules loaded.
+sets=$(awk -F '\t' 'NR > 1 && ($2 == "apply" || $2 == "hold-decide" || $2 == "modprobe") { print $12 }' "$TSV" | sort -u)
 [ "$(printf '%s\n' "$sets" | grep -c .)" -le 1 ] ||
-	die "apply and modprobe did not load the same modules: $(printf '%s\n' "$sets" | tr '\n' ' ')(see $TSV)"
+	die "apply, hold-decide and modprobe did not load the same modules: $(printf '%s\n' "$sets" | tr '\n' ' ')(see $TSV)"
 MODS=$(printf '%s' "$sets" | tr , ' ')
 
 # --- report --------------------------------------------------------------------------------
@@ -268,6 +288,11 @@ RES=$OUT/RESULTS-boot.md
 	echo
 	echo "- \`apply\`: the image's own gpuvm step, \`timeout -k 10 120 /sbin/gpuvm apply --defer\`"
 	echo "  (busybox timeout as the backstop; gpuvm loads vfio-pci with libkmod, binds, verifies)"
+	echo "- \`hold-decide\`: the boot's two calls when the mode comes from the host config (no"
+	echo "  \`gpuvm.mode=\` on these boots' line): \`apply --defer\` holds the stand-in for the mode"
+	echo "  (\`driver_override\` gpuvm-hold), then \`apply --resume --sysroot /\` reads the image's"
+	echo "  /etc/gpuvm/gpuvm.conf (mode=vm-passthrough: without root= the image is the whole"
+	echo "  system), loads vfio-pci and binds; both under the same backstop"
 	echo "- \`modprobe\`: \`modprobe -a vfio_iommu_type1 vfio-pci\` with \`options vfio-pci ids=$STANDIN\`"
 	echo "  in /etc/modprobe.d (busybox's modprobe; the kernel binds the stand-in when vfio-pci"
 	echo "  loads, with no userspace): the physical floor of the boot path. vfio_iommu_type1 is"
@@ -279,7 +304,7 @@ RES=$OUT/RESULTS-boot.md
 	echo "  gpuvm loads); the issue's first measurement said 242 ms against 110 ms, 2.19×"
 	echo "- \`version\`: \`timeout -k 10 120 /sbin/gpuvm --version\`: the backstop and gpuvm's"
 	echo "  process start alone"
-	echo "- gpuvm: $BOOT_BIN ($(wc -c <"$BOOT_BIN") bytes, sha256 $(sha256sum "$BOOT_BIN" | cut -c1-12));" \
+	echo "- gpuvm: ${BOOT_BIN#"$TOP"/} ($(wc -c <"$BOOT_BIN") bytes, sha256 $(sha256sum "$BOOT_BIN" | cut -c1-12));" \
 		"commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git status --porcelain -- src 2>/dev/null | head -n 1 | sed 's/..*/ + uncommitted changes in src\//')"
 	echo "- host load average (1, 5, 15 min) at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
 	echo
@@ -291,9 +316,16 @@ RES=$OUT/RESULTS-boot.md
 	echo
 	a=$(med apply 5)
 	m=$(med modprobe 5)
-	awk -v a="$a" -v m="$m" -v n="$(med modprobe-nosoftdep 5)" 'BEGIN {
+	h=$(med hold-decide 5)
+	awk -v a="$a" -v m="$m" -v h="$h" -v hh="$(med hold-decide 13)" -v n="$(med modprobe-nosoftdep 5)" 'BEGIN {
 		if (a != "-" && m != "-" && m > 0)
 			printf "**Ratio of the medians, apply / modprobe: %.2f×** (goal ≤ 1.1×; %.1f ms over the kernel'"'"'s own bind).\n", a / m, a - m
+		if (h != "-" && m != "-" && m > 0) {
+			printf "**Ratio of the medians, hold-decide / modprobe: %.2f×** (goal ≤ 1.1×; %.1f ms over the kernel'"'"'s own bind", h / m, h - m
+			if (hh != "-")
+				printf "; the hold, the first call, %.1f ms of it", hh
+			printf ").\n"
+		}
 		if (a != "-" && n != "-" && n > 0)
 			printf "Against `modprobe-nosoftdep`, which loads one module less: %.2f×.\n", a / n
 	}'
@@ -304,10 +336,10 @@ RES=$OUT/RESULTS-boot.md
 	echo "summary line (after its bind and verify) or vfio-pci's \`vfio_pci: add\` line (printed once"
 	echo "its driver has registered and taken the stand-in)."
 	echo
-	echo "| path | first module's init | loaded | bound | end marker |"
-	echo "|---|---|---|---|---|"
+	echo "| path | held (hold-decide: the first call's end) | first module's init | loaded | bound | end marker |"
+	echo "|---|---|---|---|---|---|"
 	for s in $STEPS; do
-		echo "| \`$s\` | $(fmt "$s" 9) | $(fmt "$s" 10) | $(fmt "$s" 11) | $(fmt "$s" 5) |"
+		echo "| \`$s\` | $(fmt "$s" 13) | $(fmt "$s" 9) | $(fmt "$s" 10) | $(fmt "$s" 11) | $(fmt "$s" 5) |"
 	done
 	echo
 	if [ "$a" != - ] && [ "$m" != - ]; then
