@@ -907,6 +907,18 @@ if [ -n "$QUICK" ]; then mode="BENCH_QUICK=1 (smoke run: fewer repetitions, no 1
 			echo
 		fi
 	done
+	if [ -z "${BENCH_BIN:-}" ] && [ -f "$SYMS.map" ]; then
+		echo "## The binary's size (generated)"
+		echo
+		echo "What each part puts in the image of build/gpuvm ($BIN_SIZE bytes), from the map of"
+		echo "the unstripped link of the same objects and libraries (bench/syms.mk,"
+		echo "bench/sizemap.sh): libblkid brings every file system and partition table prober it"
+		echo "has, which its build cannot leave out; libzstd and liblzma are built for size"
+		echo "(scripts/deps.sh says how and what it costs a module's decompression)."
+		echo
+		sh bench/sizemap.sh "$SYMS.map" build/obj
+		echo
+	fi
 	echo "## Fixture build (not part of gpuvm's cost)"
 	echo
 	echo "| workload | functions | files and links | MiB | mkfixture time |"

@@ -1,0 +1,42 @@
+#!/usr/bin/env bats
+# shellcheck disable=SC2154 # $stderr and $output are set by bats' run
+# bench/sizemap.sh, what make bench says of the binary's size: the map of the unstripped link
+# of build/gpuvm's objects and libraries (bench/syms.mk), read into each part's bytes, and the
+# units apply reaches told from those only the host-side commands reach.
+
+load helpers
+
+@test "bench/sizemap.sh: the parts add up to the image, apply's units on the boot path, dump's host-side only" {
+	built gpuvm
+	run make --no-print-directory -s -C "$TOP" -f Makefile -f bench/syms.mk build/bench/gpuvm.syms
+	assert_success
+	[ -s "$TOP/build/bench/gpuvm.syms.map" ]
+	run sh "$TOP/bench/sizemap.sh" "$TOP/build/bench/gpuvm.syms.map" "$TOP/build/obj"
+	assert_success
+	rows=$(printf '%s\n' "$output" | grep '^| ' | grep -v '^| part \|^| all ')
+	# every library gpuvm links, and gpuvm's own two shares
+	for p in 'gpuvm: the units the boot path' 'gpuvm: the units only the host-side' libblkid.a \
+		libkmod.a libzstd.a liblzma.a 'musl libc and libgcc'; do
+		printf '%s\n' "$rows" | grep -qF "| $p" || fail "no row for $p"
+	done
+	# the rows add up to the "all" row, which is the loaded image: at most the file's size
+	# (headers, alignment and the symbol table besides), and most of the stripped binary
+	sum=$(printf '%s\n' "$rows" | awk -F '|' '{ s += $3 } END { print s }')
+	all=$(printf '%s\n' "$output" | awk -F '|' '/^\| all / { print $3 + 0 }')
+	[ "$sum" -eq "$all" ]
+	# gpuvm's objects are its own two rows, never taken for a library
+	if printf '%s\n' "$rows" | grep -q '\.o |'; then fail "an object in a row of its own: $rows"; fi
+	size=$(stat -c %s "$TOP/build/gpuvm")
+	[ "$all" -le "$size" ]
+	[ "$((all * 10))" -ge "$((size * 9))" ]
+	# apply's own units are on the boot path; dump's tar writer and check are not
+	boot=$(printf '%s\n' "$output" | sed -n "s/^The boot path's units, largest first (bytes): //p")
+	host=$(printf '%s\n' "$output" | sed -n 's/^The host-side units, largest first (bytes): //p')
+	for u in cmd/apply.o execute.o rootio.o kmod.o inventory.o plan.o; do
+		case ", $boot" in *", $u "*) ;; *) fail "$u is not on the boot path: $boot" ;; esac
+	done
+	for u in cmd/dump.o tarw.o check.o cmd/kubevirt.o; do
+		case ", $host" in *", $u "*) ;; *) fail "$u is not host-side only: $host" ;; esac
+		case ", $boot" in *", $u "*) fail "$u is on the boot path" ;; esac
+	done
+}
