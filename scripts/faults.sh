@@ -58,7 +58,7 @@ case ${1-} in
 	exit "$bad"
 	;;
 *)
-	echo "usage: scripts/faults.sh --man | --check" >&2
+	echo "usage: scripts/faults.sh --man | --update | --check" >&2
 	exit 2
 	;;
 esac
