@@ -131,44 +131,140 @@ static int current_driver(const struct pci_dev *d, struct strpool *names, const 
 	return *drv ? 0 : -ENOMEM;
 }
 
-static int write_override(struct step_ctx *c, const char *target)
+/*
+ * A device's writes in one step (driver_override, the old driver's unbind, drivers_probe),
+ * handed to the writer as one sequence: it stops at the first that fails, and what the
+ * kernel answers to each is judged here as it was write by write.
+ */
+enum wr_kind {
+	WR_REMOVE_ID,
+	WR_OVERRIDE,
+	WR_UNBIND,
+	WR_PROBE
+};
+#define SEQ_MAX 4
+
+struct wr_seq {
+	struct step_ctx *c;
+	size_t n;
+	struct root_wr w[SEQ_MAX];
+	enum wr_kind kind[SEQ_MAX];
+	const char *arg[SEQ_MAX]; /* the target, the driver: for the effect and the error */
+	char path[SEQ_MAX][128];
+	char id[16]; /* remove_id's "vvvv dddd" */
+};
+
+static void seq_add(struct wr_seq *q, enum wr_kind kind, const char *arg, const char *value)
 {
-	char path[96];
-	int r;
+	q->kind[q->n] = kind;
+	q->arg[q->n] = arg;
+	q->w[q->n].path = q->path[q->n];
+	q->w[q->n].value = value;
+	q->n++;
+}
+
+static void seq_override(struct wr_seq *q, const char *target)
+{
+	struct step_ctx *c = q->c;
 
 	if (c->ovr_known && streq(c->ovr, target))
-		return 0;
-	snprintf(path, sizeof(path), DEV "%s/driver_override", c->d->name);
+		return;
+	snprintf(q->path[q->n], sizeof(q->path[0]), DEV "%s/driver_override", c->d->name);
 	/* An empty line clears the override. */
-	r = root_write(path, target[0] ? target : "\n", c->o->timeout_ms);
-	if (r < 0)
-		return fail_step(c, r, "write '%s' to driver_override", target);
-	c->ovr = target;
-	c->ovr_known = true;
-	return 0;
+	seq_add(q, WR_OVERRIDE, target, target[0] ? target : "\n");
 }
 
-static int unbind(struct step_ctx *c, const char *driver)
+static void seq_unbind(struct wr_seq *q, const char *driver)
 {
-	char path[128];
+	snprintf(q->path[q->n], sizeof(q->path[0]), "sys/bus/pci/drivers/%s/unbind", driver);
+	seq_add(q, WR_UNBIND, driver, q->c->d->name);
+}
+
+static void seq_probe(struct wr_seq *q)
+{
+	strscpy(q->path[q->n], "sys/bus/pci/drivers_probe", sizeof(q->path[0]));
+	seq_add(q, WR_PROBE, "", q->c->d->name);
+}
+
+/*
+ * A vfio driver given the device's ID (vfio-pci.ids=, new_id) would take it back on the
+ * reprobe: drop that dynamic ID first, where the driver has remove_id.
+ */
+static void seq_remove_id(struct wr_seq *q, const char *driver)
+{
+	snprintf(q->path[q->n], sizeof(q->path[0]), "sys/bus/pci/drivers/%s/remove_id", driver);
+	if (!root_exists(q->path[q->n]))
+		return;
+	snprintf(q->id, sizeof(q->id), "%04x %04x", q->c->d->vendor, q->c->d->device);
+	seq_add(q, WR_REMOVE_ID, driver, q->id);
+}
+
+/* What an error of a write means: true when the step goes on as if it had been done. */
+static bool tolerated(enum wr_kind kind, int err)
+{
+	switch (kind) {
+	case WR_REMOVE_ID: /* -ENODEV: it had no such ID, as usual */
+		return err == -ENODEV || err == -EINVAL;
+	case WR_UNBIND: /* -ENODEV: unbound meanwhile, as we wanted */
+		return err == -ENODEV;
+	case WR_PROBE: /* the kernel answers a probe that found no driver either way */
+		return err == -ENODEV || err == -EINVAL || err == -ENXIO;
+	case WR_OVERRIDE:
+		break;
+	}
+	return false;
+}
+
+/* Write i was done (or its error tolerated): what we now know of the device. */
+static void seq_done(struct wr_seq *q, size_t i)
+{
+	if (q->kind[i] == WR_OVERRIDE) {
+		q->c->ovr = q->arg[i];
+		q->c->ovr_known = true;
+	} else if (q->kind[i] == WR_UNBIND) {
+		q->c->drv = "";
+	}
+}
+
+static int seq_fail(struct wr_seq *q, size_t i, int err)
+{
+	switch (q->kind[i]) {
+	case WR_REMOVE_ID:
+		return fail_step(q->c, err, "remove the ID %s from %s", q->id, q->arg[i]);
+	case WR_OVERRIDE:
+		return fail_step(q->c, err, "write '%s' to driver_override", q->arg[i]);
+	case WR_UNBIND:
+		return fail_step(q->c, err, "unbind from %s", q->arg[i]);
+	case WR_PROBE:
+		break;
+	}
+	return fail_step(q->c, err, "write to drivers_probe");
+}
+
+/* The sequence's writes, in order: 0, or the error of the first not tolerated. */
+static int seq_run(struct wr_seq *q)
+{
+	size_t i = 0, at, k;
 	int r;
 
-	snprintf(path, sizeof(path), "sys/bus/pci/drivers/%s/unbind", driver);
-	r = root_write(path, c->d->name, c->o->timeout_ms);
-	if (r < 0 && r != -ENODEV) /* -ENODEV: unbound meanwhile, as we wanted */
-		return fail_step(c, r, "unbind from %s", driver);
-	c->drv = "";
+	while (i < q->n) {
+		r = root_write_seq(q->w + i, q->n - i, q->c->o->timeout_ms, &at);
+		for (k = i; k < (r < 0 ? i + at : q->n); k++)
+			seq_done(q, k);
+		if (r == 0)
+			return 0;
+		i += at;
+		if (!tolerated(q->kind[i], r))
+			return seq_fail(q, i, r);
+		seq_done(q, i++);
+	}
 	return 0;
 }
 
-static int probe(struct step_ctx *c)
+static void seq_init(struct wr_seq *q, struct step_ctx *c)
 {
-	int r = root_write("sys/bus/pci/drivers_probe", c->d->name, c->o->timeout_ms);
-
-	/* The kernel answers a probe that found no driver with success or an error alike. */
-	if (r < 0 && r != -ENODEV && r != -EINVAL && r != -ENXIO)
-		return fail_step(c, r, "write to drivers_probe");
-	return 0;
+	q->c = c;
+	q->n = 0;
 }
 
 /* The group a bound device is in: given at probe by some IOMMUs (an ARM SMMU). */
@@ -248,60 +344,47 @@ static void move_to(struct step_ctx *c, const char *target,
 		    bool (*ok)(const char *drv, const char *target))
 {
 	const char *drv = c->drv;
+	struct wr_seq q;
 
-	if (write_override(c, target) < 0)
-		return;
+	seq_init(&q, c);
+	seq_override(&q, target);
 	if (!streq(drv, target)) {
-		if (drv[0] && unbind(c, drv) < 0)
-			return;
-		if (probe(c) < 0)
-			return;
+		if (drv[0])
+			seq_unbind(&q, drv);
+		seq_probe(&q);
 	}
+	if (seq_run(&q) < 0)
+		return;
 	verify(c, ok, target, RES_OK);
 }
 
 static void do_hold(struct step_ctx *c, const char *target)
 {
-	const char *drv = c->drv;
+	struct wr_seq q;
 
-	if (write_override(c, target) < 0)
-		return;
+	seq_init(&q, c);
+	seq_override(&q, target);
 	/* Held means claimed by no driver, not even the target: a failed group stays whole. */
-	if (drv[0] && unbind(c, drv) < 0)
+	if (c->drv[0])
+		seq_unbind(&q, c->drv);
+	if (seq_run(&q) < 0)
 		return;
 	verify(c, is_none, target, RES_HELD);
-}
-
-/*
- * A vfio driver given the device's ID (vfio-pci.ids=, new_id) would take it back on the
- * reprobe: drop that dynamic ID first. -ENODEV: it had none, as usual.
- */
-static int remove_id(struct step_ctx *c, const char *driver)
-{
-	char path[128], id[16];
-	int r;
-
-	snprintf(path, sizeof(path), "sys/bus/pci/drivers/%s/remove_id", driver);
-	if (!root_exists(path))
-		return 0;
-	snprintf(id, sizeof(id), "%04x %04x", c->d->vendor, c->d->device);
-	r = root_write(path, id, c->o->timeout_ms);
-	if (r < 0 && r != -ENODEV && r != -EINVAL)
-		return fail_step(c, r, "remove the ID %s from %s", id, driver);
-	return 0;
 }
 
 static void do_release(struct step_ctx *c)
 {
 	const char *drv = c->drv;
+	struct wr_seq q;
 
-	if (drv[0] && driver_is_vfio(drv) && remove_id(c, drv) < 0)
-		return;
-	if (write_override(c, "") < 0)
-		return;
-	if (drv[0] && driver_is_vfio(drv) && unbind(c, drv) < 0)
-		return;
-	if (probe(c) < 0)
+	seq_init(&q, c);
+	if (drv[0] && driver_is_vfio(drv))
+		seq_remove_id(&q, drv);
+	seq_override(&q, "");
+	if (drv[0] && driver_is_vfio(drv))
+		seq_unbind(&q, drv);
+	seq_probe(&q);
+	if (seq_run(&q) < 0)
 		return;
 	verify(c, not_vfio, "", RES_OK);
 }

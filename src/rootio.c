@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -303,21 +304,42 @@ int root_stat_rdev(const char *path, unsigned *maj, unsigned *min)
 
 /*
  * Writes go through a writer process so that a driver stuck in its remove() cannot hold the
- * boot. One writer serves every write: the parent sends "path\0value\0" on a SOCK_SEQPACKET
- * socket, the writer does openat + write + close and answers with the result, and the
- * parent waits timeout_ms for that answer (SO_RCVTIMEO: one recv, no poll). A writer that
- * does not answer in time is abandoned, still blocked in the kernel (it cannot be killed
- * there anyway), and the next write starts a new one. The writer exits when its socket
- * closes: at root_fini(), which reaps it, or when gpuvm exits in any other way.
+ * boot. One writer serves every write: the parent sends a sequence of writes, "path\0value\0"
+ * each, in one SOCK_SEQPACKET message; the writer does openat + write + close for each in
+ * order, stops at the first that fails, and answers once with how many were done and that
+ * one's error. Each write is bounded by timeout_ms on its own: the writer stamps the
+ * monotonic clock into a page it shares with the parent before it begins a write, and the
+ * parent, woken by SO_RCVTIMEO while it waits for the answer, waits on until timeout_ms after
+ * the stamp of the write under way. A write that does not end in time has its writer
+ * cancelled in that page (a compare-and-swap, so that the writer cannot have begun the next
+ * write meanwhile) and abandoned, still blocked in the kernel (it cannot be killed there
+ * anyway): when that write returns, the writer does none of the rest and exits. The next
+ * write starts a new writer. A writer exits when its socket closes: at root_fini(), which
+ * reaps it, or when gpuvm exits in any other way. Without the shared page (mmap failed) a
+ * request holds one write, bounded from when it was sent.
  */
-#define WRITE_MSG_MAX 512
+#define WRITE_MSG_MAX 1024
 #define ABANDONED_MAX 8
+#define SEQ_CANCELLED UINT32_MAX
+
+/* The page a writer shares with the parent: its progress, and its cancellation. */
+struct progress {
+	uint64_t started_ms; /* CLOCK_MONOTONIC when the write under way began */
+	uint32_t seq;	     /* writes begun so far, or SEQ_CANCELLED */
+};
 
 static struct {
-	pid_t pid;	     /* -1: none running */
-	int fd;		     /* our end of its socket */
-	unsigned timeout_ms; /* what SO_RCVTIMEO is set to */
+	pid_t pid;	       /* -1: none running */
+	int fd;		       /* our end of its socket */
+	unsigned timeout_ms;   /* what SO_RCVTIMEO is set to */
+	struct progress *prog; /* shared with the running writer, or the next; may be NULL */
 } writer = { .pid = -1, .fd = -1 };
+
+/* The answer to a request: the writes done in order, and the error of the next (0: all). */
+struct answer {
+	int32_t done;
+	int32_t err;
+};
 
 /* Abandoned writers, reaped at root_fini() if their write ended meanwhile. */
 static pid_t abandoned[ABANDONED_MAX];
@@ -344,68 +366,100 @@ static int write_once(const char *path, const char *value, size_t len)
 	return r;
 }
 
-/* Above stdio, so that /dev/null on 0-2 cannot replace it (gpuvm started with 0-2 closed). */
-static int above_stdio(int fd)
-{
-	int moved;
-
-	if (fd > STDERR_FILENO)
-		return fd;
-	moved = fcntl(fd, F_DUPFD_CLOEXEC, STDERR_FILENO + 1);
-	return moved < 0 ? fd : moved;
-}
-
 /*
- * A writer that may outlive us must hold none of our caller's files: stdio goes to
- * /dev/null and every other inherited descriptor but the two it uses is closed (a caller's
- * pipe left open would make the caller wait for a writer blocked in the kernel).
+ * A writer that may outlive us must hold none of our caller's files (a caller's pipe left
+ * open would make the caller wait for a writer blocked in the kernel): every descriptor but
+ * the root's and its socket is closed, stdio included, since the writer prints nothing.
+ * close_range(2) is Linux 5.9: on an older kernel stdio goes to /dev/null instead and the
+ * rest stay open.
  */
-static void writer_detach(int *fd)
+static void writer_detach(int fd)
 {
-	int nul, lo, hi;
+	int lo = rootfd >= 0 && rootfd < fd ? rootfd : fd;
+	int hi = rootfd > fd ? rootfd : fd;
+	int nul, i;
 
-	*fd = above_stdio(*fd);
-	rootfd = above_stdio(rootfd);
-	nul = open("/dev/null", O_RDWR | O_CLOEXEC);
-	if (nul >= 0) {
-		dup2(nul, STDIN_FILENO);
-		dup2(nul, STDOUT_FILENO);
-		dup2(nul, STDERR_FILENO);
-		if (nul > STDERR_FILENO)
-			close(nul);
+	if (syscall(SYS_close_range, hi + 1, ~0U, 0) == 0) {
+		if (lo > 0)
+			syscall(SYS_close_range, 0, lo - 1, 0);
+		if (hi > lo + 1)
+			syscall(SYS_close_range, lo + 1, hi - 1, 0);
+		return;
 	}
-	lo = rootfd >= 0 && rootfd < *fd ? rootfd : *fd;
-	hi = rootfd > *fd ? rootfd : *fd;
-	/* close_range(2) is Linux 5.9: on an older kernel they stay open, as before. */
-	if (lo > STDERR_FILENO + 1)
-		syscall(SYS_close_range, STDERR_FILENO + 1, lo - 1, 0);
-	if (hi > lo + 1)
-		syscall(SYS_close_range, lo + 1, hi - 1, 0);
-	syscall(SYS_close_range, hi + 1, ~0U, 0);
+	nul = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (nul < 0)
+		return;
+	for (i = STDIN_FILENO; i <= STDERR_FILENO; i++)
+		if (i != nul && i != lo && i != hi)
+			dup2(nul, i);
+	if (nul > STDERR_FILENO)
+		close(nul);
 }
 
-static void __attribute__((noreturn)) writer_main(int fd)
+/* Stamp and claim the next write: false when the parent has cancelled this writer. */
+static bool begin_write(struct progress *prog, uint32_t *seq)
 {
-	char msg[WRITE_MSG_MAX + 1];
+	uint32_t want = *seq;
 
-	writer_detach(&fd);
+	if (!prog)
+		return true;
+	__atomic_store_n(&prog->started_ms, clock_ms(CLOCK_MONOTONIC), __ATOMIC_RELAXED);
+	if (!__atomic_compare_exchange_n(&prog->seq, &want, want + 1, false, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE))
+		return false;
+	*seq = want + 1;
+	return true;
+}
+
+/* The writes of a request ("path\0value\0" each), in order, up to the first that fails. */
+static struct answer do_request(const char *msg, size_t len, struct progress *prog, uint32_t *seq)
+{
+	struct answer a = { 0, 0 };
+	size_t off = 0;
+
+	while (off < len) {
+		const char *path = msg + off, *value;
+		size_t plen = strnlen(path, len - off), vlen;
+
+		if (plen + 1 >= len - off) {
+			a.err = -EINVAL;
+			break;
+		}
+		value = path + plen + 1;
+		vlen = strnlen(value, len - off - plen - 1);
+		if (vlen == len - off - plen - 1) {
+			a.err = -EINVAL; /* no NUL after the value */
+			break;
+		}
+		if (!begin_write(prog, seq)) {
+			a.err = -ECANCELED;
+			break;
+		}
+		a.err = write_once(path, value, vlen);
+		if (a.err)
+			break;
+		a.done++;
+		off += plen + vlen + 2;
+	}
+	return a;
+}
+
+static void __attribute__((noreturn)) writer_main(int fd, struct progress *prog)
+{
+	char msg[WRITE_MSG_MAX];
+	uint32_t seq = prog ? __atomic_load_n(&prog->seq, __ATOMIC_ACQUIRE) : 0;
+
+	writer_detach(fd);
 	for (;;) {
-		ssize_t n = recv(fd, msg, WRITE_MSG_MAX, 0);
-		size_t plen;
-		int res;
+		ssize_t n = recv(fd, msg, sizeof(msg), 0);
+		struct answer a;
 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
 			_exit(0); /* the parent closed its end: done */
-		/* "path\0value\0" */
-		msg[n] = '\0';
-		plen = strlen(msg);
-		if (plen + 2 > (size_t)n || msg[n - 1])
-			res = -EINVAL;
-		else
-			res = write_once(msg, msg + plen + 1, (size_t)n - plen - 2);
-		if (send(fd, &res, sizeof(res), MSG_NOSIGNAL) != (ssize_t)sizeof(res))
+		a = do_request(msg, (size_t)n, prog, &seq);
+		if (a.err == -ECANCELED || send(fd, &a, sizeof(a), MSG_NOSIGNAL) != (ssize_t)sizeof(a))
 			_exit(0); /* abandoned meanwhile */
 	}
 }
@@ -427,6 +481,12 @@ static int start_writer(void)
 	int sv[2], r;
 	pid_t pid;
 
+	if (!writer.prog) {
+		void *p = mmap(NULL, sizeof(*writer.prog), PROT_READ | PROT_WRITE,
+			       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+		writer.prog = p == MAP_FAILED ? NULL : p;
+	}
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 		return -errno;
 	pid = fork();
@@ -438,7 +498,7 @@ static int start_writer(void)
 	}
 	if (pid == 0) {
 		close(sv[0]);
-		writer_main(sv[1]);
+		writer_main(sv[1], writer.prog);
 	}
 	close(sv[1]);
 	writer.pid = pid;
@@ -454,19 +514,25 @@ static void reap(pid_t pid, int flags)
 }
 
 /*
- * Let the writer go. An idle or dead one exits on the closed socket and is reaped; one
- * still blocked in the kernel is abandoned and reaped later if it can be.
+ * Let the writer go. An idle or dead one exits on the closed socket and is reaped, and its
+ * page serves the next; one still blocked in the kernel is abandoned with its page (the
+ * caller has cancelled it there) and reaped later if it can be.
  */
 static void stop_writer(bool blocked)
 {
 	if (writer.pid < 0)
 		return;
 	close(writer.fd);
-	if (!blocked)
+	if (!blocked) {
 		reap(writer.pid, 0);
-	else if (n_abandoned < ABANDONED_MAX)
-		abandoned[n_abandoned++] = writer.pid;
-	/* beyond that, init reaps it after we exit */
+	} else {
+		if (n_abandoned < ABANDONED_MAX)
+			abandoned[n_abandoned++] = writer.pid;
+		/* beyond that, init reaps it after we exit */
+		if (writer.prog)
+			munmap(writer.prog, sizeof(*writer.prog));
+		writer.prog = NULL;
+	}
 	writer.pid = -1;
 	writer.fd = -1;
 }
@@ -482,7 +548,7 @@ static void reap_abandoned(void)
 
 /*
  * Hand the request to a writer that waits timeout_ms for: a running one, or a new one if
- * there is none or the last one died since (its socket refuses: the write was not done).
+ * the last one died since (its socket refuses: no write of it was done).
  */
 static int send_request(const char *msg, size_t len, unsigned timeout_ms)
 {
@@ -513,50 +579,130 @@ void root_deny_writes(void)
 	writes_denied = true;
 }
 
-int root_write(const char *path, const char *value, unsigned timeout_ms)
+/*
+ * Woken with no answer (the bound, or a signal): whether to wait on. A write begun since the
+ * last look has timeout_ms from its own stamp; one past its bound has its writer cancelled,
+ * unless the writer began the next write first, which then has its own bound.
+ */
+static bool wait_on(unsigned timeout_ms, uint64_t *deadline, uint32_t *seen)
 {
-	size_t plen = strlen(path), vlen = strlen(value);
-	char msg[WRITE_MSG_MAX];
-	unsigned long long start, spent;
-	ssize_t n;
-	int r, res;
+	struct progress *prog = writer.prog;
+	uint32_t seq = *seen;
+	uint64_t now;
 
-	if (writes_denied)
-		return -EROFS;
-	if (plen + vlen + 2 > sizeof(msg))
+	for (;;) {
+		if (prog) {
+			seq = __atomic_load_n(&prog->seq, __ATOMIC_ACQUIRE);
+			if (seq != *seen) {
+				*seen = seq;
+				*deadline = __atomic_load_n(&prog->started_ms, __ATOMIC_RELAXED) +
+					timeout_ms;
+			}
+		}
+		now = clock_ms(CLOCK_MONOTONIC);
+		if (now < *deadline)
+			return set_timeout((unsigned)(*deadline - now)) == 0;
+		if (!prog ||
+		    __atomic_compare_exchange_n(&prog->seq, &seq, SEQ_CANCELLED, false,
+						__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+			return false;
+	}
+}
+
+/*
+ * One request: as many of the n writes as a message holds (one without a shared page), in
+ * *sent. 0 when they were all done, else the -errno of write *failed; -ETIMEDOUT: it did
+ * not end in time and is left blocked, the rest not done.
+ */
+static int request(const struct root_wr *w, size_t n, unsigned timeout_ms, size_t *sent, size_t *failed)
+{
+	char msg[WRITE_MSG_MAX];
+	size_t len = 0, k, max;
+	uint32_t seen, base;
+	uint64_t deadline;
+	struct answer a;
+	ssize_t got;
+	int r;
+
+	*failed = 0;
+	if (writer.pid < 0) {
+		r = start_writer();
+		if (r < 0)
+			return r;
+	}
+	max = writer.prog ? n : 1;
+	for (k = 0; k < max; k++) {
+		size_t plen = strlen(w[k].path), vlen = strlen(w[k].value);
+
+		if (len + plen + vlen + 2 > sizeof(msg))
+			break;
+		memcpy(msg + len, w[k].path, plen + 1);
+		memcpy(msg + len + plen + 1, w[k].value, vlen + 1);
+		len += plen + vlen + 2;
+	}
+	if (k == 0)
 		return -ENAMETOOLONG;
-	if (!timeout_ms)
-		timeout_ms = 1; /* 0 would mean "forever" to SO_RCVTIMEO */
-	memcpy(msg, path, plen + 1);
-	memcpy(msg + plen + 1, value, vlen + 1);
-	start = clock_ms(CLOCK_MONOTONIC);
-	r = send_request(msg, plen + vlen + 2, timeout_ms);
+	*sent = k;
+	r = send_request(msg, len, timeout_ms);
 	if (r < 0)
 		return r;
+	seen = base = writer.prog ? __atomic_load_n(&writer.prog->seq, __ATOMIC_ACQUIRE) : 0;
+	deadline = clock_ms(CLOCK_MONOTONIC) + timeout_ms;
 	for (;;) {
-		n = recv(writer.fd, &res, sizeof(res), 0);
-		if (n >= 0 || errno != EINTR)
+		got = recv(writer.fd, &a, sizeof(a), 0);
+		if (got >= 0 || (errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK))
 			break;
-		/* Interrupted (a stop and a continue): wait only for what is left of the bound. */
-		spent = clock_ms(CLOCK_MONOTONIC) - start;
-		if (spent >= timeout_ms || set_timeout(timeout_ms - (unsigned)spent) < 0) {
-			errno = EAGAIN;
-			break;
+		if (!wait_on(timeout_ms, &deadline, &seen)) {
+			*failed = seen > base ? seen - base - 1 : 0;
+			stop_writer(true); /* still blocked in the kernel: leave it there */
+			return -ETIMEDOUT;
 		}
 	}
-	if (n == (ssize_t)sizeof(res))
-		return res;
-	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-		stop_writer(true); /* still blocked in the kernel: leave it there */
-		return -ETIMEDOUT;
+	if (got == (ssize_t)sizeof(a) && a.done >= 0 && (size_t)a.done <= k && a.err <= 0 &&
+	    ((size_t)a.done == k) == (a.err == 0)) {
+		*failed = (size_t)a.done;
+		return a.err;
 	}
 	/* Closed (it died; it is reaped) or a failed recv: the next write starts a new one. */
-	stop_writer(n != 0);
+	stop_writer(got != 0);
 	return -EIO;
 }
 
-/* The stdio buffer of a file written whole: a state file of 10,000 functions in a few writes. */
-#define FILE_BUF_SIZE 65536
+int root_write_seq(const struct root_wr *w, size_t n, unsigned timeout_ms, size_t *failed)
+{
+	size_t i = 0, sent, at;
+	int r;
+
+	*failed = 0;
+	if (writes_denied)
+		return -EROFS;
+	if (!timeout_ms)
+		timeout_ms = 1; /* 0 would mean "forever" to SO_RCVTIMEO */
+	while (i < n) {
+		r = request(w + i, n - i, timeout_ms, &sent, &at);
+		if (r < 0) {
+			*failed = i + at;
+			return r;
+		}
+		i += sent;
+	}
+	return 0;
+}
+
+int root_write(const char *path, const char *value, unsigned timeout_ms)
+{
+	struct root_wr w = { path, value };
+	size_t failed;
+
+	return root_write_seq(&w, 1, timeout_ms, &failed);
+}
+
+/*
+ * The stdio buffer of a file written whole: a state file of 10,000 functions in a few writes.
+ * One for the process (a fill function writes no file), in the BSS: no mmap and munmap for
+ * each file, and its pages are touched only as far as a file reaches.
+ */
+static char file_buf[65536];
 
 /*
  * The directory is walked without following a symlink and the temporary is created with
@@ -567,7 +713,7 @@ int root_write(const char *path, const char *value, unsigned timeout_ms)
 int root_write_file_with(const char *dir, const char *name, void (*fill)(FILE *f, void *data),
 			 void *data)
 {
-	char tmp[NAME_MAX + 1], *buf;
+	char tmp[NAME_MAX + 1];
 	const char *why;
 	int fd, dfd, r = 0;
 	FILE *f;
@@ -577,14 +723,8 @@ int root_write_file_with(const char *dir, const char *name, void (*fill)(FILE *f
 	dfd = wf_open_dir(rootfd, dir, true, &why);
 	if (dfd < 0)
 		return dfd;
-	buf = malloc(FILE_BUF_SIZE);
-	if (!buf) {
-		close(dfd);
-		return -ENOMEM;
-	}
 	fd = wf_create_tmp(dfd, name, 0644, tmp, sizeof(tmp), &why);
 	if (fd < 0) {
-		free(buf);
 		close(dfd);
 		return fd;
 	}
@@ -594,7 +734,7 @@ int root_write_file_with(const char *dir, const char *name, void (*fill)(FILE *f
 		close(fd);
 		goto out;
 	}
-	setvbuf(f, buf, _IOFBF, FILE_BUF_SIZE);
+	setvbuf(f, file_buf, _IOFBF, sizeof(file_buf));
 	errno = 0;
 	fill(f, data);
 	if (fflush(f) != 0 || ferror(f))
@@ -606,7 +746,6 @@ int root_write_file_with(const char *dir, const char *name, void (*fill)(FILE *f
 	if (r == 0 && renameat(dfd, tmp, dfd, name) < 0)
 		r = -errno;
 out:
-	free(buf);
 	if (r < 0)
 		unlinkat(dfd, tmp, 0);
 	else

@@ -86,10 +86,23 @@ int root_stat_rdev(const char *path, unsigned *maj, unsigned *min);
  * Write value to an attribute, bounded in time. The writes are made by one long-lived
  * writer process: a write still blocked after timeout_ms (some drivers hang in unbind)
  * returns -ETIMEDOUT and is left behind in that writer, and the next write starts a new
- * one. The writer holds none of the caller's files (stdio is /dev/null) and exits when
- * gpuvm does; root_fini() reaps it.
+ * one. The writer holds none of the caller's files and exits when gpuvm does; root_fini()
+ * reaps it.
  */
 int root_write(const char *path, const char *value, unsigned timeout_ms);
+
+/* One write of a sequence: the attribute (under the root) and the value written to it. */
+struct root_wr {
+	const char *path;
+	const char *value;
+};
+/*
+ * The writes in order, each bounded by timeout_ms as root_write()'s, stopping at the first
+ * that fails: 0 when all were done, else its -errno with its index in *failed (none after
+ * it was done; -ETIMEDOUT: it is still blocked). The writer is asked once for as many as fit
+ * in one request (some 1 KiB), rather than once a write.
+ */
+int root_write_seq(const struct root_wr *w, size_t n, unsigned timeout_ms, size_t *failed);
 
 /*
  * From now on every write above (root_write, root_write_file*) fails with -EROFS, for

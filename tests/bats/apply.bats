@@ -191,6 +191,58 @@ gpuvm_procs() {
 	[ -z "$procs" ]
 }
 
+@test "a device's writes go to the writer as one sequence, each with its own time bound" {
+	mkfx workstation
+	# The GPU's override and its unbind from nouveau each block for 1.2 s, under a bound of
+	# 2 s: the sequence takes 2.4 s, and each of its writes stays within the bound. A bound
+	# on the sequence as a whole would abandon the unbind.
+	ovr="$ROOT/sys/bus/pci/devices/0000:01:00.0/driver_override"
+	unbind="$ROOT/sys/bus/pci/drivers/nouveau/unbind"
+	rm -f "$ovr" "$unbind"
+	mkfifo "$ovr" "$unbind"
+	(
+		sleep 1.2
+		timeout 10 cat "$ovr" >"$BATS_TEST_TMPDIR/ovr"
+		sleep 1.2
+		timeout 10 cat "$unbind" >"$BATS_TEST_TMPDIR/unbind"
+	) 3>&- &
+	reader=$!
+	start=$(date +%s%N)
+	run --separate-stderr timeout 60 "$GPUVM" --root "$ROOT" \
+		--cmdline "gpuvm.mode=vm-passthrough gpuvm.write_timeout_ms=2000" apply
+	took=$((($(date +%s%N) - start) / 1000000))
+	wait "$reader"
+	assert_success
+	[ "$took" -ge 2000 ] # both writes were waited for, one after the other
+	[ "$(cat "$BATS_TEST_TMPDIR/ovr")" = vfio-pci ]
+	[ "$(cat "$BATS_TEST_TMPDIR/unbind")" = 0000:01:00.0 ]
+	[ "$(jq -r '.devices[] | select(.address == "0000:01:00.0") | .result' "$ROOT/run/gpuvm/state.json")" = unverified ]
+}
+
+@test "an abandoned writer does none of the rest of its sequence" {
+	mkfx workstation
+	# The GPU's override blocks past the bound; once released, its writer must not go on
+	# to the unbind and the probe it was given with it.
+	ovr="$ROOT/sys/bus/pci/devices/0000:01:00.0/driver_override"
+	rm -f "$ovr"
+	mkfifo "$ovr"
+	run --separate-stderr timeout 60 "$GPUVM" --root "$ROOT" \
+		--cmdline "gpuvm.mode=vm-passthrough gpuvm.write_timeout_ms=200" apply
+	assert_failure 1
+	assert_regex "$stderr" "0000:01:00.0: .*write 'vfio-pci' to driver_override: no answer in time"
+	# Release the abandoned writers (the write, then on_error=hold's), and let them exit.
+	timeout 5 cat "$ovr" >/dev/null || true
+	for _ in 1 2 3 4 5 6 7 8 9 10; do
+		procs=$(gpuvm_procs)
+		[ -n "$procs" ] || break
+		sleep 0.2
+	done
+	[ -z "$(gpuvm_procs)" ]
+	[ -z "$(cat "$ROOT/sys/bus/pci/drivers/nouveau/unbind")" ]
+	run grep -x 0000:01:00.0 "$ROOT/sys/bus/pci/drivers_probe"
+	assert_failure
+}
+
 @test "the writer exits with gpuvm" {
 	mkfx workstation
 	gv --cmdline "gpuvm.mode=vm-passthrough" apply

@@ -834,6 +834,23 @@ int root_write(const char *path, const char *value, unsigned timeout_ms)
 	return -ENOENT;
 }
 
+/* As the real one: the writes in order, up to the first that fails. */
+int root_write_seq(const struct root_wr *w, size_t n, unsigned timeout_ms, size_t *failed)
+{
+	size_t i;
+	int r;
+
+	for (i = 0; i < n; i++) {
+		r = root_write(w[i].path, w[i].value, timeout_ms);
+		if (r < 0) {
+			*failed = i;
+			return r;
+		}
+	}
+	*failed = 0;
+	return 0;
+}
+
 int root_write_file_with(const char *dir, const char *name, void (*fill)(FILE *f, void *data),
 			 void *data)
 {
