@@ -163,29 +163,31 @@ int config_read_nofollow_max(int dirfd, const char *path, size_t max, char **buf
 	if (strlen(path) >= sizeof(part))
 		return -ENAMETOOLONG;
 	strscpy(part, path, sizeof(part));
-	cur = dirfd == AT_FDCWD ? open(".", O_PATH | O_DIRECTORY | O_CLOEXEC) :
-				  fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
-	if (cur < 0)
-		return -errno;
+	/* The walk starts at dirfd itself, which stays the caller's: only what it opens closes. */
+	cur = dirfd;
 	for (c = strtok_r(part, "/", &save); c; c = next) {
 		next = strtok_r(NULL, "/", &save);
 		if (streq(c, "..")) {
-			close(cur);
-			return -EXDEV; /* nothing above the directory given */
+			r = -EXDEV; /* nothing above the directory given */
+			fd = -1;
+		} else {
+			fd = openat(cur, c,
+				    (next ? O_PATH | O_DIRECTORY : O_RDONLY | O_NOCTTY | O_NONBLOCK) |
+					    O_NOFOLLOW | O_CLOEXEC);
+			r = fd < 0 ? -errno : 0;
 		}
-		fd = openat(cur, c,
-			    (next ? O_PATH | O_DIRECTORY : O_RDONLY | O_NOCTTY | O_NONBLOCK) |
-				    O_NOFOLLOW | O_CLOEXEC);
-		r = fd < 0 ? -errno : 0;
 		/* A symlink on the way reads as "not a directory": say what it is. */
 		if (r == -ENOTDIR && fstatat(cur, c, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 		    S_ISLNK(st.st_mode))
 			r = -ELOOP;
-		close(cur);
+		if (cur != dirfd)
+			close(cur);
 		if (r < 0)
 			return r;
 		cur = fd;
 	}
+	if (cur == dirfd)
+		return -EISDIR; /* no component: the directory itself is no file */
 	return read_fd(cur, max, true, buf, len);
 }
 
