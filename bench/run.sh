@@ -726,8 +726,8 @@ missed_notes() {
 			printf "- Wall, hgx8: the floor program alone (the listing and /proc/bus/pci/devices,\n"
 			printf "  %d calls) takes %.2f ms (CPU %.2f ms), and starting a process (`gpuvm --version`)\n", sc["floor"], med["floor"] / 1000, cpu["floor"] / 1000
 			printf "  %.2f ms (CPU %.2f ms). gpuvm over the floor program: plan +%.2f ms CPU (%.2fM more\n", base / 1000, bcpu / 1000, (cpu["plan"] - cpu["floor"]) / 1000, (ir["plan"] - ir["floor"]) / 1e6
-			printf "  instructions, %d more page faults), apply +%.2f ms over plan: its %d writes, each sysfs\n", pf["plan"] - pf["floor"], (cpu["apply"] - cpu["plan"]) / 1000, w
-			printf "  write a round trip to the writer process that bounds it in time, and the state file.\n"
+			printf "  instructions, %d more page faults), apply +%.2f ms over plan: its %d writes, a device'"'"'s\n", pf["plan"] - pf["floor"], (cpu["apply"] - cpu["plan"]) / 1000, w
+			printf "  writes one round trip to the writer process that bounds each in time, and the state file.\n"
 		}' w="$(awk -F '\t' '$1 == "hgx8" && $2 == "apply" { print int(($8 - 2) / 3) }' "$FLOORS")" "$TSV"
 	fi
 	if grep -qx flat "$OUT/missed"; then
@@ -751,9 +751,12 @@ missed_notes() {
 		echo "- Peak RSS: over 2 MiB at the workloads named above; at 10,000 functions gpuvm keeps 80 bytes a function in its inventory, 40 in the plan and 32 in the execution results, and streams the state file (64 KiB buffer)."
 	grep -qx syscalls "$OUT/missed" &&
 		echo "- Syscalls: over the floor only where a run writes: the floor counts a write as open,
-  write and close, and gpuvm adds 4 calls a write (the request and the answer on the writer
-  process's socket, both ends) and some 12 a run (socketpair, fork, the writer's stdio and
-  close_range, wait4): the bound in time that keeps a hanging driver from holding the boot.
+  write and close, and gpuvm adds 4 calls a device (one request of its writes and the answer
+  on the writer process's socket, both ends) and some 16 a run (the page shared with the
+  writer, socketpair, fork and musl's signal masks around it, close_range, wait4): the bound
+  in time that keeps a hanging driver from holding the boot; a state file costs some 12 calls
+  against the floor's 4 (a temporary created exclusively, fchmod, fsync of it and of its
+  directory, stdio's set-up).
   Reads are at or under the floor (see the floor table below); since the scan reads
   /proc/bus/pci/devices instead of a uevent a function, the floor of a run that writes is
   mostly its writes, so the writer's share shows."
@@ -878,8 +881,9 @@ if [ -n "$QUICK" ]; then mode="BENCH_QUICK=1 (smoke run: fewer repetitions, no 1
 	echo "deduplicated; a rename or a created directory 1; one write per output stream; the"
 	echo "process execve + arch_prctl + set_tid_address + exit_group (4). Not in the floor: memory"
 	echo "(brk, mmap, munmap), fcntl, fstat, repeated reads, fsync (a no-op on /run's tmpfs at"
-	echo "boot) and the writer process that bounds each write in time (socketpair, fork, its"
-	echo "stdio and close_range, the request and the answer on its socket: 4 calls a write, wait4)."
+	echo "boot) and the writer process that bounds each write in time (its shared page,"
+	echo "socketpair, fork, close_range, the request and the answer on its socket: 4 calls for a"
+	echo "device's writes, wait4)."
 	echo "Nothing grows a function: every function's IDs come from /proc/bus/pci/devices (one"
 	echo "file; its 64 KiB reads, one per some 240 functions, count here as one read) and the"
 	echo "listing; a uevent (open, read, close) is read only for the functions a plan can touch."
