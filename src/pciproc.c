@@ -63,16 +63,19 @@ int pci_proc_init(struct pci_proc *c, struct pci_dev *dev, size_t n)
 	*c = (struct pci_proc){ .dev = dev, .n = n };
 	for (c->buckets = 512; c->buckets < n && c->buckets < 65536; c->buckets *= 2)
 		;
-	c->head = malloc(c->buckets * sizeof(*c->head));
-	c->next = malloc(n * sizeof(*c->next));
-	c->rep = malloc(n * sizeof(*c->rep));
-	c->nfn = calloc(n, 1);
-	c->seen = calloc(n, 1);
-	if (!c->head || !c->next || !c->rep || !c->nfn || !c->seen || n >= NIL) {
-		pci_proc_fini(c);
+	/* One block for the five tables: one allocation, not five (and for musl's malloc,
+	 * fewer mmap and munmap calls for the groups of each size) */
+	if (n >= NIL)
 		return -ENOMEM;
-	}
+	c->head = malloc((c->buckets + 2 * n) * sizeof(*c->head) + 2 * n);
+	if (!c->head)
+		return -ENOMEM;
+	c->next = c->head + c->buckets;
+	c->rep = c->next + n;
+	c->nfn = (uint8_t *)(c->rep + n);
+	c->seen = c->nfn + n;
 	memset(c->head, 0xff, c->buckets * sizeof(*c->head));
+	memset(c->nfn, 0, 2 * n);
 	for (i = 0; i < n; i++) {
 		uint16_t key = bus_devfn(&c->dev[i].addr);
 		uint32_t r = key_rep(c, key);
@@ -174,10 +177,6 @@ bool pci_proc_known(const struct pci_proc *c, size_t i)
 
 void pci_proc_fini(struct pci_proc *c)
 {
-	free(c->head);
-	free(c->next);
-	free(c->rep);
-	free(c->nfn);
-	free(c->seen);
+	free(c->head); /* the block of all five */
 	*c = (struct pci_proc){ 0 };
 }
