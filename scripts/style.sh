@@ -5,15 +5,17 @@
 # And what doc/HACKING.md asks of gpuvm's own C (src/), which clang-format cannot say: a
 # message string is never split across lines (so that grep finds it; a line of text that
 # ends in \n may be followed by the next), a string literal is not glued to a macro across a
-# line break (a #define holds the whole message), and ?: is not chained (a small function
-# or an if says it). Exit 1 with each offence named FILE:LINE.
+# line break (a #define holds the whole message), ?: is not chained (a small function or an
+# if says it), and a file is opened with openat(2), never open(2) (musl follows an open()
+# with O_CLOEXEC by a fcntl F_SETFD, a syscall more, for kernels older than 2.6.23). Exit 1
+# with each offence named FILE:LINE.
 #
 #   scripts/style.sh [FILE...]     every file git tracks, or those named
 set -eu
 cd "$(dirname "$0")/.."
 bad=0
 
-# c_rules FILE: HACKING's three, each offence FILE:LINE: what; status 1 if any. Literals and
+# c_rules FILE: HACKING's four, each offence FILE:LINE: what; status 1 if any. Literals and
 # comments are blanked first (a '?' or a quote inside them is no code).
 c_rules() {
 	awk -v f="$1" '
@@ -38,6 +40,10 @@ c_rules() {
 			}
 			if (cur ~ /\?[^?:;,()]*:[ \t]*\(?[^?:;,()]*\?/ || cur ~ /\?[ \t]*\([^?:;,]*\?/) {
 				printf "%s:%d: a chain of ?: (a small function or an if)\n", f, NR
+				bad = 1
+			}
+			if (cur ~ /(^|[^A-Za-z0-9_.>])open[ \t]*\(/) {
+				printf "%s:%d: open(): openat(AT_FDCWD, ...) (musl follows an open with O_CLOEXEC by a fcntl)\n", f, NR
 				bad = 1
 			}
 		}

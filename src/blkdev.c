@@ -559,7 +559,7 @@ int blkdev_read_config(const struct blkdev_found *f, const struct tag_spec *t, s
 		rmdir(dir);
 		return r;
 	}
-	dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	dirfd = openat(AT_FDCWD, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dirfd < 0) {
 		r = -errno;
 		snprintf(msg, msgsize, "cannot open %s: %s", dir, strerror(-r));

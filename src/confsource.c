@@ -232,7 +232,7 @@ static int read_root(const char *sysroot, struct source *src, char **buf, size_t
 	int dfd, r;
 
 	strscpy(src->sysroot, sysroot, sizeof(src->sysroot));
-	dfd = open(sysroot, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	dfd = openat(AT_FDCWD, sysroot, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0) {
 		snprintf(src->reason, sizeof(src->reason), "the root is not there: %s: %s", sysroot,
 			 strerror(errno));

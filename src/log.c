@@ -58,7 +58,7 @@ void log_setup(bool use_kmsg, enum log_level stderr_max)
 
 	stderr_level = stderr_max;
 	if (use_kmsg && kmsg_fd < 0)
-		kmsg_fd = open("/dev/kmsg", O_WRONLY | O_CLOEXEC | O_NOCTTY);
+		kmsg_fd = openat(AT_FDCWD, "/dev/kmsg", O_WRONLY | O_CLOEXEC | O_NOCTTY);
 	/*
 	 * In the initramfs stderr is /dev/console, where the kernel prints kmsg lines too
 	 * (as its loglevel allows): say each thing once there.
@@ -137,7 +137,7 @@ static void emit(enum log_level level, const char *msg)
 		 * The lines, and so the opens, are bounded: LOG_EMIT_MAX and the outcome.
 		 */
 		if (++kmsg_lines > KMSG_BURST) {
-			int fd = open("/dev/kmsg", O_WRONLY | O_CLOEXEC | O_NOCTTY);
+			int fd = openat(AT_FDCWD, "/dev/kmsg", O_WRONLY | O_CLOEXEC | O_NOCTTY);
 
 			if (fd >= 0) {
 				close(kmsg_fd);

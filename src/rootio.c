@@ -29,7 +29,7 @@ static void reap_abandoned(void);
 
 int root_init(const char *root)
 {
-	int fd = open(root ? root : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int fd = openat(AT_FDCWD, root ? root : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
 	if (fd < 0)
 		return -errno;
@@ -386,7 +386,7 @@ static void writer_detach(int fd)
 			syscall(SYS_close_range, lo + 1, hi - 1, 0);
 		return;
 	}
-	nul = open("/dev/null", O_RDWR | O_CLOEXEC);
+	nul = openat(AT_FDCWD, "/dev/null", O_RDWR | O_CLOEXEC);
 	if (nul < 0)
 		return;
 	for (i = STDIN_FILENO; i <= STDERR_FILENO; i++)

@@ -49,7 +49,7 @@ int wf_open_dir(int dirfd, const char *dir, bool create, const char **why)
 		return -ENAMETOOLONG;
 	c = path;
 	if (*c == '/') {
-		cur = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		cur = openat(AT_FDCWD, "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (cur < 0)
 			return -errno;
 	}

@@ -1390,7 +1390,8 @@ static int open_out(const char *path)
 			return -EPERM;
 		}
 	}
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0644);
+	fd = openat(AT_FDCWD, path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY,
+		    0644);
 	if (fd < 0) {
 		log_err("dump: --out %s: %s", path,
 			errno == EEXIST ? "it exists: a dump never replaces a file" : strerror(errno));

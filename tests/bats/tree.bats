@@ -44,7 +44,7 @@ load helpers
 	[ "${#lines[@]}" = 2 ]
 }
 
-@test "style: HACKING's rules for src/ pass on the tree; a split string, a glued macro, a ?: chain fail" {
+@test "style: HACKING's rules for src/ pass on the tree; a split string, a glued macro, a ?: chain, open() fail" {
 	run sh "$TOP/scripts/style.sh"
 	assert_success
 	local d=$BATS_TEST_TMPDIR/src
@@ -64,11 +64,18 @@ const char *b(int n, int room)
 {
 	return (n ? "a ? b" : "c") + (room >= 3 ? 3 : room); /* two, not a chain: no offence */
 }
+int c(const char *p)
+{
+	int fd = open(p, O_RDONLY | O_CLOEXEC);
+	/* open() in a comment, openat(), fopen(), o->open(): no offence */
+	return fd + openat(AT_FDCWD, p, O_RDONLY) + !fopen(p, "r") + o->open(p);
+}
 C
 	run sh "$TOP/scripts/style.sh" "$d/bad.c"
 	assert_failure
 	assert_line "$d/bad.c:4: a string split across lines (one literal, so that grep finds it)"
 	assert_line "$d/bad.c:6: a string glued to a macro across a line break (a #define holds the whole message)"
 	assert_line "$d/bad.c:9: a chain of ?: (a small function or an if)"
-	[ "${#lines[@]}" = 3 ]
+	assert_line "$d/bad.c:17: open(): openat(AT_FDCWD, ...) (musl follows an open with O_CLOEXEC by a fcntl)"
+	[ "${#lines[@]}" = 4 ]
 }
