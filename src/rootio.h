@@ -112,9 +112,11 @@ int root_write_seq(const struct root_wr *w, size_t n, unsigned timeout_ms, size_
 void root_deny_writes(void);
 
 /*
- * Replace dir/name with data atomically: a temporary file in dir (created with its
- * parents, mode 0755), fsync, rename, fsync of dir. The file is mode 0644. No symlink on
- * the way is followed (-ELOOP) and the temporary is created with O_EXCL: see writefile.h.
+ * Replace dir/name, a file of the running boot's under run/, with data atomically: a
+ * temporary file in dir (created with its parents, mode 0755), then a rename. No fsync:
+ * /run is a tmpfs, whose files do not outlive the boot; any other dir is -EINVAL. The file
+ * is mode 0644. No symlink on the way is followed (-ELOOP) and the temporary is created
+ * with O_EXCL: see writefile.h.
  */
 int root_write_file(const char *dir, const char *name, const char *data, size_t len);
 
