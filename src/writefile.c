@@ -110,12 +110,25 @@ int wf_open_old(int dfd, const char *name, const char **why)
 	return r;
 }
 
+/*
+ * This process's id, asked once: gpuvm forks only its writer process (rootio.c), which
+ * creates no file, so the id read first stays this process's for every temporary.
+ */
+static long own_pid(void)
+{
+	static long pid;
+
+	if (!pid)
+		pid = (long)getpid();
+	return pid;
+}
+
 int wf_create_tmp(int dfd, const char *name, mode_t mode, char *tmp, size_t size, const char **why)
 {
 	int fd, tries;
 
 	*why = NULL;
-	if (snprintf(tmp, size, ".%s.%ld.tmp", name, (long)getpid()) >= (int)size)
+	if (snprintf(tmp, size, ".%s.%ld.tmp", name, own_pid()) >= (int)size)
 		return -ENAMETOOLONG;
 	for (tries = 0; tries < 2; tries++) {
 		fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
