@@ -778,7 +778,7 @@ missed_notes() {
   writer, socketpair, fork and musl's signal masks around it, close_range, wait4): the bound
   in time that keeps a hanging driver from holding the boot; a state file costs some 8 calls
   against the floor's 4 (a temporary created exclusively and made 0644 whatever the umask,
-  the pid in its name, musl's FILE mapped and unmapped).
+  the pid in its name once a run, stdio's terminal test and musl's FILE mapped and unmapped).
   Reads are at or under the floor (see the floor table below); since the scan reads
   /proc/bus/pci/devices instead of a uevent a function, the floor of a run that writes is
   mostly its writes, so the writer's share shows."
