@@ -160,6 +160,18 @@ gpuvm_procs() {
 	[ "$r" -le 1 ]
 }
 
+# writers_gone: every writer of $ROOT has exited within 2 s (abandoned ones once released).
+writers_gone() {
+	local procs
+	for _ in 1 2 3 4 5 6 7 8 9 10; do
+		procs=$(gpuvm_procs)
+		[ -n "$procs" ] || break
+		sleep 0.2
+	done
+	procs=$(gpuvm_procs)
+	[ -z "$procs" ]
+}
+
 @test "writes after an abandoned one go to a new writer and succeed" {
 	mkfx domain2
 	# The first GPU's driver_override blocks (twice: the write, then on_error=hold's);
@@ -182,13 +194,7 @@ gpuvm_procs() {
 	# The first GPU's audio function, after both abandoned writes: held with its override.
 	[ "$(cat "$ROOT/sys/bus/pci/devices/0000:01:00.1/driver_override")" = vfio-pci ]
 	# Released, the abandoned writers finish their write and exit.
-	for _ in 1 2 3 4 5 6 7 8 9 10; do
-		procs=$(gpuvm_procs)
-		[ -n "$procs" ] || break
-		sleep 0.2
-	done
-	procs=$(gpuvm_procs)
-	[ -z "$procs" ]
+	writers_gone
 }
 
 @test "a device's writes go to the writer as one sequence, each with its own time bound" {
@@ -232,12 +238,7 @@ gpuvm_procs() {
 	assert_regex "$stderr" "0000:01:00.0: .*write 'vfio-pci' to driver_override: no answer in time"
 	# Release the abandoned writers (the write, then on_error=hold's), and let them exit.
 	timeout 5 cat "$ovr" >/dev/null || true
-	for _ in 1 2 3 4 5 6 7 8 9 10; do
-		procs=$(gpuvm_procs)
-		[ -n "$procs" ] || break
-		sleep 0.2
-	done
-	[ -z "$(gpuvm_procs)" ]
+	writers_gone
 	[ -z "$(cat "$ROOT/sys/bus/pci/drivers/nouveau/unbind")" ]
 	run grep -x 0000:01:00.0 "$ROOT/sys/bus/pci/drivers_probe"
 	assert_failure

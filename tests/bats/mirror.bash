@@ -127,7 +127,7 @@ teardown() {
 # node VALUE|--absent [ANNOTATION=VALUE...]: the node object the stand-in serves, from
 # $STORE/api/v1/nodes/$NODE.json.
 node() {
-	local v=$1 a
+	local v=$1
 	shift
 	jq -n --arg name "$NODE" --arg v "$v" '{apiVersion: "v1", kind: "Node",
 		metadata: {name: $name, uid: "5f0c3a6e-9d1b-4c2e-8a7f-0123456789ab", resourceVersion: "100",
@@ -136,21 +136,25 @@ node() {
 		status: {conditions: [{type: "Ready", status: "True"}], nodeInfo: {kubeletVersion: "v1.32.1"}}}
 		| if $v == "--absent" then . else .metadata.labels["nvidia.com/gpu.workload.config"] = $v end' \
 		>"$STORE/api/v1/nodes/$NODE.json"
+	node_edit annotations "$@"
+}
+
+# node_edit FIELD KEY=VALUE|KEY-...: set or remove labels or annotations (FIELD) of the
+# served node.
+node_edit() {
+	local f=$1 a
+	shift
 	for a in "$@"; do
-		jq --arg k "${a%%=*}" --arg v "${a#*=}" '.metadata.annotations[$k] = $v' "$STORE/api/v1/nodes/$NODE.json" >"$K/n" &&
-			mv "$K/n" "$STORE/api/v1/nodes/$NODE.json"
+		case $a in
+		*=*) jq --arg f "$f" --arg k "${a%%=*}" --arg v "${a#*=}" '.metadata[$f][$k] = $v' "$STORE/api/v1/nodes/$NODE.json" ;;
+		*-) jq --arg f "$f" --arg k "${a%-}" 'del(.metadata[$f][$k])' "$STORE/api/v1/nodes/$NODE.json" ;;
+		esac >"$K/n" && mv "$K/n" "$STORE/api/v1/nodes/$NODE.json"
 	done
 }
 
 # label KEY=VALUE...: set node labels on the served node; KEY- removes one.
 label() {
-	local a
-	for a in "$@"; do
-		case $a in
-		*=*) jq --arg k "${a%%=*}" --arg v "${a#*=}" '.metadata.labels[$k] = $v' "$STORE/api/v1/nodes/$NODE.json" ;;
-		*-) jq --arg k "${a%-}" 'del(.metadata.labels[$k])' "$STORE/api/v1/nodes/$NODE.json" ;;
-		esac >"$K/n" && mv "$K/n" "$STORE/api/v1/nodes/$NODE.json"
-	done
+	node_edit labels "$@"
 }
 
 # cpol [KEY=VALUE...]: the GPU Operator's CRD and one ClusterPolicy the stand-in serves,
@@ -195,13 +199,7 @@ annotation() {
 
 # admin_annotate K=V|K-...: edit the served node as an admin would.
 admin_annotate() {
-	local a
-	for a in "$@"; do
-		case $a in
-		*=*) jq --arg k "${a%%=*}" --arg v "${a#*=}" '.metadata.annotations[$k] = $v' "$STORE/api/v1/nodes/$NODE.json" ;;
-		*-) jq --arg k "${a%-}" 'del(.metadata.annotations[$k])' "$STORE/api/v1/nodes/$NODE.json" ;;
-		esac >"$K/n" && mv "$K/n" "$STORE/api/v1/nodes/$NODE.json"
-	done
+	node_edit annotations "$@"
 }
 
 # patches: the PATCHes of the node the mirror sent, one "CONTENT-TYPE BODY" a line (the body
