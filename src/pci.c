@@ -56,9 +56,27 @@ parsed:
 	return 0;
 }
 
+/* "%04x:%02x:%02x.%x" without printf: the scan names every function it reads so. */
 void pci_addr_format(const struct pci_addr *a, char *buf, size_t size)
 {
-	snprintf(buf, size, "%04x:%02x:%02x.%x", (unsigned)a->domain, a->bus, a->dev, a->fn);
+	static const char hex[] = "0123456789abcdef";
+	char s[PCI_ADDR_LEN], *p = s;
+	int shift = 28;
+
+	while (shift > 12 && !(a->domain >> shift & 0xf))
+		shift -= 4;
+	for (; shift >= 0; shift -= 4)
+		*p++ = hex[a->domain >> shift & 0xf];
+	*p++ = ':';
+	*p++ = hex[a->bus >> 4];
+	*p++ = hex[a->bus & 0xf];
+	*p++ = ':';
+	*p++ = hex[a->dev >> 4 & 0xf];
+	*p++ = hex[a->dev & 0xf];
+	*p++ = '.';
+	*p++ = hex[a->fn & 0xf];
+	*p = '\0';
+	strscpy(buf, s, size);
 }
 
 int pci_addr_cmp(const struct pci_addr *a, const struct pci_addr *b)
