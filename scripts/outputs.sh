@@ -9,7 +9,11 @@
 #   diff -r OUTDIR.before OUTDIR.after
 #
 # The fixture trees are built once under $OUTPUTS_TREES (default build/outputs-trees) and
-# copied for each apply, which writes into its tree.
+# copied for each apply, which writes into its tree. OUTPUTS_PROC says how much of
+# /proc/bus/pci the trees keep, for a diff that shows each way the scan learns the
+# functions decides alike: all (the default: the bus directories and the devices file),
+# devices (the file alone: the listing of /sys/bus/pci/devices says where each function
+# is), none (the uevents say what each is).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 bin=${1:?usage: scripts/outputs.sh BIN OUTDIR}
@@ -21,6 +25,21 @@ mkdir -p "$trees" "$out"
 for f in $fixtures; do
 	[ -d "$trees/$f" ] || "$top/tests/fixture/mkfixture" "$trees/$f" "$f" >/dev/null
 done
+proc=${OUTPUTS_PROC:-all}
+case $proc in
+all) ;;
+devices | none)
+	for f in $fixtures; do
+		[ -d "$trees/$proc/$f" ] && continue
+		mkdir -p "$trees/$proc"
+		cp -a "$trees/$f" "$trees/$proc/$f"
+		find "$trees/$proc/$f/proc/bus/pci" -mindepth 1 -maxdepth 1 -type d -exec rm -r {} +
+		[ "$proc" = devices ] || rm "$trees/$proc/$f/proc/bus/pci/devices"
+	done
+	trees=$trees/$proc
+	;;
+*) echo "outputs.sh: OUTPUTS_PROC is all, devices or none" >&2 && exit 2 ;;
+esac
 
 # Elapsed times, and the NFD file's expiry (three hours from now), differ from run to run;
 # nothing else may.

@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
  * PCI functions and IOMMU groups as sysfs shows them. This runs on every boot of every
- * node, so each function costs as little as the kernel allows: the listing of
- * /sys/bus/pci/devices gives every function's address, and /proc/bus/pci/devices
- * (pciproc.c) every function's vendor and device in a few reads. A function no plan looks
- * at stays so (partial). One that may matter, and the other functions of its slot, are
- * read whole: the uevent (class, subsystem, driver; the modalias is built from them), the
- * details and the iommu_group link; then the members of those groups, from each group's
- * own listing (/sys/kernel/iommu_groups/N/devices). Where the proc file cannot say (missing,
- * not in its format, a bus and devfn of two domains named apart), the uevents do. Each
- * function keeps 80 bytes: driver names are interned.
+ * node, so each function costs as little as the kernel allows: /proc/bus/pci (pciproc.c)
+ * gives every function's address and IDs in a few reads, into a table of 16 bytes a
+ * function. A function no plan looks at stays there. One that may matter, and the other
+ * functions of its slot, are read whole into the inventory: the uevent (class, subsystem,
+ * driver; the modalias is built from them), the details and the iommu_group link; then
+ * the members of those groups, from each group's own listing
+ * (/sys/kernel/iommu_groups/N/devices). Where /proc/bus/pci cannot say (missing, not in its
+ * format, a bus number two domains have), the listing of /sys/bus/pci/devices and the
+ * uevents do. Each function read keeps 80 bytes: driver names are interned.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -119,12 +119,30 @@ static void dev_path(char *path, const char *name, const char *attr)
 	memcpy(path + n + 1, attr, a + 1);
 }
 
+/* A member of a group read that the scan had not read: taken once every group is listed. */
+struct later {
+	size_t fn; /* in scan_ctx.fn */
+	int group;
+};
+
 struct scan_ctx {
 	struct inventory *inv;
-	size_t cap;
+	struct pci_fn *fn; /* every function, by address */
+	size_t n_fn, cap_fn;
+	/*
+	 * fn is what /proc/bus/pci says alone: a function it names that sysfs does not have,
+	 * or a member of a group it does not name, means the two are out of step (a hot plug,
+	 * or a kernel that names a bus apart from its domain): the scan starts again from the
+	 * listing (-ESTALE).
+	 */
+	bool proc_only;
+	const uint32_t *domain_of; /* while the listing is read for the shared buses */
 	struct root_batch uevents; /* closed 64 at a time */
 	/* Per function: UEVENT while its uevent must be read, GONE once it was not there. */
 	uint8_t *mark;
+	struct later *later;
+	size_t n_later;
+	size_t n_gone; /* functions gone since the listing */
 	int err;
 };
 
@@ -175,7 +193,7 @@ static void unidentified(struct pci_dev *d, int err)
 {
 	static const char *const attr[] = { "vendor", "device", "subsystem_vendor", "subsystem_device" };
 	uint16_t *id[] = { &d->vendor, &d->device, &d->subvendor, &d->subdevice };
-	unsigned long v;
+	unsigned long v = 0; /* read_hex_attr sets it where it returns 0 */
 	size_t i;
 
 	d->unidentified = true;
@@ -226,6 +244,8 @@ static int complete(struct scan_ctx *c, struct pci_dev *d)
 	if (!d->partial)
 		return 0;
 	r = read_uevent(c, d);
+	if (r == -ENOENT && c->proc_only)
+		return -ESTALE;
 	if (r == -ENOENT) {
 		c->mark[d - c->inv->dev] = GONE;
 		d->group_read = true; /* never taken */
@@ -234,105 +254,390 @@ static int complete(struct scan_ctx *c, struct pci_dev *d)
 	return r;
 }
 
-/* Those gone since the listing leave. */
+/* Those gone since the listing leave; the marks of the others are cleared. */
 static void drop_gone(struct scan_ctx *c)
 {
 	struct inventory *inv = c->inv;
 	size_t i, j;
 
-	for (i = 0; i < inv->n && c->mark[i] != GONE; i++)
-		;
-	for (j = i; i < inv->n; i++)
+	for (i = j = 0; i < inv->n; i++)
 		if (c->mark[i] != GONE)
 			inv->dev[j++] = inv->dev[i];
+	c->n_gone += inv->n - j;
 	inv->n = j;
+	memset(c->mark, 0, j);
 }
 
-/* The listing: each function's name and address; what it is comes after (resolve). */
+/* The listing (where /proc/bus/pci cannot say it all): each function's address. */
 static int list_one(const char *name, void *data)
 {
 	struct scan_ctx *c = data;
-	struct inventory *inv = c->inv;
-	struct pci_dev *d;
+	struct pci_addr a;
 
-	if (inv->n == c->cap) {
-		/*
-		 * 2,048 (160 KiB, mapped as it is used: past malloc's mmap threshold) hold
-		 * nearly every machine, and a larger one grows by mremap(2), not by a copy
-		 * into new pages
-		 */
-		size_t cap = c->cap ? c->cap * 2 : 2048;
-		struct pci_dev *nd = realloc(inv->dev, cap * sizeof(*nd));
+	if (pci_addr_parse(name, &a) < 0)
+		return 0; /* not a PCI address: not ours to judge */
+	if (c->n_fn == c->cap_fn) {
+		size_t cap = c->cap_fn ? c->cap_fn * 2 : 2048;
+		struct pci_fn *f = realloc(c->fn, cap * sizeof(*f));
 
-		if (!nd) {
+		if (!f) {
 			c->err = -ENOMEM;
 			return 1;
 		}
-		inv->dev = nd;
-		c->cap = cap;
+		c->fn = f;
+		c->cap_fn = cap;
 	}
-	d = &inv->dev[inv->n];
-	pci_dev_init(d);
-	if (pci_addr_parse(name, &d->addr) < 0)
-		return 0;     /* not a PCI address: not ours to judge */
-	if (name[12] == '\0') /* as sysfs names them: 12 characters */
-		memcpy(d->name, name, 13);
-	else if (strscpy(d->name, name, sizeof(d->name)) < 0)
-		return 0;
-	d->partial = true; /* nothing read yet */
-	inv->n++;
+	c->fn[c->n_fn++] = (struct pci_fn){ .key = pci_fn_key(&a) };
 	return 0;
 }
 
 /*
- * What each function is. /proc/bus/pci/devices gives every function's vendor and device
- * in a few reads; a function it names without doubt (proc_ids) stays partial (IDs only)
- * until the plan looks at it. The others, and all of them when that file cannot be read or
- * is not in its format, are read from their uevents. Functions gone since the listing
- * leave. The file is read through a buffer on the stack, where root_list()'s listing
- * buffer was a moment before: its pages are there already (not inlined, so that the two
- * frames share the same place), where a heap buffer would cost 16 page faults.
+ * Merge the runs of a (n functions, each run by address, runs of them) into one, through
+ * a second table: a pass a doubling of the runs' length. -ENOMEM.
+ */
+static int merge_runs(struct pci_fn **pa, size_t n)
+{
+	struct pci_fn *a = *pa, *b = malloc(n * sizeof(*b)), *t;
+	size_t runs;
+
+	if (!b)
+		return -ENOMEM;
+	do {
+		size_t i = 0, k = 0, m, e, x, y;
+
+		for (runs = 0; i < n; runs++, i = e) {
+			for (m = i + 1; m < n && a[m - 1].key < a[m].key; m++)
+				;
+			for (e = m < n ? m + 1 : m; e < n && a[e - 1].key < a[e].key; e++)
+				;
+			for (x = i, y = m; x < m && y < e;)
+				b[k++] = a[x].key <= a[y].key ? a[x++] : a[y++];
+			while (x < m)
+				b[k++] = a[x++];
+			while (y < e)
+				b[k++] = a[y++];
+		}
+		t = a;
+		a = b;
+		b = t;
+	} while (runs > 1);
+	free(b);
+	*pa = a;
+	return 0;
+}
+
+/*
+ * The table by address; -ENOTUNIQ where two functions have one (/proc/bus/pci's lines).
+ * The devices file comes in a few runs in order (a domain's functions, then another's):
+ * those are merged; a listing (the kernel's hash order) is radix-sorted.
+ */
+#define MERGE_RUNS 32
+
+static int sort_fns(struct scan_ctx *c)
+{
+	struct sort_key *k;
+	struct pci_fn *s;
+	size_t i, runs = 1;
+	int r;
+
+	for (i = 1; i < c->n_fn && runs <= MERGE_RUNS; i++)
+		runs += c->fn[i].key <= c->fn[i - 1].key;
+	if (runs > 1 && runs <= MERGE_RUNS) {
+		r = merge_runs(&c->fn, c->n_fn);
+		if (r < 0)
+			return r;
+		c->cap_fn = c->n_fn;
+	} else if (runs > 1) {
+		k = malloc(c->n_fn * sizeof(*k));
+		s = malloc(c->n_fn * sizeof(*s));
+		if (!k || !s) {
+			free(k);
+			free(s);
+			return -ENOMEM;
+		}
+		for (i = 0; i < c->n_fn; i++)
+			k[i] = (struct sort_key){ c->fn[i].key, i };
+		sort_keys(k, c->n_fn);
+		for (i = 0; i < c->n_fn; i++)
+			s[i] = c->fn[k[i].idx];
+		free(k);
+		free(c->fn);
+		c->fn = s;
+		c->cap_fn = c->n_fn;
+	}
+	for (i = 1; i < c->n_fn; i++)
+		if (c->fn[i].key == c->fn[i - 1].key)
+			return -ENOTUNIQ;
+	return 0;
+}
+
+/*
+ * The file is read through a buffer on the stack, where root_list()'s listing buffer was
+ * a moment before: its pages are there already (not inlined, so that the two frames share
+ * the same place), where a heap buffer would cost 16 page faults.
  */
 #define PROC_BUF ((size_t)64 * 1024)
 
-static __attribute__((noinline)) int resolve(struct scan_ctx *c)
+/*
+ * Every function from /proc/bus/pci/devices, each bus's domain from the bus directories
+ * (domain_of), and for the buses that are no one domain's, from the functions the listing
+ * named (c->fn, by address, with their IDs where the file names them without doubt): 0;
+ * -ESRCH where a line's bus is no one domain's and the listing was not read, -ENOTUNIQ
+ * where two lines name one function, -ENODATA for a file with no line; -EINVAL for one not
+ * in its format; -ENOMEM.
+ */
+static __attribute__((noinline)) int table_from_proc(struct scan_ctx *c, const uint32_t *domain_of)
 {
-	struct inventory *inv = c->inv;
+	struct pci_proc_list l = { .domain_of = domain_of, .sorted = true };
+	struct pci_fn *named = c->fn, *all;
+	size_t n_named = c->n_fn, i, j, k;
 	struct pci_proc pp;
 	char buf[PROC_BUF];
-	bool flat;
+	int r;
+
+	if (n_named) {
+		r = pci_proc_init(&pp, named, n_named);
+		if (r < 0)
+			return r;
+		l.named = &pp;
+	}
+	r = root_read_chunks("proc/bus/pci/devices", buf, sizeof(buf), pci_proc_list_chunk, &l);
+	for (i = 0; r == 0 && i < n_named; i++)
+		if (pci_proc_known(&pp, i))
+			named[i].flags |= PCI_FN_KNOWN;
+	if (n_named)
+		pci_proc_fini(&pp);
+	c->fn = l.fn;
+	c->n_fn = l.n;
+	c->cap_fn = l.cap;
+	if (r == 0 && !l.n && !n_named)
+		r = -ENODATA;
+	if (r == 0 && !l.sorted)
+		r = sort_fns(c);
+	if (r == 0 && n_named) {
+		/* the two, each by address, into one */
+		all = malloc((c->n_fn + n_named) * sizeof(*all));
+		if (!all) {
+			r = -ENOMEM;
+		} else {
+			for (i = j = k = 0; i < c->n_fn || j < n_named; k++)
+				all[k] = j == n_named || (i < c->n_fn && c->fn[i].key < named[j].key) ?
+					c->fn[i++] :
+					named[j++];
+			free(c->fn);
+			c->fn = all;
+			c->n_fn = k;
+			for (i = 1; i < k && r == 0; i++)
+				if (all[i].key == all[i - 1].key)
+					r = -ENOTUNIQ;
+		}
+	}
+	free(named);
+	if (r < 0) {
+		free(c->fn);
+		c->fn = NULL;
+		c->n_fn = c->cap_fn = 0;
+	}
+	return r;
+}
+
+/* The IDs of the functions listed, where /proc/bus/pci/devices names them without doubt. */
+static __attribute__((noinline)) int ids_from_proc(struct scan_ctx *c)
+{
+	struct pci_proc pp;
+	char buf[PROC_BUF];
 	size_t i;
 	int r;
 
-	c->mark = calloc(inv->n, 1);
-	if (!c->mark)
-		return -ENOMEM;
-	r = pci_proc_init(&pp, inv->dev, inv->n);
+	r = pci_proc_init(&pp, c->fn, c->n_fn);
 	if (r < 0)
 		return r;
-	flat = root_read_chunks("proc/bus/pci/devices", buf, sizeof(buf), pci_proc_chunk, &pp) == 0;
-	if (!flat)
-		for (i = 0; i < inv->n; i++)
-			inv->dev[i].vendor = inv->dev[i].device = 0;
-	for (i = 0; i < inv->n; i++) {
-		if (flat && pci_proc_known(&pp, i))
-			inv->dev[i].class = 0xffffff; /* unknown until its uevent is read */
-		else
-			c->mark[i] = UEVENT;
-	}
+	if (root_read_chunks("proc/bus/pci/devices", buf, sizeof(buf), pci_proc_chunk, &pp) == 0)
+		for (i = 0; i < c->n_fn; i++)
+			if (pci_proc_known(&pp, i))
+				c->fn[i].flags |= PCI_FN_KNOWN;
 	pci_proc_fini(&pp);
+	return 0;
+}
+
+struct buses {
+	uint32_t domain_of[256];
+	size_t n;
+	bool shared; /* a bus number two domains have */
+};
+
+static int bus_dir(const char *name, void *data)
+{
+	struct buses *b = data;
+	uint32_t domain;
+	uint8_t bus;
+
+	if (pci_proc_bus_parse(name, &domain, &bus) == 0) {
+		pci_proc_bus_add(b->domain_of, domain, bus);
+		b->shared |= b->domain_of[bus] == PCI_BUS_SHARED;
+		b->n++;
+	}
+	return 0;
+}
+
+/*
+ * A name of the listing where /proc/bus/pci says the rest: only a function of a bus that is
+ * no one domain's is kept (the file's line cannot say whose it is); the others are the
+ * file's, at the cost of a look at their bus number.
+ */
+static int list_shared(const char *name, void *data)
+{
+	struct scan_ctx *c = data;
+	const char *colon = name[4] == ':' ? name + 4 : memchr(name, ':', 9);
+	unsigned long bus;
+
+	if (colon && colon[1] && colon[2] && colon[3] == ':' &&
+	    parse_hex_fixed(colon + 1, 2, &bus) == 0 && c->domain_of[bus] < PCI_BUS_SHARED)
+		return 0;
+	return list_one(name, data);
+}
+
+/*
+ * Every function's address, and its IDs where they are known. /proc/bus/pci says it all
+ * in a few reads for the whole node: each bus's domain from its directory's name, and a
+ * function a line of the devices file; only where a bus number is two domains' (or no
+ * directory names it) does the listing of /sys/bus/pci/devices say which functions are on
+ * it, and only those names are read. Without those files (a kernel without
+ * CONFIG_PROC_FS, a file not in its format), or where they are out of step with sysfs
+ * (!proc), the listing gives every address, the devices file the IDs of those it names
+ * without doubt, and the uevents the rest. -errno when the listing cannot be read.
+ */
+static int learn(struct scan_ctx *c, bool proc)
+{
+	struct buses b;
+	bool use_proc = true;
+	int r;
+
+	if (proc) {
+		memset(b.domain_of, 0xff, sizeof(b.domain_of)); /* PCI_BUS_NONE */
+		b.n = 0;
+		b.shared = false;
+		r = root_list("proc/bus/pci", bus_dir, &b);
+		if (r == 0 && b.n && b.shared) {
+			c->domain_of = b.domain_of;
+			r = root_list("sys/bus/pci/devices", list_shared, c);
+			c->domain_of = NULL;
+			if (c->err || r < 0)
+				return c->err ? c->err : r;
+			if (c->n_fn)
+				r = sort_fns(c);
+		}
+		if (r == 0 && b.n) {
+			r = table_from_proc(c, b.domain_of);
+			if (r == 0) {
+				c->proc_only = true;
+				return 0;
+			}
+			if (r == -ENOMEM)
+				return r;
+			use_proc = r != -EINVAL;
+		}
+	}
+	r = root_list("sys/bus/pci/devices", list_one, c);
+	if (c->err)
+		return c->err;
+	if (r < 0)
+		return r;
+	if (!c->n_fn)
+		return 0;
+	r = sort_fns(c);
+	if (r == 0 && use_proc)
+		r = ids_from_proc(c);
+	return r == -ENOTUNIQ ? 0 : r; /* the listing's names are unique */
+}
+
+/* The function the scan reads, as the table knows it; partial until its uevent is read. */
+static void take_fn(struct scan_ctx *c, const struct pci_fn *f)
+{
+	struct inventory *inv = c->inv;
+	struct pci_dev *d = &inv->dev[inv->n];
+
+	pci_dev_init(d);
+	pci_fn_addr(f->key, &d->addr);
+	pci_addr_format(&d->addr, d->name, sizeof(d->name));
+	d->partial = true;
+	if (f->flags & PCI_FN_KNOWN) {
+		d->vendor = f->vendor;
+		d->device = f->device;
+		d->class = 0xffffff; /* unknown until its uevent is read */
+	} else {
+		c->mark[inv->n] = UEVENT;
+	}
+	inv->n++;
+}
+
+/*
+ * The functions the scan reads: each whose IDs are not known, each interesting() may want
+ * by its address and IDs (its class unknown yet), and the other functions of their slots.
+ * The rest stay in the table: no plan looks at them, and they cost no more than their line.
+ * Then the uevents of those whose IDs are not known; those gone since the listing leave.
+ */
+static int choose(struct scan_ctx *c,
+		  bool (*interesting)(const struct pci_dev *d, const void *data), const void *data)
+{
+	struct inventory *inv = c->inv;
+	struct pci_dev probe, *dev;
+	size_t i, j, slot = 0, n = 0;
+	uint8_t *mark;
+	bool take = false;
+	int r;
+
+	pci_dev_init(&probe);
+	probe.partial = true;
+	probe.class = 0xffffff;
+	for (i = 0; i <= c->n_fn; i++) {
+		const struct pci_fn *f = &c->fn[i < c->n_fn ? i : slot];
+
+		if (i == c->n_fn || f->key >> 3 != c->fn[slot].key >> 3) {
+			if (take)
+				for (j = slot; j < i; j++, n++)
+					c->fn[j].flags |= PCI_FN_TAKE;
+			slot = i;
+			take = false;
+			if (i == c->n_fn)
+				break;
+		}
+		if (take)
+			continue;
+		if (!(f->flags & PCI_FN_KNOWN)) {
+			take = true;
+			continue;
+		}
+		pci_fn_addr(f->key, &probe.addr);
+		probe.vendor = f->vendor;
+		probe.device = f->device;
+		take = interesting(&probe, data);
+	}
+	dev = malloc((n ? n : 1) * sizeof(*dev));
+	mark = calloc(n ? n : 1, 1);
+	if (!dev || !mark) {
+		free(dev);
+		free(mark);
+		return -ENOMEM;
+	}
+	inv->dev = dev;
+	c->mark = mark;
+	for (i = 0; i < c->n_fn; i++)
+		if (c->fn[i].flags & PCI_FN_TAKE)
+			take_fn(c, &c->fn[i]);
 	for (i = 0; i < inv->n; i++) {
 		if (c->mark[i] != UEVENT)
 			continue;
 		c->mark[i] = 0;
 		r = read_uevent(c, &inv->dev[i]);
+		if (r == -ENOENT && c->proc_only)
+			return -ESTALE;
 		if (r == -ENOENT)
 			c->mark[i] = GONE;
 		else if (r < 0)
 			return r;
 	}
 	drop_gone(c);
-	memset(c->mark, 0, inv->n);
 	return 0;
 }
 
@@ -487,6 +792,52 @@ static int add_foreign(struct members_ctx *m, const char *name)
 	return 0;
 }
 
+/* A function of the node, or NULL. */
+static struct pci_fn *fn_find(const struct scan_ctx *c, uint64_t key)
+{
+	size_t lo = 0, hi = c->n_fn;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c->fn[mid].key == key)
+			return &c->fn[mid];
+		if (c->fn[mid].key < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/*
+ * A member the scan did not read: taken with its group once all groups are listed
+ * (take_later). One the node's table lacks is foreign, or, where the table is what
+ * /proc/bus/pci says alone, a sign the two are out of step.
+ */
+static int add_later(struct members_ctx *m, const char *name, const struct pci_addr *a)
+{
+	struct scan_ctx *c = m->scan;
+	struct pci_fn *f = fn_find(c, pci_fn_key(a));
+	struct later *l;
+
+	if (!f && c->proc_only) {
+		m->err = -ESTALE;
+		return 1;
+	}
+	if (!f || (f->flags & PCI_FN_TAKE))
+		return add_foreign(m, name); /* or taken, and gone since: none of ours */
+	l = realloc(c->later, (c->n_later + 1) * sizeof(*l));
+	if (!l) {
+		m->err = -ENOMEM;
+		return 1;
+	}
+	c->later = l;
+	c->later[c->n_later++] = (struct later){ (size_t)(f - c->fn), m->group };
+	f->flags |= PCI_FN_TAKE;
+	return 0;
+}
+
 static int add_member(const char *name, void *data)
 {
 	struct members_ctx *m = data;
@@ -497,8 +848,11 @@ static int add_member(const char *name, void *data)
 	 * Not a PCI function we listed (hot-added since, or not PCI at all): vfio needs the
 	 * whole group, so the group is not viable and the report names the member.
 	 */
-	if (pci_addr_parse(name, &a) < 0 || !(d = inventory_find(m->inv, &a)))
+	if (pci_addr_parse(name, &a) < 0)
 		return add_foreign(m, name);
+	d = inventory_find(m->inv, &a);
+	if (!d)
+		return add_later(m, name, &a);
 	m->err = complete(m->scan, d);
 	if (m->err == 1) {
 		m->err = 0; /* gone: no longer a member */
@@ -572,8 +926,55 @@ static void read_group_types(struct inventory *inv, const int *groups, size_t ng
 	}
 }
 
-int inventory_scan(struct inventory *inv,
-		   bool (*interesting)(const struct pci_dev *d, const void *data), const void *data)
+/*
+ * The members of the groups read that the scan had not read: each with its group and
+ * details, like those it had. Then the functions by address again. -ENOMEM, -ESTALE.
+ */
+static int take_later(struct scan_ctx *c)
+{
+	struct inventory *inv = c->inv;
+	struct pci_dev *dev = realloc(inv->dev, (inv->n + c->n_later) * sizeof(*dev));
+	uint8_t *mark = realloc(c->mark, inv->n + c->n_later);
+	size_t i;
+	int r;
+
+	if (dev)
+		inv->dev = dev;
+	if (mark)
+		c->mark = mark;
+	if (!dev || !mark)
+		return -ENOMEM;
+	memset(c->mark + inv->n, 0, c->n_later);
+	for (i = 0; i < c->n_later; i++) {
+		struct pci_dev *d = &inv->dev[inv->n];
+
+		take_fn(c, &c->fn[c->later[i].fn]);
+		r = complete(c, d);
+		if (r == 1)
+			continue; /* gone: no longer a member */
+		if (r < 0)
+			return r;
+		d->group = c->later[i].group;
+		d->group_read = true;
+		r = read_details(inv, d);
+		if (r < 0)
+			return r;
+	}
+	drop_gone(c);
+	return sort_devs(inv);
+}
+
+/*
+ * gcc 12's -fanalyzer loses the functions choose() reads into inv->dev once it returns to
+ * here and calls them a leak: the caller's inventory_free() frees them (valgrind and ASan
+ * agree).
+ */
+#ifndef __clang__
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wanalyzer-malloc-leak"
+#endif
+static int scan(struct inventory *inv, bool (*interesting)(const struct pci_dev *d, const void *data),
+		const void *data, bool proc_only)
 {
 	struct scan_ctx c = { .inv = inv, .uevents = ROOT_BATCH_INIT };
 	int *groups = NULL;
@@ -581,28 +982,22 @@ int inventory_scan(struct inventory *inv,
 	int r;
 
 	inv->dev = NULL;
-	inv->n = 0;
+	inv->n = inv->n_all = 0;
 	inv->types = NULL;
 	inv->n_types = 0;
 	inv->groups_unreadable = false;
 	inv->foreign = NULL;
 	inv->n_foreign = 0;
 	memset(&inv->names, 0, sizeof(inv->names));
-	r = root_list("sys/bus/pci/devices", list_one, &c);
-	if (c.err)
-		return c.err;
-	if (r < 0)
-		return r;
-	if (inv->n == 0)
-		return 0;
-	r = sort_devs(inv);
-	if (r == 0)
-		r = resolve(&c);
+	r = learn(&c, proc_only);
+	if (r < 0 || !c.n_fn)
+		goto out;
+	r = choose(&c, interesting, data);
 	if (r < 0)
 		goto out;
 
 	/* The interesting devices and the functions of their slots: details and group links. */
-	groups = malloc(inv->n * sizeof(*groups));
+	groups = malloc((inv->n ? inv->n : 1) * sizeof(*groups));
 	if (!groups) {
 		r = -ENOMEM;
 		goto out;
@@ -632,15 +1027,36 @@ int inventory_scan(struct inventory *inv,
 		for (i = 0; i < ng && r == 0; i++)
 			if (i == 0 || groups[i] != groups[i - 1])
 				r = read_members(&c, groups[i]);
+		if (r == 0 && c.n_later)
+			r = take_later(&c);
 		if (r == 0)
 			read_group_types(inv, groups, ng);
 	}
 	if (r == 0)
 		drop_gone(&c);
 out:
+	inv->n_all = c.n_fn - c.n_gone;
 	root_batch_close(&c.uevents);
 	free(groups);
 	free(c.mark);
+	free(c.later);
+	free(c.fn);
+	return r;
+}
+#ifndef __clang__
+#pragma GCC diagnostic pop
+#endif
+
+int inventory_scan(struct inventory *inv,
+		   bool (*interesting)(const struct pci_dev *d, const void *data), const void *data)
+{
+	int r = scan(inv, interesting, data, true);
+
+	if (r == -ESTALE) {
+		/* /proc/bus/pci and sysfs out of step: the listing decides */
+		inventory_free(inv);
+		r = scan(inv, interesting, data, false);
+	}
 	return r;
 }
 
@@ -663,7 +1079,7 @@ void inventory_free(struct inventory *inv)
 	inv->dev = NULL;
 	inv->types = NULL;
 	inv->foreign = NULL;
-	inv->n = inv->n_types = inv->n_foreign = 0;
+	inv->n = inv->n_all = inv->n_types = inv->n_foreign = 0;
 }
 
 bool inventory_group_pending(const struct inventory *inv, const struct pci_dev *d)

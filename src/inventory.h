@@ -68,8 +68,14 @@ struct group_type {
 };
 
 struct inventory {
-	struct pci_dev *dev; /* sorted by address */
+	/*
+	 * The functions the scan read, sorted by address: those a plan may look at, the other
+	 * functions of their slots, the members of their IOMMU groups (and, where the IDs of
+	 * the others cannot be known without it, every function).
+	 */
+	struct pci_dev *dev;
 	size_t n;
+	size_t n_all; /* every PCI function of the node */
 	struct iommu_state iommu;
 	struct group_type *types; /* of the groups that hold interesting devices */
 	size_t n_types;
@@ -108,16 +114,19 @@ void pci_dev_modalias(const struct pci_dev *d, char *buf, size_t size);
 void pci_dev_init(struct pci_dev *d);
 
 /*
- * List the PCI functions; learn every function's vendor and device from
- * /proc/bus/pci/devices (a few reads for the whole node), or, where that file cannot say
- * (missing, not in its format, a bus and devfn in two domains), from its uevent. Then for
- * each function interesting() says yes to: its uevent (class, subsystem, driver), and if
- * it is still interesting, the details (driver_override, physfn, sriov_totalvfs,
- * boot_vga) and iommu_group link of it and of the functions of its slot; then the members
- * of those IOMMU groups from each group's listing, read whole. interesting() first sees a
- * function that may be partial, and must decide from its address and IDs alone (the
- * class is 0xffffff then); a function it passes over stays partial, its group unread
- * (-1): no plan looks at it.
+ * Every PCI function and its vendor and device: from /proc/bus/pci alone (the devices file,
+ * and the bus directories for each bus's domain: a few reads for the whole node) where
+ * each bus number is one domain's; else from the listing of /sys/bus/pci/devices, with
+ * the IDs from the devices file where it names a function without doubt, and from its
+ * uevent where not. Where the two are out of step (a function or a group member one has
+ * and the other lacks), the listing decides. Then for each function interesting() says
+ * yes to: its uevent (class, subsystem, driver), and if it is still interesting, the
+ * details (driver_override, physfn, sriov_totalvfs, boot_vga) and iommu_group link of it
+ * and of the functions of its slot; then the members of those IOMMU groups from each
+ * group's listing, read whole. interesting() first sees a function that may be partial,
+ * and must decide from its address and IDs alone (the class is 0xffffff then). A function
+ * it passes over (and that is in no slot or group of one it takes) is not in inv->dev: no
+ * plan looks at it; inv->n_all counts it.
  */
 int inventory_scan(struct inventory *inv,
 		   bool (*interesting)(const struct pci_dev *d, const void *data), const void *data);

@@ -1,35 +1,90 @@
 // SPDX-License-Identifier: MIT
 /*
- * /proc/bus/pci/devices (pciproc.h): each function's vendor and device by bus and devfn,
- * one hash lookup a line however many domains share its key.
+ * /proc/bus/pci/devices (pciproc.h): every function with its vendor and device, its domain
+ * from the bus directories' names; or, for the functions a listing found, each one's IDs
+ * by bus and devfn, one hash lookup a line however many domains share its key.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "inventory.h"
 #include "pciproc.h"
 #include "util.h"
 
 #define PCI_PROC_CONFLICT 0xfe
 #define PCI_PROC_SEEN_MAX 0xfd
 
-int pci_proc_parse_line(const char *s, size_t len, uint16_t *key, uint16_t *vendor, uint16_t *device)
-{
-	unsigned long k, v, d;
+/* A hex digit's value plus one; 0 for any other byte. */
+static const uint8_t hexv[256] = {
+	['0'] = 1,  ['1'] = 2,	['2'] = 3,  ['3'] = 4,	['4'] = 5,  ['5'] = 6,
+	['6'] = 7,  ['7'] = 8,	['8'] = 9,  ['9'] = 10, ['a'] = 11, ['b'] = 12,
+	['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16, ['A'] = 11, ['B'] = 12,
+	['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
+};
 
-	if (len < 13 || s[4] != '\t' || (len > 13 && s[13] != '\t') || parse_hex_fixed(s, 4, &k) < 0 ||
-	    parse_hex_fixed(s + 5, 4, &v) < 0 || parse_hex_fixed(s + 9, 4, &d) < 0)
+/* n hex digits at s, a table lookup each (every line of the file has 12): -EINVAL if one is not. */
+static inline __attribute__((always_inline)) int hex_fixed(const char *s, unsigned n, uint32_t *out)
+{
+	uint32_t v = 0, bad = 0;
+	unsigned i;
+
+#pragma GCC unroll 8
+	for (i = 0; i < n; i++) {
+		uint32_t d = (uint32_t)hexv[(unsigned char)s[i]] - 1;
+
+		bad |= d;
+		v = v << 4 | (d & 0xf);
+	}
+	*out = v;
+	return bad > 0xf ? -EINVAL : 0;
+}
+
+static inline __attribute__((always_inline)) int parse_line(const char *s, size_t len, uint16_t *key,
+							    uint16_t *vendor, uint16_t *device)
+{
+	uint32_t k, ids;
+
+	if (len < 13 || s[4] != '\t' || (len > 13 && s[13] != '\t') || hex_fixed(s, 4, &k) < 0 ||
+	    hex_fixed(s + 5, 8, &ids) < 0)
 		return -EINVAL;
 	*key = (uint16_t)k;
-	*vendor = (uint16_t)v;
-	*device = (uint16_t)d;
+	*vendor = (uint16_t)(ids >> 16);
+	*device = (uint16_t)ids;
 	return 0;
 }
 
-static inline __attribute__((always_inline)) uint16_t bus_devfn(const struct pci_addr *a)
+int pci_proc_parse_line(const char *s, size_t len, uint16_t *key, uint16_t *vendor, uint16_t *device)
 {
-	return (uint16_t)(a->bus << 8 | a->dev << 3 | a->fn);
+	return parse_line(s, len, key, vendor, device);
+}
+
+static inline __attribute__((always_inline)) uint16_t bus_devfn(const struct pci_fn *f)
+{
+	return (uint16_t)f->key;
+}
+
+int pci_proc_bus_parse(const char *name, uint32_t *domain, uint8_t *bus)
+{
+	const char *colon = strchr(name, ':'), *b = colon ? colon + 1 : name;
+	unsigned long d = 0, v;
+	size_t n = colon ? (size_t)(colon - name) : 0;
+
+	/* "%02x" or "%04x:%02x": the domain 4 to 8 digits */
+	if (strlen(b) != 2 || parse_hex_fixed(b, 2, &v) < 0)
+		return -EINVAL;
+	if (colon && (n < 4 || n > 8 || parse_hex_fixed(name, n, &d) < 0))
+		return -EINVAL;
+	*domain = (uint32_t)d;
+	*bus = (uint8_t)v;
+	return 0;
+}
+
+void pci_proc_bus_add(uint32_t *domain_of, uint32_t domain, uint8_t bus)
+{
+	if (domain_of[bus] == PCI_BUS_NONE)
+		domain_of[bus] = domain;
+	else if (domain_of[bus] != domain)
+		domain_of[bus] = PCI_BUS_SHARED;
 }
 
 #define NIL UINT32_MAX
@@ -45,7 +100,7 @@ static uint32_t key_rep(const struct pci_proc *c, uint16_t key)
 	uint32_t i;
 
 	for (i = c->head[key_hash(c, key)]; i != NIL; i = c->next[i])
-		if (bus_devfn(&c->dev[i].addr) == key)
+		if (bus_devfn(&c->fn[i]) == key)
 			return i;
 	return NIL;
 }
@@ -56,11 +111,11 @@ static uint32_t key_rep(const struct pci_proc *c, uint16_t key)
  * (nfn: one a domain that has it). A line then costs one lookup however many domains
  * share its key. -ENOMEM.
  */
-int pci_proc_init(struct pci_proc *c, struct pci_dev *dev, size_t n)
+int pci_proc_init(struct pci_proc *c, struct pci_fn *fn, size_t n)
 {
 	size_t i;
 
-	*c = (struct pci_proc){ .dev = dev, .n = n };
+	*c = (struct pci_proc){ .fn = fn, .n = n };
 	for (c->buckets = 512; c->buckets < n && c->buckets < 65536; c->buckets *= 2)
 		;
 	/* One block for the five tables: one allocation, not five (and for musl's malloc,
@@ -77,7 +132,7 @@ int pci_proc_init(struct pci_proc *c, struct pci_dev *dev, size_t n)
 	memset(c->head, 0xff, c->buckets * sizeof(*c->head));
 	memset(c->nfn, 0, 2 * n);
 	for (i = 0; i < n; i++) {
-		uint16_t key = bus_devfn(&c->dev[i].addr);
+		uint16_t key = bus_devfn(&c->fn[i]);
 		uint32_t r = key_rep(c, key);
 
 		if (r == NIL) {
@@ -98,13 +153,14 @@ int pci_proc_init(struct pci_proc *c, struct pci_dev *dev, size_t n)
  * The IDs of a line, kept on its key's rep: seen[rep] lines, its IDs those of the first;
  * PCI_PROC_CONFLICT once two lines of the key say different IDs.
  */
-static void proc_ids(struct pci_proc *c, uint16_t key, uint16_t vendor, uint16_t device)
+static int proc_ids(void *data, uint16_t key, uint16_t vendor, uint16_t device)
 {
-	struct pci_dev *dev = c->dev;
+	struct pci_proc *c = data;
+	struct pci_fn *dev = c->fn;
 	uint32_t r = key_rep(c, key);
 
 	if (r == NIL || c->seen[r] == PCI_PROC_CONFLICT)
-		return;
+		return 0;
 	if (c->seen[r] == 0) {
 		dev[r].vendor = vendor;
 		dev[r].device = device;
@@ -114,6 +170,36 @@ static void proc_ids(struct pci_proc *c, uint16_t key, uint16_t vendor, uint16_t
 	} else if (c->seen[r] < PCI_PROC_SEEN_MAX) {
 		c->seen[r]++;
 	}
+	return 0;
+}
+
+/* A line of the file read alone: a function of the bus's one domain, or -ESRCH. */
+static int list_line(void *data, uint16_t key, uint16_t vendor, uint16_t device)
+{
+	struct pci_proc_list *l = data;
+	uint32_t domain = l->domain_of[key >> 8];
+	struct pci_fn *f;
+
+	if (domain >= PCI_BUS_SHARED)
+		return l->named ? proc_ids(l->named, key, vendor, device) : -ESRCH;
+	if (l->n == l->cap) {
+		/* 2,048 (32 KiB) hold nearly every machine; a larger one doubles */
+		size_t cap = l->cap ? l->cap * 2 : 2048;
+
+		f = realloc(l->fn, cap * sizeof(*f));
+		if (!f)
+			return -ENOMEM;
+		l->fn = f;
+		l->cap = cap;
+	}
+	f = &l->fn[l->n++];
+	f->key = (uint64_t)domain << 16 | key;
+	f->vendor = vendor;
+	f->device = device;
+	f->flags = PCI_FN_KNOWN;
+	if (l->n > 1 && f->key <= f[-1].key)
+		l->sorted = false;
+	return 0;
 }
 
 /*
@@ -126,27 +212,40 @@ static void proc_ids(struct pci_proc *c, uint16_t key, uint16_t vendor, uint16_t
 #define PROC_FIELD ((size_t)17)
 #define PROC_FIXED (14 * PROC_FIELD)
 
-static const char *proc_line_end(const char *l, size_t rest)
+/* The tab that starts each of the 14 fields past p (the IRQ's end), a compare each. */
+static inline __attribute__((always_inline)) bool fixed_tabs(const char *p)
+{
+#define T(k) (p[(k)*PROC_FIELD] == '\t')
+	return T(1) && T(2) && T(3) && T(4) && T(5) && T(6) && T(7) && T(8) && T(9) && T(10) &&
+		T(11) && T(12) && T(13) && T(14);
+#undef T
+}
+
+static inline __attribute__((always_inline)) const char *proc_line_end(const char *l, size_t rest)
 {
 	const char *end = l + rest, *p = l + 14;
-	unsigned f;
 
 	while (p < end && p < l + 14 + 8 && *p != '\t' && *p != '\n')
 		p++; /* the IRQ, "%x" */
-	if (p + PROC_FIXED + 1 < end && *p == '\t') {
-		for (f = 1; f <= 14 && p[f * PROC_FIELD] == '\t'; f++)
-			;
-		if (f > 14)
-			return memchr(p + PROC_FIXED + 1, '\n', (size_t)(end - p) - PROC_FIXED - 1);
+	if (p + PROC_FIXED + 1 < end && *p == '\t' && fixed_tabs(p)) {
+		/* the driver's name, a few bytes: a byte at a time costs less than memchr */
+		for (p += PROC_FIXED + 1; p < end; p++)
+			if (*p == '\n')
+				return p;
+		return NULL;
 	}
 	return memchr(l, '\n', rest);
 }
 
-/* The whole lines of a chunk of /proc/bus/pci/devices: the bytes used, or -EINVAL. */
-ssize_t pci_proc_chunk(const char *buf, size_t len, bool eof, void *data)
+/* What a line says (its key and IDs) to data: 0 or -errno. */
+typedef int line_fn(void *data, uint16_t key, uint16_t vendor, uint16_t device);
+
+/* The whole lines of a chunk of /proc/bus/pci/devices, each to line(): the bytes used, or -errno. */
+static inline __attribute__((always_inline)) ssize_t walk(const char *buf, size_t len, bool eof,
+							  line_fn *line, void *data)
 {
-	struct pci_proc *c = data;
 	size_t pos = 0;
+	int r;
 
 	while (pos < len) {
 		const char *l = buf + pos, *nl = proc_line_end(l, len - pos);
@@ -156,12 +255,24 @@ ssize_t pci_proc_chunk(const char *buf, size_t len, bool eof, void *data)
 			break; /* cut by the read: the next chunk starts with it */
 		if (!nl)
 			nl = buf + len;
-		if (pci_proc_parse_line(l, (size_t)(nl - l), &key, &vendor, &device) < 0)
+		if (parse_line(l, (size_t)(nl - l), &key, &vendor, &device) < 0)
 			return -EINVAL; /* not the format this reads: the uevents say it all */
-		proc_ids(c, key, vendor, device);
+		r = line(data, key, vendor, device);
+		if (r < 0)
+			return r;
 		pos = (size_t)(nl - buf) + 1;
 	}
 	return (ssize_t)(pos < len ? pos : len);
+}
+
+ssize_t pci_proc_chunk(const char *buf, size_t len, bool eof, void *data)
+{
+	return walk(buf, len, eof, proc_ids, data);
+}
+
+ssize_t pci_proc_list_chunk(const char *buf, size_t len, bool eof, void *data)
+{
+	return walk(buf, len, eof, list_line, data);
 }
 
 bool pci_proc_known(const struct pci_proc *c, size_t i)
@@ -170,8 +281,8 @@ bool pci_proc_known(const struct pci_proc *c, size_t i)
 
 	if (c->seen[k] == PCI_PROC_CONFLICT || c->seen[k] != c->nfn[k])
 		return false;
-	c->dev[i].vendor = c->dev[k].vendor;
-	c->dev[i].device = c->dev[k].device;
+	c->fn[i].vendor = c->fn[k].vendor;
+	c->fn[i].device = c->fn[k].device;
 	return true;
 }
 

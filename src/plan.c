@@ -42,7 +42,8 @@ bool override_is_ours(const char *override)
 	return driver_is_vfio(override) || streq(override, HOLD_OVERRIDE);
 }
 
-static bool id_matches(const struct settings *s, const struct pci_dev *d)
+static inline __attribute__((always_inline)) bool id_matches(const struct settings *s,
+							     const struct pci_dev *d)
 {
 	size_t i;
 

@@ -30,6 +30,7 @@
 #include "log.h"
 #include "modindex.h"
 #include "pciids.h"
+#include "pciproc.h"
 #include "prepare.h"
 #include "rootio.h"
 #include "state.h"
@@ -919,6 +920,15 @@ static bool any(const char *name)
 	return true;
 }
 
+/* A bus directory of /proc/bus/pci (its name says the bus's domain; the devices file is copied). */
+static bool bus_dir(const char *name)
+{
+	uint32_t domain;
+	uint8_t bus;
+
+	return pci_proc_bus_parse(name, &domain, &bus) == 0;
+}
+
 /* The IOMMU units and groups: every group's name; the groups read, whole. */
 static void dump_groups(struct dump *d)
 {
@@ -956,6 +966,7 @@ static void dump_functions(struct dump *d)
 	listing(d, "sys/bus/pci/devices", any, NULL);
 	if (copy(d, "proc/bus/pci/devices", DUMP_FILE_MAX) == -EFBIG)
 		stop(d, -EFBIG, "proc/bus/pci/devices");
+	listing(d, "proc/bus/pci", bus_dir, NULL);
 	for (i = 0; i < inv->n && !d->err; i++)
 		if (d->keep[i])
 			dump_function(d, &inv->dev[i]);
@@ -1345,7 +1356,7 @@ static void put_info(struct dump *d)
 		DUMP_FORMAT, GPUVM_VERSION, d->o->root ? "--root (its path is not kept)" : "/",
 		d->o->cmdline ? "--cmdline" : "/proc/cmdline and /etc/cmdline.d",
 		d->o->config ? "--config (kept as /etc/gpuvm/gpuvm.conf)" : CONFIG_PATH,
-		d->pp.inv.n, kept);
+		d->pp.inv.n_all, kept);
 	if (d->notes && fflush(d->notes) == 0 && d->notes_len)
 		fwrite(d->notes_buf, 1, d->notes_len, f);
 	if (fclose(f) == 0)

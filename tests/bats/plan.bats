@@ -139,6 +139,47 @@ SHARED="they can only be assigned to one VM together"
 	[ "$output" = "$flat" ]
 }
 
+@test "/proc/bus/pci alone where each bus number is one domain's; the listing where not, or where the two disagree" {
+	need strace command -v strace
+	mkfx workstation
+	t=$BATS_TEST_TMPDIR/trace
+	ASAN_OPTIONS=detect_leaks=0 run --separate-stderr strace -f -e trace=open,openat \
+		-o "$t" "$GPUVM" --root "$ROOT" --cmdline "gpuvm.mode=vm-passthrough" plan --json
+	assert_success
+	want=$output
+	# every function from /proc/bus/pci: the listing of /sys/bus/pci/devices is not read;
+	# the GPU's slot (4 functions) is
+	[ "$(grep -c 'proc/bus/pci"' "$t")" -eq 1 ]
+	[ "$(grep -c 'sys/bus/pci/devices"' "$t")" -eq 0 ]
+	[ "$(grep -c '/uevent"' "$t")" -eq 4 ]
+	[ "$(jqr '[.devices[] | select(.action == "bind")] | length')" -eq 4 ]
+
+	# a bus directory that names bus 01 in another domain than sysfs has it (a tree out of
+	# step with itself): the GPU is not where the file puts it, so the listing decides
+	mv "$ROOT/proc/bus/pci/01" "$ROOT/proc/bus/pci/0005:01"
+	ASAN_OPTIONS=detect_leaks=0 run --separate-stderr strace -f -e trace=open,openat \
+		-o "$t" "$GPUVM" --root "$ROOT" --cmdline "gpuvm.mode=vm-passthrough" plan --json
+	assert_success
+	grep -q '0005:01:00.0/uevent"' "$t"
+	[ "$(grep -c 'sys/bus/pci/devices"' "$t")" -eq 1 ]
+	[ "$output" = "$want" ]
+
+	# bus 01 in two domains: the listing says which functions are on it, the same plan
+	mkdir "$ROOT/proc/bus/pci/01"
+	ASAN_OPTIONS=detect_leaks=0 run --separate-stderr strace -f -e trace=open,openat \
+		-o "$t" "$GPUVM" --root "$ROOT" --cmdline "gpuvm.mode=vm-passthrough" plan --json
+	assert_success
+	[ "$(grep -c 'sys/bus/pci/devices"' "$t")" -eq 1 ]
+	[ "$(grep -c '/uevent"' "$t")" -eq 4 ]
+	[ "$output" = "$want" ]
+
+	# no bus directories (a tree from before they were kept): the listing, the same plan
+	find "$ROOT/proc/bus/pci" -mindepth 1 -type d -exec rm -r {} +
+	gv --cmdline "gpuvm.mode=vm-passthrough" plan --json
+	assert_success
+	[ "$output" = "$want" ]
+}
+
 @test "/proc/bus/pci/devices: a line it cannot read, or IDs that disagree, and the uevents decide" {
 	mkfx hgx8
 	p=$ROOT/proc/bus/pci/devices

@@ -570,7 +570,7 @@ int root_read_chunks(const char *path, char *buf, size_t size,
 		const struct fdev *d = &k.dev[i];
 		int w;
 
-		if (sscanf(d->name, "%x:%x:%x.%x", &dom, &bus, &dev, &fn) != 4)
+		if (d->removed || sscanf(d->name, "%x:%x:%x.%x", &dom, &bus, &dev, &fn) != 4)
 			continue;
 		w = snprintf(buf + n, size - n, "%02x%02x\t%04x%04x\t%x", bus, dev << 3 | fn,
 			     d->vendor, d->device, 16 + i);
@@ -652,6 +652,32 @@ int root_list(const char *dir, int (*cb)(const char *name, void *data), void *da
 				return r;
 		return 0;
 	}
+	if (strcmp(dir, "proc/bus/pci") == 0) {
+		/* "devices", and each bus's directory as x86 names it: "BB" in domain 0 */
+		char bus[16];
+		unsigned dom, b, dev, fn;
+		int j;
+
+		if (k.no_proc_pci)
+			return -ENOENT;
+		r = cb("devices", data);
+		for (i = 0; i < k.n && !r; i++) {
+			if (k.dev[i].removed ||
+			    sscanf(k.dev[i].name, "%x:%x:%x.%x", &dom, &b, &dev, &fn) != 4)
+				continue;
+			for (j = 0; j < i; j++) /* once a bus */
+				if (!k.dev[j].removed && strncmp(k.dev[j].name, k.dev[i].name, 8) == 0)
+					break;
+			if (j < i)
+				continue;
+			if (dom)
+				snprintf(bus, sizeof(bus), "%04x:%02x", dom, b);
+			else
+				snprintf(bus, sizeof(bus), "%02x", b);
+			r = cb(bus, data);
+		}
+		return r;
+	}
 	if (strcmp(dir, "proc") == 0) {
 		char pid[16];
 
@@ -706,9 +732,12 @@ int root_list(const char *dir, int (*cb)(const char *name, void *data), void *da
 	if (strcmp(dir, "sys/kernel/iommu_groups") == 0) {
 		for (i = 0; i < k.n; i++) {
 			char g[16];
+			int j;
 
-			if (k.dev[i].group < 0)
-				continue;
+			for (j = 0; j < i && k.dev[j].group != k.dev[i].group; j++)
+				;
+			if (k.dev[i].group < 0 || j < i)
+				continue; /* a directory a group */
 			snprintf(g, sizeof(g), "%d", k.dev[i].group);
 			if ((r = cb(g, data)))
 				return r;

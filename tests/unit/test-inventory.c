@@ -3,8 +3,10 @@
  * The scan (src/inventory.c) against the fake kernel: every function's IDs from
  * /proc/bus/pci/devices with no uevent read for a function no plan looks at; the uevent,
  * the details and the group of a function that may matter and of the other functions of
- * its slot; every function's uevent without the proc file; a uevent that cannot be read
- * (unidentified) and one that is gone since the listing (dropped); the order by address.
+ * its slot; /proc/bus/pci alone where each bus is one domain's, the listing only for a bus
+ * two domains have; every function's uevent without the proc file; a uevent that cannot be
+ * read (unidentified) and one that is gone since the listing (dropped), or since the proc
+ * file named it (the scan starts again from the listing); the order by address.
  */
 #include <errno.h>
 #include <string.h>
@@ -51,34 +53,64 @@ static const struct pci_dev *dev(const struct inventory *inv, const char *addr)
 static void test_proc_then_interesting(void)
 {
 	struct inventory inv;
-	const struct pci_dev *gpu, *audio, *nic;
+	const struct pci_dev *gpu, *audio;
 
 	host();
 	CHECK_INT(inventory_scan(&inv, nvidia, NULL), 0, "scan with the proc file");
-	CHECK_INT(inv.n, 4, "four functions");
-	CHECK(inv.n == 4 && streq(inv.dev[0].name, "0000:00:01.0") &&
-		      streq(inv.dev[3].name, "0000:41:00.0"),
-	      "sorted by address");
+	CHECK_INT(inv.n_all, 4, "four functions");
+	CHECK(inv.n == 2 && streq(inv.dev[0].name, "0000:01:00.0") &&
+		      streq(inv.dev[1].name, "0000:01:00.1"),
+	      "the GPU and its slot's audio function read, by address");
 	gpu = dev(&inv, "0000:01:00.0");
 	audio = dev(&inv, "0000:01:00.1");
-	nic = dev(&inv, "0000:41:00.0");
 	CHECK(gpu && !gpu->partial && gpu->class == 0x030000 && streq(gpu->driver, "nouveau") &&
 		      gpu->group == 2 && gpu->details,
 	      "the GPU: its uevent, details and group read");
 	CHECK(audio && !audio->partial && streq(audio->driver, "snd_hda_intel") && audio->group == 2,
 	      "its slot's audio function: read too");
-	CHECK(nic && nic->partial && nic->vendor == 0x8086 && nic->device == 0x1521 &&
-		      nic->class == 0xffffff && nic->driver[0] == '\0' && !nic->details,
-	      "the NIC: its IDs from the proc file, nothing else read");
+	CHECK(!dev(&inv, "0000:41:00.0") && !dev(&inv, "0000:00:01.0"),
+	      "the NIC and the bridge: counted, not read");
 	inventory_free(&inv);
 
 	host();
 	CHECK_INT(inventory_scan(&inv, nothing, NULL), 0, "a scan no function matters to");
-	CHECK(inv.n == 4 && inv.dev[1].partial && inv.dev[2].partial && inv.dev[1].vendor == 0x10de,
-	      "every function partial, its IDs known");
+	CHECK(inv.n == 0 && inv.n_all == 4, "no function read, four counted");
+	inventory_free(&inv);
+
+	/* /proc/bus/pci says it all: the listing of sysfs is not read. */
+	host();
+	fk_fault("r:sys/bus/pci/devices", 0, -EIO);
+	CHECK_INT(inventory_scan(&inv, nvidia, NULL), 0, "/proc/bus/pci alone, the listing unread");
+	CHECK(inv.n == 2 && inv.n_all == 4 && dev(&inv, "0000:01:00.0"), "the same functions");
 	inventory_free(&inv);
 }
 
+/*
+ * Bus 01 in two domains: which of its lines is whose the listing says, and only the
+ * functions on bus 01 are taken from it. Two identical GPUs at 01:00.0, and one more
+ * function at 0001:01:00.1 that only the listing places.
+ */
+static void test_shared_bus(void)
+{
+	struct inventory inv;
+	const struct pci_dev *d;
+
+	host();
+	fk_add("0001:01:00.0", 0x10de, 0x1e87, 0x030000, 7, "nouveau", "nouveau");
+	fk_add("0001:01:00.1", 0x10de, 0x10f8, 0x040300, 7, "snd_hda_intel", "snd_hda_intel");
+	fk_add("0001:42:00.0", 0x8086, 0x1521, 0x020000, 8, "igb", "igb");
+	CHECK_INT(inventory_scan(&inv, nvidia, NULL), 0, "a bus number two domains have");
+	CHECK(inv.n == 4 && inv.n_all == 7, "both GPUs and their audio functions read, seven counted");
+	d = dev(&inv, "0001:01:00.0");
+	CHECK(d && d->group == 7 && streq(d->driver, "nouveau"),
+	      "the second domain's GPU, its own group");
+	inventory_free(&inv);
+
+	/* Without the listing, the shared bus cannot be placed: the scan fails as it says. */
+	fk_fault("r:sys/bus/pci/devices", 0, -EIO);
+	CHECK_INT(inventory_scan(&inv, nvidia, NULL), -EIO, "the listing needed and unreadable: -EIO");
+	inventory_free(&inv);
+}
 static void test_no_proc(void)
 {
 	struct inventory inv;
@@ -115,15 +147,26 @@ static void test_unreadable_and_gone(void)
 	fk_no_proc_pci();
 	fk_fault("r:sys/bus/pci/devices/0000:41:00.0/uevent", 0, -ENOENT);
 	CHECK_INT(inventory_scan(&inv, nothing, NULL), 0, "a function gone since the listing");
-	CHECK(inv.n == 3 && !dev(&inv, "0000:41:00.0"), "it leaves the inventory");
+	CHECK(inv.n == 3 && inv.n_all == 3 && !dev(&inv, "0000:41:00.0"), "it leaves the inventory");
 	inventory_free(&inv);
 
 	/* The GPU is gone when the scan looks at it after the proc file named it: dropped too. */
 	host();
 	fk_fault("r:sys/bus/pci/devices/0000:01:00.0/uevent", 0, -ENOENT);
 	CHECK_INT(inventory_scan(&inv, nvidia, NULL), 0, "an interesting function gone");
-	CHECK(inv.n == 3 && !dev(&inv, "0000:01:00.0") && dev(&inv, "0000:01:00.1"),
+	CHECK(inv.n == 1 && inv.n_all == 3 && !dev(&inv, "0000:01:00.0") && dev(&inv, "0000:01:00.1"),
 	      "it leaves; its slot's audio function stays");
+	inventory_free(&inv);
+
+	/*
+	 * The proc file names a GPU sysfs no longer has (unplugged between the two): out of
+	 * step, the listing decides, and the GPU is not there.
+	 */
+	host();
+	fk_fault("r:sys/bus/pci/devices/0000:01:00.0/uevent", 1, -ENOENT);
+	CHECK_INT(inventory_scan(&inv, nvidia, NULL), 0, "out of step: the scan starts again");
+	CHECK(inv.n == 2 && dev(&inv, "0000:01:00.0") && dev(&inv, "0000:01:00.1"),
+	      "from the listing, once: the GPU read the second time (only the first read failed)");
 	inventory_free(&inv);
 }
 
@@ -131,6 +174,7 @@ int main(void)
 {
 	root_init(NULL);
 	test_proc_then_interesting();
+	test_shared_bus();
 	test_no_proc();
 	test_unreadable_and_gone();
 	return unit_done();
