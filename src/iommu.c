@@ -138,13 +138,22 @@ void iommu_read(struct iommu_state *st, const char *cmdline)
 {
 	struct count_ctx units = { .first = st->unit, .size = sizeof(st->unit) };
 	struct count_ctx groups = { 0 };
+	unsigned long links;
 	char cpuinfo[4096];
 	ssize_t n;
 
 	st->unit[0] = '\0';
 	/* Either may be absent: no IOMMU driver at all is a state, not an error. */
 	root_list("sys/class/iommu", count_entry, &units);
-	root_list("sys/kernel/iommu_groups", count_entry, &groups);
+	/*
+	 * Each group is a directory: their number is the link count less 2 (one call, where
+	 * a node with SR-IOV has thousands of groups); where the file system does not count
+	 * links so, the listing's.
+	 */
+	if (root_dir_links("sys/kernel/iommu_groups", &links) == 0 && links >= 2)
+		groups.n = links - 2;
+	else
+		root_list("sys/kernel/iommu_groups", count_entry, &groups);
 	st->units = units.n;
 	st->groups = groups.n;
 	st->active = st->units > 0 || st->groups > 0;

@@ -289,6 +289,18 @@ bool root_exists(const char *path)
 	return faccessat(rootfd, path, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
+int root_dir_links(const char *path, unsigned long *links)
+{
+	struct stat st;
+
+	if (fstatat(rootfd, path, &st, 0) < 0)
+		return -errno;
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	*links = (unsigned long)st.st_nlink;
+	return 0;
+}
+
 int root_stat_rdev(const char *path, unsigned *maj, unsigned *min)
 {
 	struct stat st;

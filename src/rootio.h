@@ -78,6 +78,11 @@ int root_link_target(const char *path, char *buf, size_t size);
 int root_list(const char *dir, int (*cb)(const char *name, void *data), void *data);
 bool root_exists(const char *path);
 /*
+ * The link count of directory path: 2 and one a subdirectory where the file system counts
+ * them so (sysfs, tmpfs, ext4; btrfs says 1). -errno.
+ */
+int root_dir_links(const char *path, unsigned long *links);
+/*
  * The device number of the character device path leads to (links followed: a
  * /proc/PID/fd/N is the open file itself). -ENODEV when it is something else.
  */

@@ -13,6 +13,7 @@
 
 #include "fake-kernel.h"
 #include "inventory.h"
+#include "iommu.h"
 #include "rootio.h"
 #include "unit.h"
 #include "util.h"
@@ -170,6 +171,20 @@ static void test_unreadable_and_gone(void)
 	inventory_free(&inv);
 }
 
+/* The number of IOMMU groups: the directory's link count less 2, or where that cannot be had, its listing's. */
+static void test_group_count(void)
+{
+	struct iommu_state st;
+
+	host();
+	iommu_read(&st, "");
+	CHECK_INT(st.groups, 3, "three groups, from the link count");
+	host();
+	fk_fault("r:sys/kernel/iommu_groups#links", 0, -ENOSYS);
+	iommu_read(&st, "");
+	CHECK_INT(st.groups, 3, "three groups, from the listing where the link count cannot be had");
+}
+
 int main(void)
 {
 	root_init(NULL);
@@ -177,5 +192,6 @@ int main(void)
 	test_shared_bus();
 	test_no_proc();
 	test_unreadable_and_gone();
+	test_group_count();
 	return unit_done();
 }
