@@ -382,10 +382,13 @@ static int write_once(const char *path, const char *value, size_t len)
  * A writer that may outlive us must hold none of our caller's files (a caller's pipe left
  * open would make the caller wait for a writer blocked in the kernel): every descriptor but
  * the root's and its socket is closed, stdio included, since the writer prints nothing.
- * close_range(2) is Linux 5.9: on an older kernel stdio goes to /dev/null instead and the
- * rest stay open.
+ * The writer's end of the socket is the lower of the pair, so that the parent's end goes
+ * with the rest (two calls where the root and the socket are 3 and 4, as at boot).
+ * close_range(2) is Linux 5.9: on an older kernel the parent's end (other) is closed alone,
+ * else the writer would never see the socket close; stdio goes to /dev/null instead and
+ * the rest stay open.
  */
-static void writer_detach(int fd)
+static void writer_detach(int fd, int other)
 {
 	int lo = rootfd >= 0 && rootfd < fd ? rootfd : fd;
 	int hi = rootfd > fd ? rootfd : fd;
@@ -398,6 +401,7 @@ static void writer_detach(int fd)
 			syscall(SYS_close_range, lo + 1, hi - 1, 0);
 		return;
 	}
+	close(other);
 	nul = openat(AT_FDCWD, "/dev/null", O_RDWR | O_CLOEXEC);
 	if (nul < 0)
 		return;
@@ -456,12 +460,12 @@ static struct answer do_request(const char *msg, size_t len, struct progress *pr
 	return a;
 }
 
-static void __attribute__((noreturn)) writer_main(int fd, struct progress *prog)
+static void __attribute__((noreturn)) writer_main(int fd, int other, struct progress *prog)
 {
 	char msg[WRITE_MSG_MAX];
 	uint32_t seq = prog ? __atomic_load_n(&prog->seq, __ATOMIC_ACQUIRE) : 0;
 
-	writer_detach(fd);
+	writer_detach(fd, other);
 	for (;;) {
 		ssize_t n = recv(fd, msg, sizeof(msg), 0);
 		struct answer a;
@@ -508,13 +512,11 @@ static int start_writer(void)
 		close(sv[1]);
 		return r;
 	}
-	if (pid == 0) {
-		close(sv[0]);
-		writer_main(sv[1], writer.prog);
-	}
-	close(sv[1]);
+	if (pid == 0)
+		writer_main(sv[0], sv[1], writer.prog);
+	close(sv[0]);
 	writer.pid = pid;
-	writer.fd = sv[0];
+	writer.fd = sv[1];
 	writer.timeout_ms = 0;
 	return 0;
 }
