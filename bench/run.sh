@@ -761,12 +761,13 @@ missed_notes() {
 			printf "  the floor program (listing and /proc/bus/pci/devices only) grows by %.2f ms\n", d("floor", med) / 1000
 			printf "  (%.2f -> %.2f ms): what the kernel itself costs to list 2,700 more entries\n", med["hgx8 floor"] / 1000, med["hgx8-3000 floor"] / 1000
 			printf "  and hand out their lines, and on its own %.0f%% of the 1.5× allowed. gpuvm plan\n", 100 * d("floor", med) / (0.5 * med["hgx8 plan"])
-			printf "  grows by %.2f ms: %.2fM instructions (%d a function: the name, the proc line,\n", d("plan", med) / 1000, d("plan", ir) / 1e6, d("plan", ir) / 2700
-			printf "  the sort, the plan entry), %d page faults (an 80-byte inventory entry, a plan\n", d("plan", pf)
-			printf "  entry and sort keys a function) and %d syscalls. What would close it: keeping\n", d("plan", sc)
-			printf "  the functions no plan takes out of the inventory (their address and IDs, 16\n"
-			printf "  bytes, in a table of their own), so that they cost no plan entry and no page\n"
-			printf "  of inventory; the floor program shows the bound that leaves.\n"
+			printf "  grows by %.2f ms: %.2fM instructions (%d a function, where the floor program\n", d("plan", med) / 1000, d("plan", ir) / 1e6, d("plan", ir) / 2700
+			printf "  grows by %d: its line of /proc/bus/pci/devices, a look at its IDs, 16 bytes of\n", d("floor", ir) / 2700
+			printf "  table), %d page faults and %d syscalls. gpuvm over the floor program is flat\n", d("plan", pf), d("plan", sc)
+			printf "  (the next target): what grows is what any tool must read, the kernel'"'"'s side of it\n"
+			printf "  most (wall %.2f ms more for the floor program, whose instructions grow by only\n", d("floor", med) / 1000
+			printf "  %.2fM). Nothing gpuvm can leave out would close it: 2,700 functions listed by the\n", d("floor", ir) / 1e6
+			printf "  kernel cost what they cost.\n"
 		}' "$TSV"
 	fi
 	grep -qx rss "$OUT/missed" &&
@@ -774,8 +775,8 @@ missed_notes() {
 	grep -qx syscalls "$OUT/missed" &&
 		echo "- Syscalls: over the floor only where a run writes: the floor counts a write as open,
   write and close, and gpuvm adds 4 calls a device (one request of its writes and the answer
-  on the writer process's socket, both ends) and some 16 a run (the page shared with the
-  writer, socketpair, fork and musl's signal masks around it, close_range, wait4): the bound
+  on the writer process's socket, both ends) and some 14 a run (the page shared with the
+  writer, socketpair, fork and musl's signal masks around it, two close_range, wait4): the bound
   in time that keeps a hanging driver from holding the boot; a state file costs some 8 calls
   against the floor's 4 (a temporary created exclusively and made 0644 whatever the umask,
   the pid in its name once a run, stdio's terminal test and musl's FILE mapped and unmapped).
@@ -785,18 +786,20 @@ missed_notes() {
 	grep -qx syscalls13 "$OUT/missed" &&
 		echo "- \`apply\` within 1.3× of the floor's syscalls: where a tree has few writes and few
   functions (workstation: 12 writes of 4 devices, a floor of 141 calls), gpuvm's fixed costs
-  weigh most: the writer process (some 16 calls) and 4 a device, libkmod's set-up (its four
-  modprobe.d directories, modules.softdep, /proc/cmdline, the index files: some 12), the
-  state and metrics files' 8 each over the floor, musl's malloc mapping and unmapping its
-  groups. Without the writer process the workstation would be at about 1.3×; a bound in time
-  needs a process of its own (a thread blocked in the kernel would keep gpuvm from exiting)."
+  weigh most: the writer process (some 14 calls: the shared page, socketpair, fork and
+  musl's four signal masks around it, two close_range, wait4) and 4 a device, libkmod's
+  set-up (its four modprobe.d directories, modules.softdep, /proc/cmdline, the index files:
+  some 12), the state and metrics files' 8 each over the floor (a temporary created
+  exclusively, made 0644 whatever the umask, stdio's terminal test and musl's FILE mapped and
+  unmapped), the next boot's loader files a running host's apply judges (6), musl's malloc
+  mapping and unmapping its groups. Without the writer process the workstation would be at
+  about 1.3×; a bound in time needs a process of its own (a thread blocked in the kernel
+  would keep gpuvm from exiting)."
 	grep -qx flatover "$OUT/missed" &&
-		echo "- Flat over the floor: every untouched function still costs its listing name parsed
-  into an address, a line of /proc/bus/pci/devices parsed, a place in the sort and the
-  plan's passes (see the Flat paragraph above and the profile below). What would close it:
-  untouched functions out of the inventory in a table of their own (address and IDs), and
-  the domain of each bus from /proc/bus/pci's bus directories so that the listing is read
-  only where two domains share a bus number; then an untouched function costs its proc line."
+		echo "- Flat over the floor: an untouched function costs its line of /proc/bus/pci/devices
+  (parsed with a table lookup a digit), its place in the 16-byte table (merged where the
+  file's domains come in runs), a call of the selection on its IDs, and on a bus number two
+  domains have its listing name; see the profile below for which of these grew."
 	grep -qx linear "$OUT/missed" &&
 		echo "- Linearity: see the instructions per function of the 1,000 and 10,000 rows."
 	grep -qx size "$OUT/missed" &&
