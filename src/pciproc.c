@@ -14,38 +14,13 @@
 #define PCI_PROC_CONFLICT 0xfe
 #define PCI_PROC_SEEN_MAX 0xfd
 
-/* A hex digit's value plus one; 0 for any other byte. */
-static const uint8_t hexv[256] = {
-	['0'] = 1,  ['1'] = 2,	['2'] = 3,  ['3'] = 4,	['4'] = 5,  ['5'] = 6,
-	['6'] = 7,  ['7'] = 8,	['8'] = 9,  ['9'] = 10, ['a'] = 11, ['b'] = 12,
-	['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16, ['A'] = 11, ['B'] = 12,
-	['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
-};
-
-/* n hex digits at s, a table lookup each (every line of the file has 12): -EINVAL if one is not. */
-static inline __attribute__((always_inline)) int hex_fixed(const char *s, unsigned n, uint32_t *out)
-{
-	uint32_t v = 0, bad = 0;
-	unsigned i;
-
-#pragma GCC unroll 8
-	for (i = 0; i < n; i++) {
-		uint32_t d = (uint32_t)hexv[(unsigned char)s[i]] - 1;
-
-		bad |= d;
-		v = v << 4 | (d & 0xf);
-	}
-	*out = v;
-	return bad > 0xf ? -EINVAL : 0;
-}
-
 static inline __attribute__((always_inline)) int parse_line(const char *s, size_t len, uint16_t *key,
 							    uint16_t *vendor, uint16_t *device)
 {
-	uint32_t k, ids;
+	unsigned long k, ids;
 
-	if (len < 13 || s[4] != '\t' || (len > 13 && s[13] != '\t') || hex_fixed(s, 4, &k) < 0 ||
-	    hex_fixed(s + 5, 8, &ids) < 0)
+	if (len < 13 || s[4] != '\t' || (len > 13 && s[13] != '\t') ||
+	    parse_hex_fixed(s, 4, &k) < 0 || parse_hex_fixed(s + 5, 8, &ids) < 0)
 		return -EINVAL;
 	*key = (uint16_t)k;
 	*vendor = (uint16_t)(ids >> 16);

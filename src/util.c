@@ -33,6 +33,13 @@ size_t rstrip(char *s)
 	return n;
 }
 
+const uint8_t hex_digit1[256] = {
+	['0'] = 1,  ['1'] = 2,	['2'] = 3,  ['3'] = 4,	['4'] = 5,  ['5'] = 6,
+	['6'] = 7,  ['7'] = 8,	['8'] = 9,  ['9'] = 10, ['a'] = 11, ['b'] = 12,
+	['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16, ['A'] = 11, ['B'] = 12,
+	['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
+};
+
 int parse_hex_n(const char *s, size_t len, unsigned max_digits, unsigned long *out)
 {
 	unsigned long v = 0;
