@@ -268,14 +268,9 @@ static void drop_gone(struct scan_ctx *c)
 	memset(c->mark, 0, j);
 }
 
-/* The listing (where /proc/bus/pci cannot say it all): each function's address. */
-static int list_one(const char *name, void *data)
+/* One more function, by its key, in the table the listing fills: 0, or 1 (-ENOMEM in c->err). */
+static int add_fn(struct scan_ctx *c, uint64_t key)
 {
-	struct scan_ctx *c = data;
-	struct pci_addr a;
-
-	if (pci_addr_parse(name, &a) < 0)
-		return 0; /* not a PCI address: not ours to judge */
 	if (c->n_fn == c->cap_fn) {
 		size_t cap = c->cap_fn ? c->cap_fn * 2 : 2048;
 		struct pci_fn *f = realloc(c->fn, cap * sizeof(*f));
@@ -287,8 +282,19 @@ static int list_one(const char *name, void *data)
 		c->fn = f;
 		c->cap_fn = cap;
 	}
-	c->fn[c->n_fn++] = (struct pci_fn){ .key = pci_fn_key(&a) };
+	c->fn[c->n_fn++] = (struct pci_fn){ .key = key };
 	return 0;
+}
+
+/* The listing (where /proc/bus/pci cannot say it all): each function's address. */
+static int list_one(const char *name, void *data)
+{
+	struct scan_ctx *c = data;
+	struct pci_addr a;
+
+	if (pci_addr_parse(name, &a) < 0)
+		return 0; /* not a PCI address: not ours to judge */
+	return add_fn(c, pci_fn_key(&a));
 }
 
 /*
@@ -488,11 +494,19 @@ static int bus_dir(const char *name, void *data)
 static int list_shared(const char *name, void *data)
 {
 	struct scan_ctx *c = data;
-	const char *colon = name[4] == ':' ? name + 4 : memchr(name, ':', 9);
+	const char *b = NULL;
 	unsigned long bus;
+	size_t i;
 
-	if (colon && colon[1] && colon[2] && colon[3] == ':' &&
-	    parse_hex_fixed(colon + 1, 2, &bus) == 0 && c->domain_of[bus] < PCI_BUS_SHARED)
+	/* The bus's two digits, after a domain of 4 (as sysfs names nearly all) to 8 digits */
+	if (name[0] && name[1] && name[2] && name[3]) {
+		for (i = 4; i < 9 && name[i] && name[i] != ':'; i++)
+			;
+		if (i < 9 && name[i] == ':')
+			b = name + i + 1;
+	}
+	if (b && b[0] && b[1] && b[2] == ':' && parse_hex_fixed(b, 2, &bus) == 0 &&
+	    c->domain_of[bus] < PCI_BUS_SHARED)
 		return 0;
 	return list_one(name, data);
 }
