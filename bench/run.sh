@@ -761,9 +761,9 @@ missed_notes() {
 			printf "  the floor program (listing and /proc/bus/pci/devices only) grows by %.2f ms\n", d("floor", med) / 1000
 			printf "  (%.2f -> %.2f ms): what the kernel itself costs to list 2,700 more entries\n", med["hgx8 floor"] / 1000, med["hgx8-3000 floor"] / 1000
 			printf "  and hand out their lines, and on its own %.0f%% of the 1.5× allowed. gpuvm plan\n", 100 * d("floor", med) / (0.5 * med["hgx8 plan"])
-			printf "  grows by %.2f ms: %.2fM instructions (%d a function, where the floor program\n", d("plan", med) / 1000, d("plan", ir) / 1e6, d("plan", ir) / 2700
-			printf "  grows by %d: its line of /proc/bus/pci/devices, a look at its IDs, 16 bytes of\n", d("floor", ir) / 2700
-			printf "  table), %d page faults and %d syscalls. gpuvm over the floor program is flat\n", d("plan", pf), d("plan", sc)
+			printf "  grows by %.2f ms: %.2fM instructions (%d a function: its line of\n", d("plan", med) / 1000, d("plan", ir) / 1e6, d("plan", ir) / 2700
+			printf "  /proc/bus/pci/devices, a look at its IDs, 16 bytes of table; the floor program'"'"'s\n"
+			printf "  grow by %d), %d page faults and %d syscalls. gpuvm over the floor program is flat\n", d("floor", ir) / 2700, d("plan", pf), d("plan", sc)
 			printf "  (the next target): what grows is what any tool must read, the kernel'"'"'s side of it\n"
 			printf "  most (wall %.2f ms more for the floor program, whose instructions grow by only\n", d("floor", med) / 1000
 			printf "  %.2fM). Nothing gpuvm can leave out would close it: 2,700 functions listed by the\n", d("floor", ir) / 1e6
@@ -785,7 +785,7 @@ missed_notes() {
   mostly its writes, so the writer's share shows."
 	grep -qx syscalls13 "$OUT/missed" &&
 		echo "- \`apply\` within 1.3× of the floor's syscalls: where a tree has few writes and few
-  functions (workstation: 12 writes of 4 devices, a floor of 141 calls), gpuvm's fixed costs
+  functions (workstation: 12 writes of 4 devices, a floor of some 140 calls), gpuvm's fixed costs
   weigh most: the writer process (some 14 calls: the shared page, socketpair, fork and
   musl's four signal masks around it, two close_range, wait4) and 4 a device, libkmod's
   set-up (its four modprobe.d directories, modules.softdep, /proc/cmdline, the index files:
