@@ -322,9 +322,10 @@ int root_stat_rdev(const char *path, unsigned *maj, unsigned *min)
  * one's error. Each write is bounded by timeout_ms on its own: the writer stamps the
  * monotonic clock into a page it shares with the parent before it begins a write, and the
  * parent, woken by SO_RCVTIMEO while it waits for the answer, waits on until timeout_ms after
- * the stamp of the write under way. A write that does not end in time has its writer
- * cancelled in that page (a compare-and-swap, so that the writer cannot have begun the next
- * write meanwhile) and abandoned, still blocked in the kernel (it cannot be killed there
+ * the stamp of the write under way (before the first stamp, the writer's start and the
+ * scheduler's delay are no write's: WRITER_START_MS more). A write that does not end in
+ * time has its writer cancelled in that page (a compare-and-swap, so that the writer cannot
+ * have begun the next write meanwhile) and abandoned, still blocked in the kernel (it cannot be killed there
  * anyway): when that write returns, the writer does none of the rest and exits. The next
  * write starts a new writer. A writer exits when its socket closes: at root_fini(), which
  * reaps it, or when gpuvm exits in any other way. Without the shared page (mmap failed) a
@@ -598,6 +599,8 @@ void root_deny_writes(void)
  * last look has timeout_ms from its own stamp; one past its bound has its writer cancelled,
  * unless the writer began the next write first, which then has its own bound.
  */
+#define WRITER_START_MS 2000
+
 static bool wait_on(unsigned timeout_ms, uint64_t *deadline, uint32_t *seen)
 {
 	struct progress *prog = writer.prog;
@@ -661,7 +664,12 @@ static int request(const struct root_wr *w, size_t n, unsigned timeout_ms, size_
 	if (r < 0)
 		return r;
 	seen = base = writer.prog ? __atomic_load_n(&writer.prog->seq, __ATOMIC_ACQUIRE) : 0;
-	deadline = clock_ms(CLOCK_MONOTONIC) + timeout_ms;
+	/*
+	 * A write's bound counts from its stamp: until the writer stamps the first, no write
+	 * is under way (a writer just forked, a busy scheduler), and it gets WRITER_START_MS
+	 * more to get there. Without the page the bound is all there is.
+	 */
+	deadline = clock_ms(CLOCK_MONOTONIC) + timeout_ms + (writer.prog ? WRITER_START_MS : 0);
 	for (;;) {
 		got = recv(writer.fd, &a, sizeof(a), 0);
 		if (got >= 0 || (errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK))

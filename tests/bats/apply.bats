@@ -132,6 +132,19 @@ load helpers
 	[ "$left" = "$(printf '%s\n' "$ROOT/run/gpuvm:" metrics state.json "" "$ROOT/run/gpuvm/metrics:")" ]
 }
 
+@test "a writer slow to start: the first write's bound counts from when it begins" {
+	need strace command -v strace
+	mkfx workstation
+	# the writer's first call after fork (musl's gettid) held 600 ms, past the 300 ms bound:
+	# no write is under way then, so nothing is abandoned
+	ASAN_OPTIONS=detect_leaks=0 run --separate-stderr strace -f -o /dev/null -e trace=gettid \
+		-e inject=gettid:delay_exit=600000 "$GPUVM" --root "$ROOT" \
+		--cmdline "gpuvm.mode=vm-passthrough gpuvm.write_timeout_ms=300" apply
+	assert_success
+	refute_regex "$stderr" "no answer in time"
+	[ "$(jq -r '.devices[] | select(.address == "0000:01:00.0") | .result' "$ROOT/run/gpuvm/state.json")" = unverified ]
+}
+
 @test "a write that blocks is abandoned after write_timeout_ms and the boot goes on" {
 	mkfx workstation
 	# A FIFO with no reader blocks the writer's open(), as a driver stuck in remove()
