@@ -775,8 +775,9 @@ missed_notes() {
 	grep -qx syscalls "$OUT/missed" &&
 		echo "- Syscalls: over the floor only where a run writes: the floor counts a write as open,
   write and close, and gpuvm adds 4 calls a device (one request of its writes and the answer
-  on the writer process's socket, both ends) and some 14 a run (the page shared with the
-  writer, socketpair, fork and musl's signal masks around it, two close_range, wait4): the bound
+  on the writer process's socket, both ends) and some 18 a run (the page shared with the
+  writer, socketpair, fork and musl's six signal masks around it, the writer's gettid, two
+  close_range, its last receive and its exit, setsockopt, two closes, wait4): the bound
   in time that keeps a hanging driver from holding the boot; a state file costs some 8 calls
   against the floor's 4 (a temporary created exclusively and made 0644 whatever the umask,
   the pid in its name once a run, stdio's terminal test and musl's FILE mapped and unmapped).
@@ -786,8 +787,7 @@ missed_notes() {
 	grep -qx syscalls13 "$OUT/missed" &&
 		echo "- \`apply\` within 1.3× of the floor's syscalls: where a tree has few writes and few
   functions (workstation: 12 writes of 4 devices, a floor of some 140 calls), gpuvm's fixed costs
-  weigh most: the writer process (some 14 calls: the shared page, socketpair, fork and
-  musl's four signal masks around it, two close_range, wait4) and 4 a device, libkmod's
+  weigh most: the writer process (some 18 calls, listed above) and 4 a device, libkmod's
   set-up (its four modprobe.d directories, modules.softdep, /proc/cmdline, the index files:
   some 12), the state and metrics files' 8 each over the floor (a temporary created
   exclusively, made 0644 whatever the umask, stdio's terminal test and musl's FILE mapped and
