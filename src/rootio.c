@@ -337,8 +337,9 @@ int root_stat_rdev(const char *path, unsigned *maj, unsigned *min)
 
 /* The page a writer shares with the parent: its progress, and its cancellation. */
 struct progress {
-	uint64_t started_ms; /* CLOCK_MONOTONIC when the write under way began */
+	uint64_t started_ms; /* CLOCK_MONOTONIC when the write under way began, or the last ended */
 	uint32_t seq;	     /* writes begun so far, or SEQ_CANCELLED */
+	uint32_t ended;	     /* writes ended so far: seq while none is under way */
 };
 
 static struct {
@@ -428,6 +429,15 @@ static bool begin_write(struct progress *prog, uint32_t *seq)
 	return true;
 }
 
+/* Write seq has returned: none is under way until the next begins. */
+static void end_write(struct progress *prog, uint32_t seq)
+{
+	if (!prog)
+		return;
+	__atomic_store_n(&prog->started_ms, clock_ms(CLOCK_MONOTONIC), __ATOMIC_RELAXED);
+	__atomic_store_n(&prog->ended, seq, __ATOMIC_RELEASE);
+}
+
 /* The writes of a request ("path\0value\0" each), in order, up to the first that fails. */
 static struct answer do_request(const char *msg, size_t len, struct progress *prog, uint32_t *seq)
 {
@@ -453,6 +463,7 @@ static struct answer do_request(const char *msg, size_t len, struct progress *pr
 			break;
 		}
 		a.err = write_once(path, value, vlen);
+		end_write(prog, *seq);
 		if (a.err)
 			break;
 		a.done++;
@@ -595,30 +606,37 @@ void root_deny_writes(void)
 }
 
 /*
- * Woken with no answer (the bound, or a signal): whether to wait on. A write begun since the
- * last look has timeout_ms from its own stamp; one past its bound has its writer cancelled,
- * unless the writer began the next write first, which then has its own bound.
+ * Woken with no answer (the bound, or a signal): whether to wait on. Once the writer has
+ * begun the request's first write (seq past base), the deadline is timeout_ms from the stamp
+ * of the write under way; between two writes (the last ended, the next not begun: the writer
+ * descheduled, nothing that can hang) WRITER_START_MS more from the last one's end, as before
+ * the first. One past its bound has its writer cancelled, unless the writer began the next
+ * write first, which then has its own bound.
  */
-#define WRITER_START_MS 2000
+#define WRITER_START_MS 10000
 
-static bool wait_on(unsigned timeout_ms, uint64_t *deadline, uint32_t *seen)
+static bool wait_on(unsigned timeout_ms, uint64_t *deadline, uint32_t base, uint32_t *seen)
 {
 	struct progress *prog = writer.prog;
-	uint32_t seq = *seen;
-	uint64_t now;
+	uint32_t seq = *seen, ended;
+	uint64_t now, at;
 
 	for (;;) {
 		if (prog) {
-			seq = __atomic_load_n(&prog->seq, __ATOMIC_ACQUIRE);
-			if (seq != *seen) {
+			do { /* the three of one moment: seq again after the others */
+				seq = __atomic_load_n(&prog->seq, __ATOMIC_ACQUIRE);
+				ended = __atomic_load_n(&prog->ended, __ATOMIC_ACQUIRE);
+				at = __atomic_load_n(&prog->started_ms, __ATOMIC_RELAXED);
+			} while (seq != __atomic_load_n(&prog->seq, __ATOMIC_ACQUIRE));
+			if (seq != base && seq != SEQ_CANCELLED) {
 				*seen = seq;
-				*deadline = __atomic_load_n(&prog->started_ms, __ATOMIC_RELAXED) +
-					timeout_ms;
+				*deadline = at + timeout_ms + (ended == seq ? WRITER_START_MS : 0);
 			}
 		}
 		now = clock_ms(CLOCK_MONOTONIC);
 		if (now < *deadline)
 			return set_timeout((unsigned)(*deadline - now)) == 0;
+		seq = *seen;
 		if (!prog ||
 		    __atomic_compare_exchange_n(&prog->seq, &seq, SEQ_CANCELLED, false,
 						__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
@@ -674,7 +692,7 @@ static int request(const struct root_wr *w, size_t n, unsigned timeout_ms, size_
 		got = recv(writer.fd, &a, sizeof(a), 0);
 		if (got >= 0 || (errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK))
 			break;
-		if (!wait_on(timeout_ms, &deadline, &seen)) {
+		if (!wait_on(timeout_ms, &deadline, base, &seen)) {
 			*failed = seen > base ? seen - base - 1 : 0;
 			stop_writer(true); /* still blocked in the kernel: leave it there */
 			return -ETIMEDOUT;
