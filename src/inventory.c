@@ -721,12 +721,6 @@ static int dev_cmp(const void *a, const void *b)
 	return pci_addr_cmp(&((const struct pci_dev *)a)->addr, &((const struct pci_dev *)b)->addr);
 }
 
-/* An address as one number, in pci_addr_cmp's order: domain, bus, devfn (3 sort passes). */
-static uint64_t addr_key(const struct pci_addr *a)
-{
-	return (uint64_t)a->domain << 16 | (uint64_t)a->bus << 8 | (uint64_t)(a->dev << 3 | a->fn);
-}
-
 /*
  * Sort the functions by address: the keys are sorted (16 bytes moved a swap, not a whole
  * function; two functions never share an address), then the functions put in place by
@@ -740,7 +734,7 @@ static int sort_devs(struct inventory *inv)
 	if (!k)
 		return -ENOMEM;
 	for (i = 0; i < inv->n; i++)
-		k[i] = (struct sort_key){ addr_key(&inv->dev[i].addr), i };
+		k[i] = (struct sort_key){ pci_fn_key(&inv->dev[i].addr), i };
 	sort_keys(k, inv->n);
 	/* Position i wants the function now at k[i].idx. */
 	for (i = 0; i < inv->n; i++) {
