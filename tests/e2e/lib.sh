@@ -185,6 +185,33 @@ e2e_boot() {
 	e2e_qemu qemu-system-x86_64 "$E2E_CMDLINE $append" "$suffix" "$tmo" "$@"
 }
 
+# e2e_untangle: the console on stdin with each line whole. The kernel writes its messages
+# to the serial port as they come, between two bytes of a line an init or a script has under
+# way: "gpuvm-init: ... goes on[    1.95] tsc: ...", the line's rest after the kernel's. A
+# kernel message found inside a line (past the "@dmesg " of the guest's copies of the log)
+# goes on a line of its own, and the line it cut is put back together from the next line
+# that is not the kernel's.
+e2e_untangle() {
+	awk '
+	function cut(s, from) {
+		if (!match(substr(s, from), /\[ *[0-9]+\.[0-9]+\] /))
+			return 0
+		return RSTART + from - 1
+	}
+	/^\[ *[0-9]+\.[0-9]+\] / { print; next }
+	{
+		line = head $0
+		head = ""
+		at = cut(line, line ~ /^@dmesg \[/ ? 9 : 2)
+		if (at) {
+			print substr(line, at)
+			head = substr(line, 1, at - 1)
+		} else
+			print line
+	}
+	END { if (head != "") print head }'
+}
+
 # e2e_qemu QEMU CMDLINE SUFFIX TIMEOUT ARGS…: boot $E2E_KERNEL with $E2E_IMG on QEMU (the
 # binary) with ARGS and the kernel command line CMDLINE, bounded by TIMEOUT seconds; the
 # console (CRs removed) to $E2E_OUT/$E2E_NAME$SUFFIX.log. Sets E2E_LOG, E2E_BOOT_SECS and
@@ -201,7 +228,7 @@ e2e_qemu() {
 	rc=$?
 	t1=$(date +%s.%N)
 	# systemd 257 and later begin some console lines with ESC[K (erase the line): gone too.
-	tr -d '\r' <"$E2E_LOG.raw" | sed 's/\x1b\[K//g' >"$E2E_LOG"
+	tr -d '\r' <"$E2E_LOG.raw" | sed 's/\x1b\[K//g' | e2e_untangle >"$E2E_LOG"
 	rm -f "$E2E_LOG.raw"
 	E2E_BOOT_SECS=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
 	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
