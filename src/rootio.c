@@ -574,9 +574,12 @@ static void reap_abandoned(void)
 
 /*
  * Hand the request to a writer that waits timeout_ms for: a running one, or a new one if
- * the last one died since (its socket refuses: no write of it was done).
+ * the last one died since (its socket refuses: no write of it was done). *base: the writer's
+ * count of writes begun, read before the send: a writer that has the request at once may
+ * stamp its writes before a sender descheduled after the send would read it, and the
+ * blocked one would then look not begun.
  */
-static int send_request(const char *msg, size_t len, unsigned timeout_ms)
+static int send_request(const char *msg, size_t len, unsigned timeout_ms, uint32_t *base)
 {
 	int r = 0, tries;
 
@@ -591,6 +594,7 @@ static int send_request(const char *msg, size_t len, unsigned timeout_ms)
 			if (r < 0)
 				return r;
 		}
+		*base = writer.prog ? __atomic_load_n(&writer.prog->seq, __ATOMIC_ACQUIRE) : 0;
 		if (send(writer.fd, msg, len, MSG_NOSIGNAL) == (ssize_t)len)
 			return 0;
 		r = -errno;
@@ -678,10 +682,10 @@ static int request(const struct root_wr *w, size_t n, unsigned timeout_ms, size_
 	if (k == 0)
 		return -ENAMETOOLONG;
 	*sent = k;
-	r = send_request(msg, len, timeout_ms);
+	r = send_request(msg, len, timeout_ms, &base);
 	if (r < 0)
 		return r;
-	seen = base = writer.prog ? __atomic_load_n(&writer.prog->seq, __ATOMIC_ACQUIRE) : 0;
+	seen = base;
 	/*
 	 * A write's bound counts from its stamp: until the writer stamps the first, no write
 	 * is under way (a writer just forked, a busy scheduler), and it gets WRITER_START_MS

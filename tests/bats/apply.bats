@@ -167,6 +167,30 @@ load helpers
 	[ "$(jq -r '.devices[] | select(.address == "0000:01:00.0") | .result' "$ROOT/run/gpuvm/state.json")" = held ]
 }
 
+@test "a sender slow after its request: the write that blocks is the one named, in its bound" {
+	need strace command -v strace
+	mkfx workstation
+	unbind="$ROOT/sys/bus/pci/drivers/nouveau/unbind"
+	rm -f "$unbind"
+	mkfifo "$unbind"
+	# gpuvm held 1 s after each request it sends: its writer meanwhile writes the override
+	# and blocks on the unbind. Counted from after the send, those writes would look not
+	# begun: the hang then waits out the writer's start-up allowance and is put on the
+	# override. Only sendto stops (--seccomp-bpf), as in the slow-writer case above; strace
+	# runs detached (-D) so that it does not wait with the abandoned writer for the FIFO.
+	start=$(date +%s%N)
+	ASAN_OPTIONS=detect_leaks=0 run --separate-stderr timeout 60 strace -D -f --seccomp-bpf \
+		-o /dev/null -e trace=sendto -e inject=sendto:delay_exit=1000000 "$GPUVM" \
+		--root "$ROOT" --cmdline "gpuvm.mode=vm-passthrough gpuvm.write_timeout_ms=300" apply
+	took=$((($(date +%s%N) - start) / 1000000))
+	timeout 5 cat "$unbind" >/dev/null || true
+	assert_failure 1
+	assert_regex "$stderr" "unbind from nouveau: no answer in time \(write still blocked\)"
+	refute_regex "$stderr" "to driver_override: no answer in time"
+	[ "$took" -lt 10000 ] # the writer's start-up allowance (10 s) was not waited out
+	writers_gone
+}
+
 # gpuvm_procs: the processes (gpuvm and its writers) whose command line names $ROOT. pgrep's
 # 1 is "none"; any other failure (no pgrep, a bad pattern) fails here rather than read as none.
 gpuvm_procs() {
