@@ -325,11 +325,11 @@ int root_stat_rdev(const char *path, unsigned *maj, unsigned *min)
  * the stamp of the write under way (before the first stamp, the writer's start and the
  * scheduler's delay are no write's: WRITER_START_MS more). A write that does not end in
  * time has its writer cancelled in that page (a compare-and-swap, so that the writer cannot
- * have begun the next write meanwhile) and abandoned, still blocked in the kernel (it cannot be killed there
- * anyway): when that write returns, the writer does none of the rest and exits. The next
- * write starts a new writer. A writer exits when its socket closes: at root_fini(), which
- * reaps it, or when gpuvm exits in any other way. Without the shared page (mmap failed) a
- * request holds one write, bounded from when it was sent.
+ * have begun the next write meanwhile) and abandoned, still blocked in the kernel (it
+ * cannot be killed there anyway): when that write returns, the writer does none of the
+ * rest and exits. The next write starts a new writer. A writer exits when its socket
+ * closes: at root_fini(), which reaps it, or when gpuvm exits in any other way. Without the
+ * shared page (mmap failed) a request holds one write, bounded from when it was sent.
  */
 #define WRITE_MSG_MAX 1024
 #define ABANDONED_MAX 8
