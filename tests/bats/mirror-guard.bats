@@ -239,3 +239,152 @@ EOF2
 	[ ! -e "$ROOT/$SENT" ]
 	[ "$(annotate_calls)" = 0 ]
 }
+
+# snap DIR: every path under DIR with its type, mode, size, time and content's hash: equal
+# before and after means nothing there was written, made or removed.
+snap() {
+	(cd "$1" && find . -printf '%p %y %m %s %T@\n' | LC_ALL=C sort &&
+		find . -type f -exec sha256sum {} + | LC_ALL=C sort)
+}
+
+@test "not installed: nothing on the host written or removed, no reboot asked for, said once; installed, it goes on" {
+	mkdir -p "$ROOT/run/gpuvm-reboot"
+	uninstall_gpuvm "$ROOT" # the package removed, its config directory left (a changed conffile)
+	node vm-passthrough
+	before=$(snap "$ROOT")
+	mirror --once
+	assert_success
+	assert_output --partial "gpuvm is not installed on this host (no /usr/sbin/gpuvm on the host): nothing written on the host, no reboot asked for"
+	[ "$(snap "$ROOT")" = "$before" ]
+	[ "$(annotation gpuvm.dev/error)" = gpuvm-not-installed ]
+	for a in requested reboot-required; do
+		[ "$(annotation "gpuvm.dev/$a")" = absent ]
+	done
+	[ "$(events)" = "Warning GpuvmNotInstalled: gpuvm.dev/error=gpuvm-not-installed: no /usr/sbin/gpuvm on the host; the mirror writes nothing on this host and asks for no reboot" ]
+	# a loop over it: said once in its log, no write to the API after the first pass, no
+	# failed pass, the host untouched
+	: >"$API/requests.jsonl"
+	menv
+	env "${MENV[@]}" GPUVM_HEARTBEAT="$K/heartbeat" "$MIRROR" --interval 1 2>"$BATS_TEST_TMPDIR/log" >/dev/null 3>&- &
+	pid=$!
+	for _ in $(seq 1 100); do
+		[ "$(get_node_calls)" -ge 3 ] && break
+		sleep 0.1
+	done
+	[ "$(get_node_calls)" -ge 3 ]
+	kill "$pid"
+	wait "$pid" || true
+	pid=''
+	[ "$(grep -c 'gpuvm is not installed' "$BATS_TEST_TMPDIR/log")" = 1 ]
+	[ "$(requests '.method != "GET"' | wc -l)" = 0 ]
+	[ "$(snap "$ROOT")" = "$before" ]
+	# installed (and so not yet booted with): the error goes and the one reboot is asked for
+	install_gpuvm "$ROOT" itools
+	mirror --once
+	assert_success
+	assert_output --partial "removed annotation gpuvm.dev/error"
+	[ "$(annotation gpuvm.dev/error)" = absent ]
+	[ "$(annotation gpuvm.dev/requested)" = vm-passthrough@11111111-1111-1111-1111-111111111111 ]
+	[ -e "$ROOT/$SENT" ]
+	events | grep -q '^Normal GpuvmInstalled: gpuvm is installed on this host now (/usr/sbin/gpuvm, /usr/share/initramfs-tools/hooks/gpuvm)$'
+}
+
+@test "not installed: the binary without a boot integration, or the host's /usr not mounted" {
+	uninstall_gpuvm "$ROOT"
+	mkdir -p "$ROOT/usr/sbin"
+	cp "$GPUVM" "$ROOT/usr/sbin/gpuvm"
+	node vm-passthrough
+	mirror --once
+	assert_success
+	assert_output --partial "gpuvm is not installed on this host (/usr/sbin/gpuvm is there but neither dracut's module"
+	grep -qx "mode=container" "$CONF"
+	rm -rf "${ROOT:?}/usr"
+	admin_annotate gpuvm.dev/error-
+	mirror --once
+	assert_success
+	assert_output --partial "gpuvm is not installed on this host (the host's /usr is not mounted at $ROOT/usr"
+	[ "$(annotation gpuvm.dev/error)" = gpuvm-not-installed ]
+	grep -qx "mode=container" "$CONF"
+}
+
+# The request's annotation applied by the API, its answer lost to the client's timeout: the
+# pass that sent it wrote no sentinel; the next one completes it, once.
+@test "a request whose answer was lost: the next pass writes the sentinel, once; removed by hand, not again" {
+	mkdir -p "$ROOT/run/gpuvm-reboot"
+	node vm-passthrough
+	fault '{"path": "/api/v1/nodes/'"$NODE"'", "method": "PATCH", "delay": 3}'
+	GPUVM_API_TIMEOUT=1 mirror --once
+	assert_failure 1
+	assert_output --partial "error: cannot annotate gpuvm.dev/requested=vm-passthrough@11111111-1111-1111-1111-111111111111: PATCH /api/v1/nodes/$NODE: "
+	[ "$(annotation gpuvm.dev/requested)" = vm-passthrough@11111111-1111-1111-1111-111111111111 ]
+	[ ! -e "$ROOT/$SENT" ]
+	fault
+	mirror --once
+	assert_success
+	assert_output --partial "its sentinel was never written (the answer to the request was lost): completed now"
+	assert_output --partial "wrote the reboot sentinel $ROOT/$SENT (kured)"
+	[ "$(annotation gpuvm.dev/reboot-required)" = true ]
+	[ "$(cat "$ROOT/$SENT.request")" = vm-passthrough@11111111-1111-1111-1111-111111111111 ]
+	[ "$(events | grep -c '^Normal RebootRequested: ')" = 1 ]
+	mirror --once
+	assert_success
+	refute_output --partial "completed now"
+	rm "$ROOT/$SENT"
+	mirror --once
+	assert_success
+	assert_output --partial "its sentinel is gone (removed by hand?): not written again"
+	[ ! -e "$ROOT/$SENT" ]
+}
+
+# The desired-mode flow never moves the operator's label in a pass where the move would start
+# the operator's vfio-manager on the node: the label is held and the warning comes in that pass.
+@test "desired mode: the label held where its move would start the vfio-manager, warned in that pass" {
+	mkdir -p "$ROOT/run/gpuvm-reboot"
+	cpol sandboxWorkloads.enabled=true sandboxWorkloads.defaultWorkload='"container"'
+	node container gpuvm.dev/desired-mode=vm-passthrough
+	mirror --once
+	assert_success
+	[ "$(label_calls)" = 0 ]
+	[ "$(jq -r '.metadata.labels["nvidia.com/gpu.workload.config"]' "$STORE/api/v1/nodes/$NODE.json")" = container ]
+	assert_output --partial "warning: label nvidia.com/gpu.workload.config held at 'container', not moved to vm-passthrough: the GPU Operator's vfio-manager would then run on this node (ClusterPolicy cluster-policy enables it; the operator labels this vm-passthrough node nvidia.com/gpu.deploy.vfio-manager=true)"
+	[ "$(annotation gpuvm.dev/warning)" = vfio-manager ]
+	[ -e "$ROOT/$SENT" ] # the host config and the reboot go on: only the label waits
+	# after the boot, still held while the vfio-manager would run
+	reboot
+	bootjson vm-passthrough ok conf
+	mirror --once
+	assert_success
+	[ "$(label_calls)" = 0 ]
+	# the node opts out of the vfio-manager: the label moves, the warning goes
+	label nvidia.com/gpu.deploy.vfio-manager=false
+	mirror --once
+	assert_success
+	assert_output --partial "labelled nvidia.com/gpu.workload.config=vm-passthrough (this boot runs vm-passthrough"
+	[ "$(annotation gpuvm.dev/warning)" = absent ]
+	# a ClusterPolicy that cannot be read this pass holds the move too
+	label nvidia.com/gpu.workload.config=container nvidia.com/gpu.deploy.vfio-manager-
+	fault '{"path": "/apis/nvidia.com/v1/clusterpolicies", "code": 500}'
+	: >"$API/requests.jsonl"
+	mirror --once
+	assert_output --partial "held at 'container' this pass: the ClusterPolicy could not be read"
+	[ "$(label_calls)" = 0 ]
+}
+
+@test "GPUVM_WRITE_CONFIG=never: the host config is another's: never written, no reboot asked for" {
+	mkdir -p "$ROOT/run/gpuvm-reboot"
+	node vm-passthrough
+	before=$(ident)
+	GPUVM_WRITE_CONFIG=never mirror --once
+	assert_success
+	assert_output --partial "warning: label nvidia.com/gpu.workload.config=vm-passthrough, but the host config has mode container: GPUVM_WRITE_CONFIG=never leaves the file to its owner"
+	[ "$(ident)" = "$before" ]
+	[ ! -e "$ROOT/$SENT" ]
+	[ "$(request_calls)" = 0 ]
+	node container
+	GPUVM_WRITE_CONFIG=never mirror --once
+	assert_success
+	assert_output --partial "host config has mode container (GPUVM_WRITE_CONFIG=never"
+	GPUVM_WRITE_CONFIG=sometimes mirror --once
+	assert_failure 2
+	assert_output --partial "GPUVM_WRITE_CONFIG must be auto or never, got 'sometimes'"
+}

@@ -27,6 +27,9 @@ setup_file() {
 	"$TOP/tests/fixture/mkfixture" "$base" workstation >/dev/null
 	mkdir -p "$base/etc/gpuvm"
 	printf '# provisioned\nmode=container\n' >"$base/etc/gpuvm/gpuvm.conf"
+	# gpuvm installed on the host, as the package lays it out: the binary and dracut's module
+	# (the mirror reads the host's /usr to tell)
+	install_gpuvm "$base"
 	"$GPUVM" --root "$base" --cmdline "" apply >/dev/null 2>&1
 	[ "$(jq -r .mode "$base/run/gpuvm/state.json")" = container ]
 	cp "$base/run/gpuvm/state.json" "$BATS_FILE_TMPDIR/state.json"
@@ -37,6 +40,27 @@ setup_file() {
 
 teardown_file() {
 	standin_stop
+}
+
+# install_gpuvm ROOT [dracut|itools]: what the package puts under the host's /usr that the mirror
+# looks for: the binary and the boot integration. uninstall_gpuvm ROOT: gone again (a package
+# removed, its config directory left: dpkg keeps a changed conffile).
+install_gpuvm() {
+	mkdir -p "$1/usr/sbin"
+	cp "$GPUVM" "$1/usr/sbin/gpuvm"
+	case ${2:-dracut} in
+	dracut)
+		mkdir -p "$1/usr/lib/dracut/modules.d/90gpuvm"
+		cp "$TOP/dracut/90gpuvm/module-setup.sh" "$1/usr/lib/dracut/modules.d/90gpuvm/"
+		;;
+	itools)
+		mkdir -p "$1/usr/share/initramfs-tools/hooks"
+		cp "$TOP/initramfs-tools/hooks/gpuvm" "$1/usr/share/initramfs-tools/hooks/"
+		;;
+	esac
+}
+uninstall_gpuvm() {
+	rm -rf "$1/usr/sbin/gpuvm" "$1/usr/lib/dracut/modules.d/90gpuvm" "$1/usr/share/initramfs-tools/hooks/gpuvm"
 }
 
 setup() {

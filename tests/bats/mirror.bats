@@ -887,29 +887,40 @@ EOF
 	[ "$(label_calls)" = 0 ]
 }
 
-@test "daemonset: only /etc/gpuvm, /run/gpuvm (read-only) and /run/gpuvm-reboot from the host; no rebuild left" {
+@test "daemonset: /etc/gpuvm, /run/gpuvm and /usr (read-only), /run/gpuvm-reboot, none made; gpuvm nodes only" {
 	need python3-yaml /usr/bin/python3 -c 'import yaml'
-	run /usr/bin/python3 - "$TOP/mirror/deploy/base/daemonset.yaml" <<'PY'
+	run /usr/bin/python3 - "$TOP/mirror/deploy/base/daemonset.yaml" "$TOP/mirror/deploy/components/live/daemonset.yaml" <<'PY'
 import sys, yaml
-ds = [d for d in yaml.safe_load_all(open(sys.argv[1])) if d and d["kind"] == "DaemonSet"][0]
-spec = ds["spec"]["template"]["spec"]
+base, live = ([d for d in yaml.safe_load_all(open(f)) if d and d["kind"] == "DaemonSet"][0]
+              for f in sys.argv[1:3])
+spec = base["spec"]["template"]["spec"]
 host = {v["name"]: v["hostPath"]["path"] for v in spec["volumes"] if "hostPath" in v}
-assert sorted(host.values()) == ["/etc/gpuvm", "/run/gpuvm", "/run/gpuvm-reboot"], host
+assert sorted(host.values()) == ["/etc/gpuvm", "/run/gpuvm", "/run/gpuvm-reboot", "/usr"], host
 assert all(k in ("emptyDir", "name") for v in spec["volumes"] if "hostPath" not in v for k in v)
 c = spec["containers"][0]
 mounts = {m["name"]: m for m in c["volumeMounts"]}
 ro = {host[n]: mounts[n].get("readOnly", False) for n in host}
-assert ro == {"/etc/gpuvm": False, "/run/gpuvm": True, "/run/gpuvm-reboot": False}, ro
+assert ro == {"/etc/gpuvm": False, "/run/gpuvm": True, "/run/gpuvm-reboot": False, "/usr": True}, ro
 for n, p in host.items():
     assert mounts[n]["mountPath"] == "/host" + p, mounts[n]
 sc = c["securityContext"]
 assert not sc.get("privileged") and sc["capabilities"]["drop"] == ["ALL"] and sc["readOnlyRootFilesystem"]
 assert not spec.get("hostPID") and not spec.get("hostNetwork")
 assert not any(e["name"].startswith("GPUVM_REBUILD") for e in c["env"])
-print("three host paths")
+# The kubelet makes no host path, in either DaemonSet, and both land on gpuvm's nodes alone.
+for ds in (base, live):
+    s = ds["spec"]["template"]["spec"]
+    types = {v["hostPath"]["path"]: v["hostPath"].get("type", "") for v in s["volumes"] if "hostPath" in v}
+    assert set(types.values()) == {"Directory"}, types
+    assert "nodeSelector" not in s, s["nodeSelector"]
+    terms = s["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
+    assert terms == [
+        {"matchExpressions": [{"key": "gpuvm.dev/installed", "operator": "In", "values": ["true"]}]},
+        {"matchExpressions": [{"key": "feature.node.kubernetes.io/gpuvm-mode", "operator": "Exists"}]}], terms
+print("four host paths")
 PY
 	assert_success
-	assert_output "three host paths"
+	assert_output "four host paths"
 	[ ! -e "$TOP/mirror/deploy/rebuild" ]
 	run grep -rl -e GPUVM_REBUILD -e initramfs-rebuild-required "$TOP/mirror/deploy"
 	assert_failure
