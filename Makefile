@@ -139,7 +139,7 @@ memcheck: $(UNIT_TESTS)
 SLOW_BATS := $(wildcard tests/bats/mirror.bats tests/bats/mirror-guard.bats tests/bats/fixture.bats \
 	tests/bats/plan.bats tests/bats/kubeapi.bats tests/bats/check.bats tests/bats/config.bats)
 BATS := $(SLOW_BATS) $(filter-out $(SLOW_BATS),$(sort $(wildcard tests/bats/*.bats)))
-TREE_SUITES := bench deploy docs e2elib fixture image install mirror mirror-guard nfd packages provisioning release repo tree
+TREE_SUITES := bench deploy docs e2elib fixture image install mirror mirror-guard nfd packages provisioning release repo rollout tree
 BIN_BATS := $(filter-out $(TREE_SUITES:%=tests/bats/%.bats),$(BATS))
 
 # ASan + UBSan over the same sources: every unit test and the binary's bats suites.

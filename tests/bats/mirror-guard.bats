@@ -240,13 +240,6 @@ EOF2
 	[ "$(annotate_calls)" = 0 ]
 }
 
-# snap DIR: every path under DIR with its type, mode, size, time and content's hash: equal
-# before and after means nothing there was written, made or removed.
-snap() {
-	(cd "$1" && find . -printf '%p %y %m %s %T@\n' | LC_ALL=C sort &&
-		find . -type f -exec sha256sum {} + | LC_ALL=C sort)
-}
-
 @test "not installed: nothing on the host written or removed, no reboot asked for, said once; installed, it goes on" {
 	mkdir -p "$ROOT/run/gpuvm-reboot"
 	uninstall_gpuvm "$ROOT" # the package removed, its config directory left (a changed conffile)

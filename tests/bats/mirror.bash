@@ -261,3 +261,10 @@ ident() {
 	stat -c '%i %Y %s' "$CONF"
 	cat "$CONF"
 }
+
+# snap DIR: every path under DIR with its type, mode, size, time and content's hash: equal
+# before and after means nothing there was written, made or removed.
+snap() {
+	(cd "$1" && find . -printf '%p %y %m %s %T@\n' | LC_ALL=C sort &&
+		find . -type f -exec sha256sum {} + | LC_ALL=C sort)
+}
