@@ -1244,6 +1244,33 @@ build_fleet() {
 	done
 	assert_success
 	grep -q 'KubeVirt entries for gpuvm.dev/kubevirt failed (exit 3' "$BATS_TEST_TMPDIR/log"
+	# The wall clock steps a day (NTP, by hand) while a pass hangs: the probe, on the time since
+	# boot, neither fails the loop for a step forward nor misses the hang for a step back.
+	kill "$pid"
+	wait "$pid" || true
+	rm -f "$hb"
+	env "${MENV[@]}" GPUVM_HEARTBEAT="$hb" GPUVM_ALIVE_MAX=2 GPUVM_KUBEVIRT_CMD='sleep 30' \
+		"$MIRROR" --interval 1 2>/dev/null >/dev/null 3>&- &
+	pid=$!
+	for _ in $(seq 1 50); do
+		[ -s "$hb" ] && break
+		sleep 0.1
+	done
+	stepped() {
+		# shellcheck disable=SC2016 # the stand-in's own expansions, in its text
+		printf '#!/bin/sh\nexec /bin/date -d @$(($(/bin/date +%%s) %s)) "$@"\n' "$1" >"$BIN/date"
+		chmod +x "$BIN/date"
+		run env PATH="$BIN:$PATH" GPUVM_HEARTBEAT="$hb" "$MIRROR" --alive
+	}
+	stepped +86400
+	assert_success
+	sleep 3 # past GPUVM_ALIVE_MAX: the pass hangs
+	stepped -86400
+	assert_failure 1
+	assert_output --regexp "not alive: the loop's last step was [0-9]s ago, more than 2s: a pass hangs"
+	kill "$pid"
+	pid=''
+	rm "$BIN/date"
 	run env GPUVM_HEARTBEAT="$K/nothing" "$MIRROR" --alive
 	assert_failure 1
 	echo "12 x" >"$K/bad"
