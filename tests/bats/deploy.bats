@@ -49,20 +49,38 @@ docs = [d for d in yaml.safe_load_all(open(rendered)) if d is not None]
 def fail(msg):
     sys.exit("%s: %s" % (os.path.relpath(kdir, deploy), msg))
 
-# The kustomization's components and images: its own and those of the kustomizations it names.
-def walk(d, comps, images):
+# The kustomization's components, images and DaemonSet patches (strategic merge, by name; not
+# the live component's `$patch: replace`): its own and those of the kustomizations it names.
+def walk(d, comps, images, patches):
     k = yaml.safe_load(open(os.path.join(d, "kustomization.yaml")))
     for r in k.get("resources", []):
         if os.path.isdir(os.path.join(d, r)):
-            walk(os.path.normpath(os.path.join(d, r)), comps, images)
+            walk(os.path.normpath(os.path.join(d, r)), comps, images, patches)
     for c in k.get("components", []):
         c = os.path.normpath(os.path.join(d, c))
         comps.add("components/" + os.path.basename(c))  # in the tree or where it was installed
-        walk(c, comps, images)
+        walk(c, comps, images, patches)
     for i in k.get("images", []):
         images[i["name"]] = i
-comps, images = set(), {}
-walk(kdir, comps, images)
+    for p in k.get("patches", []):
+        for x in yaml.safe_load_all(open(os.path.join(d, p["path"]))):
+            if x["kind"] == "DaemonSet" and "$patch" not in x["spec"]:
+                patches.append(x)
+comps, images, patches = set(), {}, []
+walk(kdir, comps, images, patches)
+
+# A strategic merge patch as kustomize applies these: maps merged key by key, a list of named
+# maps (containers, env) merged by name, the new names first (where kustomize puts them), any
+# other value replaced.
+def smp(base, patch):
+    if isinstance(base, dict) and isinstance(patch, dict):
+        return dict(base, **{k: smp(base[k], v) if k in base else v for k, v in patch.items()})
+    named = lambda l: isinstance(l, list) and all(isinstance(x, dict) and "name" in x for x in l)
+    if named(base) and named(patch):
+        byname = {x["name"]: x for x in patch}
+        return [x for x in patch if x["name"] not in {y["name"] for y in base}] + \
+            [smp(y, byname[y["name"]]) if y["name"] in byname else y for y in base]
+    return patch
 
 # Every object: apiVersion, kind, a name; none twice.
 ids = set()
@@ -108,13 +126,16 @@ if c["image"] != want:
     fail("image %r, want %r" % (c["image"], want))
 
 # The DaemonSet is the file it comes from as it stands: the base's, or with the live component
-# the live one (its `$patch: replace` makes its spec the whole spec).
+# the live one (its `$patch: replace` makes its spec the whole spec); with the patches of the
+# overlay's components and its own (selinux), merged by name, and nothing else.
 src = "components/live/daemonset.yaml" if "components/live" in comps else "base/daemonset.yaml"
 f = yaml.safe_load(open(os.path.join(deploy, src)))
 f["spec"].pop("$patch", None)
+for p in patches:
+    f = smp(f, p)
 f["spec"]["template"]["spec"]["containers"][0]["image"] = want  # checked above
 if ds != f:
-    fail("the rendered DaemonSet is not %s" % src)
+    fail("the rendered DaemonSet is not %s%s" % (src, " with %d patches" % len(patches) if patches else ""))
 live = "components/live" in comps
 if bool(c["securityContext"].get("privileged")) != live:
     fail("privileged is %r" % c["securityContext"].get("privileged"))
@@ -186,8 +207,9 @@ PY
 	assert_line "overlays/pre-1.30: 9 objects, components gpu-operator, image registry.invalid/gpuvm-mirror:$VERSION"
 	assert_line "overlays/live: 11 objects, components admission-policy,gpu-operator,live, image registry.invalid/gpuvm-mirror:$VERSION"
 	assert_line "overlays/image: 11 objects, components admission-policy,gpu-operator, image registry.example.com/gpuvm/gpuvm-mirror:$VERSION"
+	assert_line "overlays/rhel: 11 objects, components admission-policy,gpu-operator,selinux, image registry.invalid/gpuvm-mirror:$VERSION"
 	# every overlay is one of these: a new one is checked and named here
-	[ "${#lines[@]}" -eq 5 ]
+	[ "${#lines[@]}" -eq 6 ]
 }
 
 # kustomize takes no absolute path: the overlay names the copy beside it.
@@ -217,4 +239,23 @@ PY
 	run grep -n -e 'docker build' -e 'kubectl apply -f' "$TOP/mirror/README.md" "$TOP/README.md" "$TOP/doc/cluster.md"
 	assert_failure
 	[ ! -e "$TOP/mirror/Containerfile" ]
+}
+
+# components/selinux (doc/rhel-openshift.md): a patch by name that adds the container's SELinux
+# type and nothing else, whatever the base's volumes and node selection are.
+@test "overlays/rhel: the default install with the mirror container's SELinux type spc_t, and nothing else" {
+	kustomize
+	run /usr/bin/python3 - "$(render "$DEPLOY/overlays/default")" "$(render "$DEPLOY/overlays/rhel")" <<'PY'
+import sys, yaml
+default, rhel = ([d for d in yaml.safe_load_all(open(f)) if d is not None] for f in sys.argv[1:])
+(ds,) = [d for d in rhel if d["kind"] == "DaemonSet"]
+(c,) = ds["spec"]["template"]["spec"]["containers"]
+assert c["name"] == "mirror"
+sel = c["securityContext"].pop("seLinuxOptions")
+assert sel == {"type": "spc_t"}, sel
+assert rhel == default, "overlays/rhel differs from overlays/default in more than the SELinux type"
+print("ok")
+PY
+	assert_success
+	assert_output ok
 }
