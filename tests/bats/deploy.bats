@@ -127,7 +127,7 @@ if c["image"] != want:
 
 # The DaemonSet is the file it comes from as it stands: the base's, or with the live component
 # the live one (its `$patch: replace` makes its spec the whole spec); with the patches of the
-# overlay's components and its own (selinux), merged by name, and nothing else.
+# overlay's components and its own (selinux, openshift), merged by name, and nothing else.
 src = "components/live/daemonset.yaml" if "components/live" in comps else "base/daemonset.yaml"
 f = yaml.safe_load(open(os.path.join(deploy, src)))
 f["spec"].pop("$patch", None)
@@ -157,6 +157,18 @@ for l in readme[start + 2:]:
     table.setdefault((kind, unq(name)[0]), []).append(
         {"apiGroups": [group], "resources": unq(res), "verbs": unq(verbs)})
 roles = {(d["kind"], d["metadata"]["name"]): d["rules"] for d in docs if d["kind"] in ("ClusterRole", "Role")}
+# OpenShift's: `use` of the component's SCC, by name (a rule the README's table, without
+# resourceNames, cannot say), where the overlay has the component and nowhere else.
+scc = kinds.get("SecurityContextConstraints", [])
+if ("components/openshift" in comps) != bool(scc):
+    fail("SCC %s, components %r" % (bool(scc), sorted(comps)))
+sccroles = {}
+for s in scc:
+    r = ("ClusterRole", "gpuvm-label-mirror-scc")
+    sccroles[r] = roles.pop(r, None)
+    if sccroles[r] != [{"apiGroups": ["security.openshift.io"], "resources": ["securitycontextconstraints"],
+                        "resourceNames": [s["metadata"]["name"]], "verbs": ["use"]}]:
+        fail("the SCC's role: %r" % sccroles[r])
 if roles != table:
     fail("RBAC %r, the README says %r" % (roles, table))
 bound = {}
@@ -169,8 +181,8 @@ for b in docs:
     bound[r] = b["subjects"]
     if b["subjects"] != [{"kind": "ServiceAccount", "name": sa["name"], "namespace": ns}]:
         fail("%s binds %r" % (b["metadata"]["name"], b["subjects"]))
-if set(bound) != set(roles):
-    fail("bound %r, roles %r" % (sorted(bound), sorted(roles)))
+if set(bound) != set(roles) | set(sccroles):
+    fail("bound %r, roles %r" % (sorted(bound), sorted(set(roles) | set(sccroles))))
 
 # The admission policy: where the overlay has its component, v1, matching this ServiceAccount
 # by namespace and name, bound to deny.
@@ -208,8 +220,9 @@ PY
 	assert_line "overlays/live: 11 objects, components admission-policy,gpu-operator,live, image registry.invalid/gpuvm-mirror:$VERSION"
 	assert_line "overlays/image: 11 objects, components admission-policy,gpu-operator, image registry.example.com/gpuvm/gpuvm-mirror:$VERSION"
 	assert_line "overlays/rhel: 11 objects, components admission-policy,gpu-operator,selinux, image registry.invalid/gpuvm-mirror:$VERSION"
+	assert_line "overlays/openshift: 14 objects, components admission-policy,gpu-operator,openshift, image registry.invalid/gpuvm-mirror:$VERSION"
 	# every overlay is one of these: a new one is checked and named here
-	[ "${#lines[@]}" -eq 6 ]
+	[ "${#lines[@]}" -eq 7 ]
 }
 
 # kustomize takes no absolute path: the overlay names the copy beside it.
@@ -254,6 +267,137 @@ assert c["name"] == "mirror"
 sel = c["securityContext"].pop("seLinuxOptions")
 assert sel == {"type": "spc_t"}, sel
 assert rhel == default, "overlays/rhel differs from overlays/default in more than the SELinux type"
+print("ok")
+PY
+	assert_success
+	assert_output ok
+}
+
+# components/openshift and overlays/openshift (doc/rhel-openshift.md). admit() restates, for the
+# fields this SCC sets, the checks OpenShift's SCC admission makes of a pod (apiserver-library-go,
+# securitycontextconstraints/sccmatching: a field the pod leaves unset is generated from the
+# SCC, one it sets must match; a MustRunAs SELinux context compares user, role, type and level;
+# the ServiceAccount token is a projected volume). It is no SCC admission: no OpenShift runs here.
+@test "overlays/openshift: the SCC's fields, use of it for the ServiceAccount alone, the pod it admits and what it refuses, never and none" {
+	kustomize
+	run /usr/bin/python3 - "$(render "$DEPLOY/overlays/default")" "$(render "$DEPLOY/overlays/openshift")" \
+		"$(render "$DEPLOY/overlays/rhel")" "$(render "$DEPLOY/overlays/live")" <<'PY'
+import copy, sys, yaml
+default, osh, rhel, live = ([d for d in yaml.safe_load_all(open(f)) if d is not None] for f in sys.argv[1:])
+kind = lambda docs, k: [d for d in docs if d["kind"] == k]
+pod = lambda docs: kind(docs, "DaemonSet")[0]["spec"]["template"]["spec"]
+
+def admit(scc, pod):
+    errs = []
+    vols = set(scc["volumes"]) | ({"hostPath"} if scc["allowHostDirVolumePlugin"] else set())
+    for v in pod.get("volumes", []) + [{"name": "kube-api-access", "projected": {}}]:
+        (t,) = [k for k in v if k != "name"]
+        if t not in vols:
+            errs.append("volume %s: %s" % (v["name"], t))
+    for k in ("hostNetwork", "hostPID", "hostIPC"):
+        if pod.get(k) and not scc["allow" + k[0].upper() + k[1:]]:
+            errs.append(k)
+    psc = pod.get("securityContext", {})
+    for c in pod.get("initContainers", []) + pod["containers"]:
+        sc = c.get("securityContext", {})
+        ru = scc["runAsUser"]
+        uid = sc.get("runAsUser", psc.get("runAsUser", ru["uid"]))
+        if ru["type"] == "MustRunAs" and uid != ru["uid"]:
+            errs.append("runAsUser %r" % uid)
+        want = scc["seLinuxContext"]["seLinuxOptions"]
+        sel = sc.get("seLinuxOptions", psc.get("seLinuxOptions", want))
+        for k in ("user", "role", "type", "level"):
+            if scc["seLinuxContext"]["type"] == "MustRunAs" and sel.get(k, "") != want.get(k, ""):
+                errs.append("seLinuxOptions.%s %r" % (k, sel.get(k, "")))
+        if sc.get("privileged") and not scc["allowPrivilegedContainer"]:
+            errs.append("privileged")
+        if sc.get("allowPrivilegeEscalation", scc["allowPrivilegeEscalation"]) and not scc["allowPrivilegeEscalation"]:
+            errs.append("allowPrivilegeEscalation")
+        for a in sc.get("capabilities", {}).get("add", []):
+            if a not in scc["allowedCapabilities"]:
+                errs.append("capability %s" % a)
+        if scc["readOnlyRootFilesystem"] and sc.get("readOnlyRootFilesystem") is False:
+            errs.append("readOnlyRootFilesystem")
+        prof = sc.get("seccompProfile", psc.get("seccompProfile"))
+        if prof:
+            p = {"RuntimeDefault": "runtime/default", "Unconfined": "unconfined"}.get(
+                prof["type"], "localhost/" + prof.get("localhostProfile", ""))
+            if p not in scc["seccompProfiles"]:
+                errs.append("seccomp %s" % p)
+        if any(p.get("hostPort") for p in c.get("ports", [])) and not scc["allowHostPorts"]:
+            errs.append("hostPort")
+    return errs
+
+# The SCC: cluster-scoped, each field as scc.yaml's header says.
+(scc,) = kind(osh, "SecurityContextConstraints")
+assert scc["apiVersion"] == "security.openshift.io/v1"
+assert scc["metadata"] == {"name": "gpuvm-label-mirror", "labels": {"app.kubernetes.io/name": "gpuvm-label-mirror"}}
+fields = {k: v for k, v in scc.items() if k not in ("apiVersion", "kind", "metadata")}
+assert fields == {
+    "allowHostDirVolumePlugin": True, "volumes": ["emptyDir", "hostPath", "projected"],
+    "runAsUser": {"type": "MustRunAs", "uid": 0},
+    "seLinuxContext": {"type": "MustRunAs", "seLinuxOptions": {"type": "spc_t", "level": "s0"}},
+    "fsGroup": {"type": "RunAsAny"}, "supplementalGroups": {"type": "RunAsAny"},
+    "allowPrivilegedContainer": False, "allowPrivilegeEscalation": False,
+    "requiredDropCapabilities": ["ALL"], "allowedCapabilities": [], "defaultAddCapabilities": [],
+    "allowHostNetwork": False, "allowHostPID": False, "allowHostIPC": False, "allowHostPorts": False,
+    "readOnlyRootFilesystem": True, "seccompProfiles": ["runtime/default"], "users": [], "groups": [],
+}, fields
+
+# `use` of it, by name, for the mirror's ServiceAccount, in its namespace alone.
+(role,) = [r for r in kind(osh, "ClusterRole") if r["metadata"]["name"] == "gpuvm-label-mirror-scc"]
+assert role["rules"] == [{"apiGroups": ["security.openshift.io"], "resources": ["securitycontextconstraints"],
+                          "resourceNames": ["gpuvm-label-mirror"], "verbs": ["use"]}], role["rules"]
+users = [b for b in kind(osh, "RoleBinding") + kind(osh, "ClusterRoleBinding") if b["roleRef"]["name"] == role["metadata"]["name"]]
+assert [(b["kind"], b["metadata"].get("namespace"), b["roleRef"]["kind"], b["subjects"]) for b in users] == [
+    ("RoleBinding", "gpuvm-system", "ClusterRole",
+     [{"kind": "ServiceAccount", "name": "gpuvm-label-mirror", "namespace": "gpuvm-system"}])], users
+sa = kind(osh, "ServiceAccount")[0]["metadata"]
+assert (sa["name"], sa["namespace"]) == ("gpuvm-label-mirror", "gpuvm-system") == (pod(osh)["serviceAccountName"], users[0]["metadata"]["namespace"])
+
+# The pod: the SCC admits it; its container as spc_t at s0, never and none.
+p = pod(osh)
+(c,) = p["containers"]
+assert c["securityContext"]["seLinuxOptions"] == {"type": "spc_t", "level": "s0"}
+env = [e for e in c["env"] if e["name"] in ("GPUVM_WRITE_CONFIG", "GPUVM_REBOOT_SENTINEL")]
+assert env == [{"name": "GPUVM_WRITE_CONFIG", "value": "never"}, {"name": "GPUVM_REBOOT_SENTINEL", "value": "none"}], env
+assert admit(scc, p) == [], admit(scc, p)
+
+# What it refuses: the rhel overlay's container (spc_t without the level), the live overlay's
+# pod, and each one change that would widen this pod.
+assert admit(scc, pod(rhel)) == ["seLinuxOptions.level ''"], admit(scc, pod(rhel))
+assert "privileged" in admit(scc, pod(live)), admit(scc, pod(live))
+for what, change, err in (
+        ("container_t", lambda c, p: c["securityContext"]["seLinuxOptions"].update(type="container_t"), "seLinuxOptions.type"),
+        ("another level", lambda c, p: c["securityContext"]["seLinuxOptions"].update(level="s0:c1,c2"), "seLinuxOptions.level"),
+        ("privileged", lambda c, p: c["securityContext"].update(privileged=True), "privileged"),
+        ("a capability", lambda c, p: c["securityContext"]["capabilities"].update(add=["SYS_ADMIN"]), "capability SYS_ADMIN"),
+        ("escalation", lambda c, p: c["securityContext"].update(allowPrivilegeEscalation=True), "allowPrivilegeEscalation"),
+        ("a writable root", lambda c, p: c["securityContext"].update(readOnlyRootFilesystem=False), "readOnlyRootFilesystem"),
+        ("uid 1000", lambda c, p: c["securityContext"].update(runAsUser=1000), "runAsUser 1000"),
+        ("no seccomp", lambda c, p: c["securityContext"].update(seccompProfile={"type": "Unconfined"}), "seccomp unconfined"),
+        ("the host network", lambda c, p: p.update(hostNetwork=True), "hostNetwork"),
+        ("the host PIDs", lambda c, p: p.update(hostPID=True), "hostPID"),
+        ("a hostPort", lambda c, p: c.update(ports=[{"containerPort": 8080, "hostPort": 8080}]), "hostPort"),
+        ("a Secret volume", lambda c, p: p["volumes"].append({"name": "s", "secret": {"secretName": "s"}}), "volume s: secret")):
+    q = copy.deepcopy(p)
+    change(q["containers"][0], q)
+    e = admit(scc, q)
+    assert len(e) == 1 and e[0].startswith(err), (what, e)
+
+# The namespace as the base has it: Pod Security "privileged" enforced by its own label, no
+# label sync opt-out, no run level.
+(ns,) = kind(osh, "Namespace")
+assert ns == kind(default, "Namespace")[0]
+assert ns["metadata"]["labels"]["pod-security.kubernetes.io/enforce"] == "privileged"
+assert not [k for k in ns["metadata"]["labels"] if "openshift.io/" in k], ns
+
+# And nothing else: less the SCC, its role and binding, the SELinux options and the two
+# variables, overlays/openshift is overlays/default.
+rest = [d for d in osh if d is not scc and d is not role and d is not users[0]]
+c["securityContext"].pop("seLinuxOptions")
+c["env"] = [e for e in c["env"] if e not in env]
+assert rest == default, "overlays/openshift differs from overlays/default in more than its component and variables"
 print("ok")
 PY
 	assert_success
