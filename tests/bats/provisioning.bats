@@ -76,7 +76,7 @@ setup() {
 	[ -z "$PROV_OTHER_BINARY" ] || [ "$BATS_TEST_DESCRIPTION" = "$BINARY_TEST" ] || skip "$PROV_OTHER_BINARY"
 }
 
-BINARY_TEST="each recipe's gpuvm config set runs on the binary against its package's files; Butane's file says the same"
+BINARY_TEST="each recipe's gpuvm config set runs on the binary against its package's files; Butane's and the MachineConfigs' files say the same"
 
 # recipes deb|rpm|none: the recipes that install that package.
 recipes() {
@@ -96,7 +96,7 @@ recipes() {
 
 @test "the YAML recipes parse, each of its kind, with what gpuvm needs in it" {
 	run python3 - "$P" "$(cat "$TOP/kernel-cmdline/label-intel/cmdline")" <<'PY'
-import sys, yaml
+import sys, urllib.parse, yaml
 P, params = sys.argv[1], sys.argv[2].split()
 def docs(f):
     return list(yaml.safe_load_all(open(P + "/" + f)))
@@ -145,11 +145,43 @@ assert f["path"] == "/etc/gpuvm/gpuvm.conf" and f["mode"] == 0o644 and f["overwr
 assert unit["name"] == "gpuvm-rebase.service" and unit["enabled"] is True
 assert "ExecStart=/usr/bin/rpm-ostree rebase ostree-unverified-registry:" in unit["contents"]
 
-(mc,) = docs("machineconfig.yaml")
-assert (mc["apiVersion"], mc["kind"]) == ("machineconfiguration.openshift.io/v1", "MachineConfig")
-assert mc["spec"]["kernelArguments"] == params
-assert "config" not in mc["spec"]  # no Ignition files: the MCO would call the mirror's edits drift
-assert "@sha256:" in mc["spec"]["osImageURL"]
+# The MachineConfig route: a pool and its MachineConfig for each mode, in that order.
+mcs = docs("machineconfig.yaml")
+assert [d["kind"] for d in mcs] == ["MachineConfigPool", "MachineConfig"] * 3
+assert all(d["apiVersion"] == "machineconfiguration.openshift.io/v1" for d in mcs)
+role = "machineconfiguration.openshift.io/role"
+modes, images, selected = [], set(), {}
+for pool, mc in zip(mcs[0::2], mcs[1::2]):
+    r = mc["metadata"]["labels"][role]
+    # the pool is named for its role, takes the worker pool's MachineConfigs and its own role's,
+    # and holds the nodes labelled with that role, one node at a time
+    assert pool["metadata"]["name"] == r
+    assert pool["spec"]["machineConfigSelector"] == {"matchExpressions": [{"key": role, "operator": "In", "values": ["worker", r]}]}
+    assert pool["spec"]["nodeSelector"] == {"matchLabels": {"node-role.kubernetes.io/" + r: ""}}
+    assert pool["spec"]["maxUnavailable"] == 1
+    for v in pool["spec"]["machineConfigSelector"]["matchExpressions"][0]["values"]:
+        selected.setdefault(v, []).append(r)
+    # its MachineConfig: the layered image by digest, the IOMMU parameters, one file
+    spec = mc["spec"]
+    assert sorted(spec) == ["config", "kernelArguments", "osImageURL"], sorted(spec)
+    assert spec["kernelArguments"] == params
+    assert "@sha256:" in spec["osImageURL"]
+    images.add(spec["osImageURL"])
+    ign = spec["config"]
+    assert ign["ignition"] == {"version": "3.2.0"} and sorted(ign) == ["ignition", "storage"]
+    (f,) = ign["storage"]["files"]
+    assert sorted(f) == ["contents", "mode", "overwrite", "path"]
+    assert f["path"] == "/etc/gpuvm/gpuvm.conf" and f["mode"] == 0o644 and f["overwrite"] is True
+    src = f["contents"]["source"]
+    assert src.startswith("data:,"), src
+    text = urllib.parse.unquote(src[len("data:,"):])
+    assert text.startswith("mode=") and text.endswith("\n") and text.count("\n") == 1, text
+    modes.append((r, text[len("mode="):-1]))
+assert modes == [("worker-gpu", "container"), ("worker-gpu-vm-passthrough", "vm-passthrough"),
+                 ("worker-gpu-vm-vgpu", "vm-vgpu")], modes
+assert len(images) == 1, images  # the same image in every pool: a move changes the file alone
+# no GPU pool takes another's MachineConfigs: no parameter twice, no second file for the path
+assert all(v == [r] for r, v in selected.items() if r != "worker"), selected
 print("ok")
 PY
 	echo "$output"
@@ -289,7 +321,7 @@ COPY gpuvm.asc /etc/pki/rpm-gpg/RPM-GPG-KEY-gpuvm'
 	done <"$BATS_TEST_TMPDIR/paths"
 }
 
-@test "each recipe's gpuvm config set runs on the binary against its package's files; Butane's file says the same" {
+@test "each recipe's gpuvm config set runs on the binary against its package's files; Butane's and the MachineConfigs' files say the same" {
 	n=0
 	for kind in deb rpm; do
 		for f in $(recipes "$kind"); do
@@ -319,14 +351,36 @@ COPY gpuvm.asc /etc/pki/rpm-gpg/RPM-GPG-KEY-gpuvm'
 	run "$GPUVM" --root "$r" config get mode
 	assert_success
 	assert_output container
+	# The MachineConfigs write the file themselves (a data URL each): gpuvm reads each pool's mode
+	# from it, alone and in the RPM's tree (what the layered image holds), with no warning.
+	python3 - "$P/machineconfig.yaml" "$BATS_TEST_TMPDIR" <<'PY'
+import sys, urllib.parse, yaml
+for d in yaml.safe_load_all(open(sys.argv[1])):
+    if d["kind"] == "MachineConfig":
+        (f,) = d["spec"]["config"]["storage"]["files"]
+        r = d["metadata"]["labels"]["machineconfiguration.openshift.io/role"]
+        open("%s/%s.conf" % (sys.argv[2], r), "w").write(urllib.parse.unquote(f["contents"]["source"].split(",", 1)[1]))
+PY
+	for m in worker-gpu:container worker-gpu-vm-passthrough:vm-passthrough worker-gpu-vm-vgpu:vm-vgpu; do
+		c=$BATS_TEST_TMPDIR/${m%%:*}.conf
+		run "$GPUVM" --config "$c" config get mode
+		assert_success
+		assert_output "${m#*:}"
+		r=$BATS_TEST_TMPDIR/${m%%:*}.root
+		cp -a "$D/rpm-root" "$r"
+		cp "$c" "$r/etc/gpuvm/gpuvm.conf"
+		run "$GPUVM" --root "$r" config get mode
+		assert_success
+		assert_output "${m#*:}"
+	done
 }
 
-@test "the kernel parameters: MAAS's kernel_opts, Kickstart's --append, Butane's and the MachineConfig's are label-intel's; the others install its grub.cfg" {
+@test "the kernel parameters: MAAS's kernel_opts, Kickstart's --append, Butane's and the MachineConfigs' are label-intel's; the others install its grub.cfg" {
 	want=$(cat "$TOP/kernel-cmdline/label-intel/cmdline")
 	[ "$want" = "intel_iommu=on iommu=pt" ]
 	grep -q "kernel_opts='$want'" "$P/maas-tag.sh"
 	grep -qx "bootloader --append=\"$want\"" "$P/kickstart.ks"
-	# (Butane's and the MachineConfig's lists: the YAML test above)
+	# (Butane's and the MachineConfigs' lists: the YAML test above)
 	for f in cloud-init.yaml autoinstall.yaml metal3.yaml; do
 		grep -q '/usr/share/gpuvm/kernel-cmdline/label-intel/grub.cfg' "$P/$f" || fail "$f installs no label-intel/grub.cfg"
 		grep -q 'update-grub' "$P/$f" || fail "$f runs no update-grub"
