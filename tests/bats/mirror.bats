@@ -649,24 +649,32 @@ for d in docs:
     kinds.setdefault(d["kind"], []).append(d)
 sa = kinds["ServiceAccount"][0]["metadata"]
 # Least privilege: get and patch on nodes; list on the GPU Operator's ClusterPolicies, in a role
-# of its own that can be left out (the mirror then judges by node labels alone).
+# of its own that can be left out (the mirror then judges by node labels alone); on OpenShift
+# (components/openshift), use of the mirror's own SCC and no other, bound in its namespace.
 roles = {r["metadata"]["name"]: r["rules"] for r in kinds["ClusterRole"]}
 assert roles == {
     "gpuvm-label-mirror": [{"apiGroups": [""], "resources": ["nodes"], "verbs": ["get", "patch"]}],
     "gpuvm-label-mirror-clusterpolicy": [{"apiGroups": ["nvidia.com"], "resources": ["clusterpolicies"],
-                                          "verbs": ["list"]}]}, roles
+                                          "verbs": ["list"]}],
+    "gpuvm-label-mirror-scc": [{"apiGroups": ["security.openshift.io"], "resources": ["securitycontextconstraints"],
+                                "resourceNames": ["gpuvm-label-mirror"], "verbs": ["use"]}]}, roles
 bound = {b["roleRef"]["name"]: b["subjects"] for b in kinds["ClusterRoleBinding"]}
-assert set(bound) == set(roles), bound
+assert set(bound) == set(roles) - {"gpuvm-label-mirror-scc"}, bound
 for subjects in bound.values():
     assert subjects == [{"kind": "ServiceAccount", "name": sa["name"], "namespace": sa["namespace"]}]
 # Events: create, and nothing more, in the namespace of node events (default), bound there.
 nsroles = {(r["metadata"]["namespace"], r["metadata"]["name"]): r["rules"] for r in kinds["Role"]}
 assert nsroles == {("default", "gpuvm-label-mirror-events"): [
     {"apiGroups": [""], "resources": ["events"], "verbs": ["create"]}]}, nsroles
-rbs = [(b["metadata"]["namespace"], b["roleRef"]["kind"], b["roleRef"]["name"], b["subjects"]) for b in kinds["RoleBinding"]]
-assert rbs == [("default", "Role", "gpuvm-label-mirror-events",
-                [{"kind": "ServiceAccount", "name": sa["name"], "namespace": sa["namespace"]}])], rbs
+rbs = sorted((b["metadata"]["namespace"], b["roleRef"]["kind"], b["roleRef"]["name"], b["subjects"]) for b in kinds["RoleBinding"])
+me = [{"kind": "ServiceAccount", "name": sa["name"], "namespace": sa["namespace"]}]
+assert rbs == [("default", "Role", "gpuvm-label-mirror-events", me),
+               (sa["namespace"], "ClusterRole", "gpuvm-label-mirror-scc", me)], rbs
+# The DaemonSets: the base's and the live one (the other files are patches of a few fields,
+# which tests/bats/deploy.bats renders).
 for ds in kinds["DaemonSet"]:
+    if "selector" not in ds["spec"]:
+        continue
     spec = ds["spec"]["template"]["spec"]
     assert ds["metadata"]["namespace"] == sa["namespace"]
     assert spec["serviceAccountName"] == sa["name"]
