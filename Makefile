@@ -242,6 +242,7 @@ install: all
 	for s in $(ITOOLS_STAGES); do install -D -m 0755 initramfs-tools/scripts/gpuvm \
 		$(DESTDIR)$(ITOOLSDIR)/scripts/$$s/gpuvm || exit 1; done
 	install -D -m 0644 doc/gpuvm.8 $(DESTDIR)$(MANDIR)/gpuvm.8
+	install -D -m 0644 doc/gpuvm.conf.5 $(DESTDIR)$(MANDIR)/../man5/gpuvm.conf.5
 	install -D -m 0644 systemd/gpuvm-nfd.service $(DESTDIR)$(UNITDIR)/gpuvm-nfd.service
 	install -D -m 0644 systemd/gpuvm-nfd.timer $(DESTDIR)$(UNITDIR)/gpuvm-nfd.timer
 	install -D -m 0644 systemd/gpuvm-nfd.path $(DESTDIR)$(UNITDIR)/gpuvm-nfd.path
@@ -267,6 +268,7 @@ install: all
 uninstall:
 	rm -f $(DESTDIR)$(SBINDIR)/gpuvm $(DESTDIR)$(MANDIR)/gpuvm.8 $(DESTDIR)$(UNITDIR)/gpuvm-nfd.service \
 		$(DESTDIR)$(UNITDIR)/gpuvm-nfd.timer $(DESTDIR)$(UNITDIR)/gpuvm-nfd.path
+	rm -f $(DESTDIR)$(MANDIR)/../man5/gpuvm.conf.5
 	rm -f $(DESTDIR)$(ITOOLSDIR)/hooks/gpuvm $(ITOOLS_STAGES:%=$(DESTDIR)$(ITOOLSDIR)/scripts/%/gpuvm)
 	rm -rf $(DESTDIR)$(DRACUTDIR) $(DESTDIR)$(SHAREDIR)
 

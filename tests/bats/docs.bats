@@ -121,3 +121,49 @@ bad_links() {
 	assert_line "README.md:1:# readme, as in $up/shared/DESIGN.md"
 	[ "${#lines[@]}" = 3 ]
 }
+
+# The keys of src/settings.c's keys[], of gpuvm.conf(5)'s KEYS (each .TP's name) and of the
+# example config's commented lines, one a line, sorted.
+src_keys() {
+	sed -n 's/^[[:space:]]*\[KEY_[A-Z_]*\] = { "\([a-z_]*\)".*/\1/p' "$1" | LC_ALL=C sort
+}
+page5_keys() {
+	sed -n '/^\.SH KEYS$/,/^\.SH /{/^\.TP$/{n;s/^\.B \([a-z_]*\)$/\1/p}}' "$1" | LC_ALL=C sort
+}
+example_keys() {
+	sed -n 's/^#\([a-z_]*\)=.*/\1/p' "$1" | LC_ALL=C sort -u
+}
+
+# conf_keys SETTINGS PAGE EXAMPLE: the page and the example name every key, and no other.
+conf_keys() {
+	src_keys "$1" >"$BATS_TEST_TMPDIR/src"
+	[ -s "$BATS_TEST_TMPDIR/src" ] || { echo "no keys[] rows in $1" >&2; return 1; }
+	page5_keys "$2" >"$BATS_TEST_TMPDIR/page5"
+	example_keys "$3" >"$BATS_TEST_TMPDIR/example"
+	bad=0
+	for f in page5 example; do
+		diff -u "$BATS_TEST_TMPDIR/src" "$BATS_TEST_TMPDIR/$f" >&2 || { echo "keys: $f differs from settings.c's" >&2; bad=1; }
+	done
+	return "$bad"
+}
+
+@test "gpuvm.conf(5) and the example config name settings.c's keys, no other; the page renders without a warning" {
+	run --separate-stderr conf_keys "$TOP/src/settings.c" "$TOP/doc/gpuvm.conf.5" "$TOP/doc/gpuvm.conf.example"
+	assert_success
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/src")" -ge 9 ]
+	# A key the page leaves out, one it has too many, a key settings.c gains: each fails.
+	sed '/^\.SH KEYS$/,/^\.SH /{/^\.B nvswitch$/s/nvswitch/nvswitches/}' "$TOP/doc/gpuvm.conf.5" >"$BATS_TEST_TMPDIR/gpuvm.conf.5"
+	run --separate-stderr conf_keys "$TOP/src/settings.c" "$BATS_TEST_TMPDIR/gpuvm.conf.5" "$TOP/doc/gpuvm.conf.example"
+	assert_failure
+	assert_regex "$stderr" "keys: page5 differs from settings.c's"
+	sed 's|^\(.*\[KEY_MODE\] = .*\)$|\1\n\t[KEY_NEW] = { "new_key", "x", parse_new },|' "$TOP/src/settings.c" >"$BATS_TEST_TMPDIR/settings.c"
+	run --separate-stderr conf_keys "$BATS_TEST_TMPDIR/settings.c" "$TOP/doc/gpuvm.conf.5" "$TOP/doc/gpuvm.conf.example"
+	assert_failure
+	assert_regex "$stderr" "-new_key"
+	assert_regex "$stderr" "keys: example differs from settings.c's"
+	need "man (man-db)" command -v man
+	LC_ALL=C.UTF-8 MANWIDTH=80 run --separate-stderr man --warnings -l "$TOP/doc/gpuvm.conf.5"
+	assert_success
+	assert_equal "$stderr" ""
+	assert_output --partial "GPUVM.CONF(5)"
+}

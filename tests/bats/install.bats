@@ -14,6 +14,7 @@ load helpers
 	assert_line ./usr/lib/dracut/modules.d/90gpuvm/module-setup.sh
 	assert_line ./usr/lib/dracut/modules.d/90gpuvm/gpuvm-pre-udev.sh
 	assert_line ./usr/share/man/man8/gpuvm.8
+	assert_line ./usr/share/man/man5/gpuvm.conf.5
 	assert_line ./usr/lib/systemd/system/gpuvm-nfd.service
 	assert_line ./usr/lib/systemd/system/gpuvm-nfd.timer
 	assert_line ./usr/lib/systemd/system/gpuvm-nfd.path
@@ -63,6 +64,7 @@ load helpers
 	[ ! -e "$d/usr/share/gpuvm/pci.ids" ]
 	[ ! -e "$d/usr/lib/systemd/system/gpuvm-nfd.timer" ]
 	[ ! -e "$d/usr/lib/systemd/system/gpuvm-nfd.path" ]
+	[ ! -e "$d/usr/share/man/man5/gpuvm.conf.5" ]
 }
 
 @test "make install never replaces an existing host config; uninstall leaves it" {
