@@ -149,6 +149,12 @@ static void device_findings(const struct check_input *in, struct out *o)
 		const char *res;
 		size_t nb;
 
+		/* The boot's hold (plan_build_hold): no driver takes the device until an apply. */
+		if (streq(d->override, HOLD_OVERRIDE) && !d->driver[0])
+			add(o, SEV_ERROR,
+			    "gpuvm apply --live releases it to the host driver or binds it as the mode asks; gpuvm status says why the boot held it",
+			    "%s is held (driver_override " HOLD_OVERRIDE "): no driver can take it",
+			    d->name);
 		if (!pd->selected || pd->role != ROLE_GPU)
 			continue;
 		if (d->boot_vga == 1 && in->s->mode != MODE_CONTAINER)
@@ -190,9 +196,12 @@ static void device_findings(const struct check_input *in, struct out *o)
 				    b->driver[0] ? b->driver : "no driver");
 		}
 	}
+	/* A VM mode with nothing selected gives VMs nothing: not ready. */
 	if (p->n_selected == 0)
-		add(o, SEV_WARNING, "check ids= and exclude=, or the PCI IDs with lspci -nn",
-		    "no device is selected (NVIDIA display or 3D controllers, or ids=)");
+		add(o, in->s->mode == MODE_CONTAINER ? SEV_WARNING : SEV_ERROR,
+		    "check ids= and exclude=, or the PCI IDs with lspci -nn",
+		    "no device is selected (NVIDIA display or 3D controllers, or ids=)%s",
+		    in->s->mode == MODE_CONTAINER ? "" : ": the VM mode has no GPU to give");
 }
 
 /* Why a GPU's vGPU support is unknown, into why. */

@@ -66,6 +66,51 @@ with_vgpu_mgr() {
 	assert_regex "$(jqr '.findings[0].what')" "IOMMU is not active.*mediated devices \(vGPU before Ampere\) work without it"
 }
 
+# A host with no NVIDIA function and no IOMMU: an Intel iGPU alone.
+igpu_noiommu() {
+	ROOT="$BATS_TEST_TMPDIR/root"
+	fx_init "$ROOT" --cpu intel --iommu none
+	fx_pci "$ROOT" 0000:00:02.0 8086 4680 030000 --driver i915
+}
+
+@test "a VM mode with no GPU selected is not ready, IOMMU or not; container only warns" {
+	igpu_noiommu
+	gv --cmdline "" check --mode vm-vgpu
+	assert_failure 1
+	assert_output --partial "ERROR    no device is selected (NVIDIA display or 3D controllers, or ids=): the VM mode has no GPU to give"
+	assert_line "not ready for vm-vgpu: 1 error, 2 warnings"
+	gv --cmdline "" check --mode vm-passthrough --json
+	assert_failure 1
+	[ "$(jqr .ready)" = false ]
+	[ "$(jqr '[.findings[] | select(.severity == "error") | .what] | map(select(startswith("no device is selected"))) | length')" = 1 ]
+	gv --cmdline "" check --mode container
+	assert_success
+	assert_output --partial "WARNING  no device is selected (NVIDIA display or 3D controllers, or ids=)"
+	assert_line "ready for container (1 warning)"
+}
+
+@test "a GPU the boot's hold left without a driver: not ready for container, nor for a VM mode" {
+	mkfx workstation
+	with_vfio
+	nodriver 0000:01:00.0
+	gv --cmdline "quiet" apply --defer
+	assert_success
+	[ "$(cat "$ROOT/sys/bus/pci/devices/0000:01:00.0/driver_override")" = gpuvm-hold ]
+	gv --cmdline "" check --mode container
+	assert_failure 1
+	assert_output --partial "ERROR    0000:01:00.0 is held (driver_override gpuvm-hold): no driver can take it"
+	assert_output --partial "fix: gpuvm apply --live releases it"
+	assert_line --partial "not ready for container: 1 error"
+	gv --cmdline "iommu=pt" check --mode vm-passthrough
+	assert_failure 1
+	assert_output --partial "0000:01:00.0 is held (driver_override gpuvm-hold)"
+	# Released, it is no finding.
+	gv --cmdline "gpuvm.mode=container" apply
+	gv --cmdline "" check --mode container
+	assert_success
+	refute_output --partial "is held"
+}
+
 @test "vm-vgpu without IOMMU on an SR-IOV GPU (Ada): an error" {
 	mkfx sriov
 	vgpu_ids
