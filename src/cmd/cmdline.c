@@ -145,7 +145,15 @@ static void run(const struct options *o, struct outcome *out)
 	} else {
 		/* The parameters come from a table; what the running line lacks is a copy of them. */
 		term_safe(w.missing, w.missing, sizeof(w.missing));
-		printf("%s\n", line);
+		/* No parameter: no empty line (a script's $(gpuvm cmdline) is "" all the same). */
+		if (line[0])
+			printf("%s\n", line);
+		else if (cpu == CPU_ARM)
+			fputs("gpuvm: no kernel parameter is needed on arm: its SMMU has no switch such as intel_iommu=\n",
+			      stderr);
+		else
+			fputs("gpuvm: the CPU vendor is unknown: give --cpu intel, amd or arm\n",
+			      stderr);
 		if (w.missing[0])
 			fprintf(stderr, "gpuvm: the running command line lacks: %s\n", w.missing);
 		for (i = 0; i < n; i++)
@@ -157,7 +165,7 @@ static void run(const struct options *o, struct outcome *out)
 const struct command cmd_cmdline = {
 	.name = "cmdline",
 	.opts = CMD_OPT_MODE | CMD_OPT_CPU | CMD_OPT_JSON,
-	.help = "  cmdline [--mode M] [--cpu intel|amd|auto]\n"
+	.help = "  cmdline [--mode M] [--cpu intel|amd|arm|auto]\n"
 		"                      the kernel parameters gpuvm needs on this CPU: the IOMMU's,\n"
 		"                      the mode left to the host config (the label); --mode M\n"
 		"                      pins M with gpuvm.mode=M; what the running command line\n"

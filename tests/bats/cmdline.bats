@@ -70,6 +70,31 @@ load helpers
 	[ -z "$stderr" ]
 }
 
+@test "arm needs no IOMMU parameter: said on stderr, never an empty line on stdout" {
+	mkfx arm64-smmu
+	gv --cmdline "" cmdline
+	assert_success
+	assert_regex "$stderr" "^gpuvm: no kernel parameter is needed on arm: its SMMU has no switch such as intel_iommu=$"
+	# Not a byte on stdout: a script's $(gpuvm cmdline) is empty, as the line it splices.
+	[ "$("$GPUVM" --root "$ROOT" --cmdline "" cmdline 2>/dev/null | wc -c)" = 0 ]
+	mkfx workstation
+	[ "$("$GPUVM" --root "$ROOT" --cmdline "" cmdline --cpu arm 2>/dev/null | wc -c)" = 0 ]
+	gv --cmdline "" cmdline --cpu arm --json
+	assert_success
+	[ "$(jqr .params)" = "" ]
+	[ "$(jqr .cpu_vendor)" = arm ]
+	# Pinned: the mode alone, no IOMMU parameter before it.
+	gv --cmdline "" cmdline --cpu arm --mode vm-passthrough
+	[ "$output" = "gpuvm.mode=vm-passthrough" ]
+	assert_regex "$stderr" "lacks: gpuvm.mode=vm-passthrough$"
+	# A vendor gpuvm cannot tell: said, no empty line either.
+	rm "$ROOT/proc/cpuinfo"
+	gv --cmdline "" cmdline
+	assert_success
+	assert_regex "$stderr" "^gpuvm: the CPU vendor is unknown: give --cpu intel, amd or arm$"
+	[ "$("$GPUVM" --root "$ROOT" --cmdline "" cmdline 2>/dev/null | wc -c)" = 0 ]
+}
+
 @test "the shipped kernel-cmdline fragments are what gpuvm cmdline prints" {
 	sh "$TOP/kernel-cmdline/generate.sh" "$GPUVM" "$BATS_TEST_TMPDIR/frag"
 	run diff -r -x generate.sh -x README.md "$TOP/kernel-cmdline" "$BATS_TEST_TMPDIR/frag"
