@@ -71,7 +71,7 @@ static void usage(FILE *f)
 		"  0  every selected device is (or, for plan, would be) in its requested state,\n"
 		"     or there was nothing to do\n"
 		"  1  no selected device reached its state, or gpuvm could not read the host;\n"
-		"     check: not ready; config: cannot write, or get found no value\n"
+		"     check: not ready; config: cannot write, or get: the file does not set it\n"
 		"  2  usage error\n"
 		"  3  a VM mode was asked for and the IOMMU is not active\n"
 		"  4  partial: some selected devices reached their state, others did not\n"
@@ -161,7 +161,7 @@ static int exit_status(const struct outcome *out)
 {
 	if (out->usage)
 		return EXIT_USAGE;
-	if (out->error || out->not_ready)
+	if (out->error || out->not_ready || out->unset)
 		return EXIT_FAILED;
 	if (out->pending)
 		return EXIT_PENDING;

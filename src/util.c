@@ -179,6 +179,40 @@ bool valid_label_value(const char *s)
 	return true;
 }
 
+/* Levenshtein's distance of a and b, each cut at 31 bytes (names, not text). */
+static size_t edit_distance(const char *a, const char *b)
+{
+	size_t row[32], la = strnlen(a, 31), lb = strnlen(b, 31), i, j, diag, up, v;
+
+	for (j = 0; j <= lb; j++)
+		row[j] = j;
+	for (i = 1; i <= la; i++) {
+		diag = row[0];
+		row[0] = i;
+		for (j = 1; j <= lb; j++) {
+			up = row[j];
+			v = diag + (a[i - 1] != b[j - 1]);
+			if (up + 1 < v)
+				v = up + 1;
+			if (row[j - 1] + 1 < v)
+				v = row[j - 1] + 1;
+			row[j] = v;
+			diag = up;
+		}
+	}
+	return row[lb];
+}
+
+void nearest_try(struct nearest *n, const char *word, const char *name)
+{
+	size_t d = edit_distance(word, name);
+
+	if (!n->best || d < n->dist) {
+		n->best = name;
+		n->dist = d;
+	}
+}
+
 static bool key_less(const struct sort_key *a, const struct sort_key *b)
 {
 	return a->key < b->key || (a->key == b->key && a->idx < b->idx);

@@ -89,6 +89,17 @@ bool valid_driver_name(const char *s);
 bool valid_label_value(const char *s);
 
 /*
+ * The name nearest to a word a user got wrong (an option, a command, a key), by edit
+ * distance: start from { NULL }, try each valid name in turn; best is the first of the
+ * nearest, NULL when none was tried.
+ */
+struct nearest {
+	const char *best;
+	size_t dist;
+};
+void nearest_try(struct nearest *n, const char *word, const char *name);
+
+/*
  * Flush and close stdout, as util-linux's close_stdout does, so that a write error the
  * buffer hid (a full disk behind `> FILE`) is not an exit 0 with a truncated file: 0, or
  * -errno (EPIPE, a reader that went away, is 0). Call once, at exit, after the last output.

@@ -46,6 +46,7 @@ struct outcome {
 	bool pending;	     /* apply --defer/--resume: GPUs held, config='s disk awaited */
 	bool not_applied;    /* config set: written, but the next boot will not apply it */
 	bool in_use;	     /* apply --live: a device in use was left as it was */
+	bool unset;	     /* config get: the file does not set the key (its default said) */
 	size_t selected, ok, failed;
 };
 

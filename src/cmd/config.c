@@ -77,7 +77,24 @@ static int stored_value(const char *key, const char *value, char *out, size_t si
 	return -EINVAL;
 }
 
-/* config get KEY: the value the config gives KEY, as a boot would read it. */
+/* A key settings.c does not know: named, with the nearest that it does (a usage error). */
+static void unknown_key(const char *verb, const char *key, struct outcome *out)
+{
+	struct nearest nn = { NULL, 0 };
+	char shown[64];
+	int k;
+
+	for (k = 0; k < KEY__MAX; k++)
+		nearest_try(&nn, key, key_name((enum setting_key)k));
+	term_safe(key, shown, sizeof(shown));
+	log_err("config %s: unknown key '%s' (nearest: %s)", verb, shown, nn.best);
+	out->usage = true;
+}
+
+/*
+ * config get KEY: the value the config gives KEY, as a boot would read it; a key it does
+ * not set: "VALUE (the default)", exit 1 all the same (a script's "|| unset" stays true).
+ */
 static void config_get(const struct options *o, const char *arg, struct outcome *out)
 {
 	struct settings_input in = { .config_path = o->config ? o->config : CONFIG_PATH };
@@ -89,8 +106,7 @@ static void config_get(const struct options *o, const char *arg, struct outcome 
 	int k, r;
 
 	if (settings_check(arg, "x", &expect) == -ENOENT) {
-		log_err("config get: unknown key '%s'", arg);
-		out->usage = true;
+		unknown_key("get", arg, out);
 		return;
 	}
 	r = config_read_host(root_fd(), o->config, &buf, &len);
@@ -109,15 +125,14 @@ static void config_get(const struct options *o, const char *arg, struct outcome 
 	settings_msgs_free(&m);
 	for (k = 0; k < KEY__MAX && !settings_same_key(key_name((enum setting_key)k), arg); k++)
 		;
-	if (k == KEY__MAX || streq(s.source[k], "default")) {
-		log_err("%s: %s is not set", in.config_path, arg);
-		out->error = true;
-	} else {
+	if (k < KEY__MAX) {
 		char v[SETTINGS_VALUE_MAX];
+		bool unset = streq(s.source[k], "default");
 
 		settings_value(&s, (enum setting_key)k, v, sizeof(v));
 		term_safe(v, v, sizeof(v)); /* validated, and text for a terminal all the same */
-		printf("%s\n", v);
+		printf("%s%s%s\n", v, unset && v[0] ? " " : "", unset ? "(the default)" : "");
+		out->unset = unset;
 	}
 	free(buf);
 }
@@ -194,8 +209,7 @@ static void config_set(const struct options *o, const char *arg, struct outcome 
 	value++;
 	k = settings_check(key, "", &expect);
 	if (k == -ENOENT) {
-		log_err("config set: unknown key '%s'", key);
-		out->usage = true;
+		unknown_key("set", key, out);
 		return;
 	}
 	k = stored_value(key, value, stored, sizeof(stored), &why);

@@ -60,13 +60,47 @@ teardown() {
 	[ "$(cat "$CONF")" = mode=container ]
 }
 
-@test "get of an unset key exits 1; of an unknown key 2" {
+@test "get of an unset key: its default said, exit 1; of an unknown key: the nearest named, exit 2" {
 	printf 'mode=container\n' >"$CONF"
 	gv config get exclude
 	assert_failure 1
-	assert_regex "$stderr" "exclude is not set"
+	[ "$output" = "(the default)" ]
+	[ -z "$stderr" ]
+	gv config get on-error
+	assert_failure 1
+	[ "$output" = "hold (the default)" ]
+	gv config get write_timeout_ms
+	assert_failure 1
+	assert_output --regexp "^[0-9]+ \(the default\)$"
+	# A fresh install: no file, no directory.
+	rm -rf "$ROOT/etc/gpuvm"
+	gv config get mode
+	assert_failure 1
+	[ "$output" = "container (the default)" ]
+	[ -z "$stderr" ]
+	# A value the file sets is the value alone, exit 0.
+	mkdir -p "$ROOT/etc/gpuvm"
+	printf 'mode=vm-vgpu\n' >"$CONF"
+	gv config get mode
+	assert_success
+	[ "$output" = vm-vgpu ]
+	# A bad value: the error, then what the boot takes instead.
+	printf 'mode=vm-passthru\n' >"$CONF"
+	gv config get mode
+	assert_failure 1
+	[ "$output" = "container (the default)" ]
+	assert_regex "$stderr" "gpuvm.conf:1: mode: invalid value 'vm-passthru'"
 	gv config get colour
 	assert_failure 2
+	[ -z "$output" ]
+	assert_regex "$stderr" "^gpuvm: error: config get: unknown key 'colour' \(nearest: config\)$"
+	gv config get mdoe
+	assert_failure 2
+	assert_regex "$stderr" "unknown key 'mdoe' \(nearest: mode\)$"
+	gv config set exlcude=0000:01:00.0
+	assert_failure 2
+	assert_regex "$stderr" "^gpuvm: error: config set: unknown key 'exlcude' \(nearest: exclude\)$"
+	[ "$(cat "$CONF")" = mode=vm-passthru ]
 }
 
 @test "set says a reboot is needed when the running boot is in another mode" {

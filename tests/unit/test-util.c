@@ -274,8 +274,53 @@ static void io_helpers(void)
 	CHECK(clock_ms(CLOCK_REALTIME) > 1600000000000ULL, "clock_ms(CLOCK_REALTIME) is the epoch's");
 }
 
+/* The name nearest_try keeps for word among names[0..n). */
+static const char *nearest_of(const char *word, const char *const *names, size_t n)
+{
+	struct nearest nn = { NULL, 0 };
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		nearest_try(&nn, word, names[i]);
+	return nn.best;
+}
+
+static void nearest_names(void)
+{
+	static const char *const keys[] = { "mode",	   "ids",      "exclude", "nvswitch",
+					    "host_driver", "on_error", "config",  "config_timeout" };
+	static const char *const opts[] = { "root",    "cmdline", "config",	  "json",
+					    "dry-run", "mode",	  "vgpu-release", "kubevirt-version" };
+	static const char *const cmds[] = { "status", "check", "plan", "config", "apply" };
+	static const char *const tie[] = { "ab", "ba" };
+	struct nearest nn = { NULL, 0 };
+
+	CHECK_STR(nearest_of("mdoe", keys, 8), "mode", "nearest: a transposition");
+	CHECK_STR(nearest_of("exlude", keys, 8), "exclude", "nearest: a letter left out");
+	CHECK_STR(nearest_of("on-eror", keys, 8), "on_error", "nearest: a dash and a letter");
+	CHECK_STR(nearest_of("config-timeout", keys, 8), "config_timeout", "nearest: not config");
+	CHECK_STR(nearest_of("vgpu-relase", opts, 8), "vgpu-release", "nearest: an option");
+	CHECK_STR(nearest_of("jsn", opts, 8), "json", "nearest: a short option name");
+	CHECK_STR(nearest_of("dryrun", opts, 8), "dry-run", "nearest: the dash left out");
+	CHECK_STR(nearest_of("stauts", cmds, 5), "status", "nearest: a command");
+	CHECK_STR(nearest_of("aply", cmds, 5), "apply", "nearest: apply");
+	CHECK_STR(nearest_of("x", tie, 2), "ab", "nearest: the first of equals");
+	CHECK_STR(nearest_of("mode", keys, 0), NULL, "nearest: none tried, none");
+	nearest_try(&nn, "abc", "abc");
+	CHECK_INT(nn.dist, 0, "nearest: the word itself is 0 away");
+	nearest_try(&nn, "abc", "");
+	CHECK_INT(nn.dist, 0, "nearest: a farther name does not replace it");
+	nn.best = NULL;
+	nearest_try(&nn, "kitten", "sitting");
+	CHECK_INT(nn.dist, 3, "nearest: kitten to sitting is 3");
+	nearest_try(&nn, "a-very-long-word-past-thirty-one-bytes-x",
+		    "a-very-long-word-past-thirty-one-bytes-y");
+	CHECK_INT(nn.dist, 0, "nearest: words are cut at 31 bytes");
+}
+
 int main(void)
 {
+	nearest_names();
 	io_helpers();
 	exhaustive();
 	examples();
