@@ -207,6 +207,44 @@ static int set_option(struct options *o, const struct opt_def *d, const char *ar
 	return 0;
 }
 
+/*
+ * An option getopt_long refused (c: '?', or ':' for a value missing; opt: its optopt, the
+ * option's val, the character of an unknown short one, 0 for an unknown long one, word):
+ * a value missing or given to a flag, or an unknown option named with the nearest of those
+ * cmd takes (NULL: of all), or the first that begins with it (an ambiguous abbreviation).
+ * The usage error's exit status.
+ */
+static int option_error(int c, int opt, const char *word, const struct option *lo,
+			const struct command *cmd)
+{
+	struct nearest nn = { NULL, 0 };
+	char name[40], shown[40];
+	const char *w;
+	size_t i;
+
+	for (i = 0; opt && lo[i].name; i++)
+		if (lo[i].val == opt)
+			return usage_error(cmd ? cmd->name : NULL, "--%s %s", lo[i].name,
+					   c == ':' ? "needs a value" : "takes no value");
+	if (opt)
+		snprintf(name, sizeof(name), "-%c", opt);
+	else
+		snprintf(name, sizeof(name), "%.*s", (int)strcspn(word, "="), word);
+	term_safe(name, shown, sizeof(shown)); /* argv is text for a terminal too */
+	w = name + strspn(name, "-");
+	for (i = 0; lo[i].name; i++) {
+		if (cmd && i < ARRAY_SIZE(opt_defs) && opt_defs[i].bit && !(cmd->opts & opt_defs[i].bit))
+			continue;
+		if (*w && startswith(lo[i].name, w)) {
+			nn.best = lo[i].name;
+			break;
+		}
+		nearest_try(&nn, w, lo[i].name);
+	}
+	return usage_error(cmd ? cmd->name : NULL, "unknown option '%s' (nearest: --%s)", shown,
+			   nn.best);
+}
+
 /* The command named, or NULL. */
 static const struct command *lookup(const char *name)
 {
@@ -253,7 +291,8 @@ int main(int argc, char **argv)
 	const struct command *cmd;
 	enum log_level level;
 	bool given[ARRAY_SIZE(opt_defs)] = { false };
-	int c, r, ret, idx, info = 0;
+	int c, r, ret, idx, info = 0, bad = 0, bad_opt = 0;
+	const char *bad_word = NULL;
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(opt_defs); i++)
@@ -267,7 +306,8 @@ int main(int argc, char **argv)
 	longopts[i++] = (struct option){ "version", no_argument, NULL, 'V' };
 	longopts[i] = (struct option){ 0 };
 
-	while ((c = getopt_long(argc, argv, "qvhV", longopts, NULL)) != -1) {
+	opterr = 0; /* an option refused is said below, with the nearest one */
+	while ((c = getopt_long(argc, argv, ":qvhV", longopts, NULL)) != -1) {
 		if (c >= 256 && (size_t)(c - 256) < ARRAY_SIZE(opt_defs)) {
 			idx = c - 256;
 			if (set_option(&o, &opt_defs[idx], optarg) < 0) {
@@ -295,10 +335,18 @@ int main(int argc, char **argv)
 				info = c; /* the first of them answers, once every option is parsed */
 			break;
 		default:
-			fprintf(stderr, "Try 'gpuvm --help'.\n");
-			return EXIT_USAGE;
+			/* The first, said once the command (its options) is known. */
+			if (!bad) {
+				bad = c;
+				bad_opt = optopt;
+				bad_word = argv[optind - 1];
+			}
+			break;
 		}
 	}
+	if (bad)
+		return option_error(bad, bad_opt, bad_word, longopts,
+				    optind < argc ? lookup(argv[optind]) : NULL);
 	if (info)
 		return info_answer(info, argc - optind, argv + optind);
 	if (optind >= argc) {
@@ -307,10 +355,13 @@ int main(int argc, char **argv)
 	}
 	cmd = lookup(argv[optind]);
 	if (!cmd) {
+		struct nearest nn = { NULL, 0 };
 		char shown[64];
 
+		for (i = 0; i < ARRAY_SIZE(commands); i++)
+			nearest_try(&nn, argv[optind], commands[i]->name);
 		term_safe(argv[optind], shown, sizeof(shown)); /* argv is text for a terminal too */
-		return usage_error(NULL, "unknown command '%s'", shown);
+		return usage_error(NULL, "unknown command '%s' (nearest: %s)", shown, nn.best);
 	}
 	optind++;
 	o.args = (const char *const *)argv + optind;

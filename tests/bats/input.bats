@@ -72,6 +72,57 @@ setup() {
 	assert_failure 2
 }
 
+@test "an unknown option or command: gpuvm:, the word, the nearest one; exit 2" {
+	gv --cmdline "" check --vgpu-relase 17
+	assert_failure 2
+	[ -z "$output" ]
+	[ "$stderr" = "gpuvm: check: unknown option '--vgpu-relase' (nearest: --vgpu-release)
+Try 'gpuvm --help'." ]
+	# the nearest of the options the command takes, else of all
+	gv apply --dry-rnu
+	assert_failure 2
+	[ "${stderr%%$'\n'*}" = "gpuvm: apply: unknown option '--dry-rnu' (nearest: --dry-run)" ]
+	gv plan --dry-rnu
+	assert_failure 2
+	assert_regex "$stderr" "^gpuvm: plan: unknown option '--dry-rnu' \(nearest: --"
+	refute_regex "$stderr" "nearest: --dry-run"
+	gv --dry-rnu
+	assert_failure 2
+	[ "${stderr%%$'\n'*}" = "gpuvm: unknown option '--dry-rnu' (nearest: --dry-run)" ]
+	# its name without a value; a short one; an abbreviation of several
+	gv --frob=1 status
+	assert_regex "$stderr" "^gpuvm: status: unknown option '--frob' \(nearest: --"
+	gv status --nfdd
+	[ "${stderr%%$'\n'*}" = "gpuvm: status: unknown option '--nfdd' (nearest: --nfd)" ]
+	gv -x plan
+	assert_failure 2
+	assert_regex "$stderr" "^gpuvm: plan: unknown option '-x' \(nearest: --"
+	gv plan -json
+	[ "${stderr%%$'\n'*}" = "gpuvm: plan: unknown option '-j' (nearest: --json)" ]
+	gv --c plan
+	assert_failure 2
+	[ "${stderr%%$'\n'*}" = "gpuvm: plan: unknown option '--c' (nearest: --cmdline)" ]
+	# a value missing, or given to an option that takes none
+	gv plan --mode
+	assert_failure 2
+	[ "${stderr%%$'\n'*}" = "gpuvm: plan: --mode needs a value" ]
+	gv --json=yes plan
+	assert_failure 2
+	[ "${stderr%%$'\n'*}" = "gpuvm: plan: --json takes no value" ]
+	gv --help=yes
+	assert_failure 2
+	[ "${stderr%%$'\n'*}" = "gpuvm: --help takes no value" ]
+	# never the program's path, as getopt's own messages had it
+	gv plan --frob
+	[[ "$stderr" != *"$GPUVM"* ]]
+	# the nearest command
+	gv stauts
+	assert_failure 2
+	[ "${stderr%%$'\n'*}" = "gpuvm: unknown command 'stauts' (nearest: status)" ]
+	gv aply --dry-run
+	[ "${stderr%%$'\n'*}" = "gpuvm: unknown command 'aply' (nearest: apply)" ]
+}
+
 @test "--root that does not exist: exit 2" {
 	run --separate-stderr "$GPUVM" --root "$BATS_TEST_TMPDIR/nowhere" plan
 	assert_failure 2

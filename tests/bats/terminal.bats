@@ -121,4 +121,8 @@ assert m["resourceName"] == "nvidia.com/NVIDIA_L40S-1Q??2J???x\"\\", m'
 	assert_failure 2
 	assert_regex "$stderr" "unexpected argument 'argx\?\]0;pwned"
 	clean "$stderr"
+	gv plan "--o$EVIL"
+	assert_failure 2
+	assert_regex "$stderr" "unknown option '--ox\?\]0;pwned"
+	clean "$stderr"
 }
