@@ -29,10 +29,13 @@ enum {
 	EXIT_IN_USE = 7,      /* apply --live: a device in use was left as it was */
 };
 
-/* The commands, in the order --help lists them. */
+/*
+ * The commands, in the order --help lists them: those people run first, apply (the boot's,
+ * and a live switch by hand) last, in a group of its own.
+ */
 static const struct command *const commands[] = {
-	&cmd_apply, &cmd_plan,	  &cmd_dump,   &cmd_status,
-	&cmd_check, &cmd_cmdline, &cmd_config, &cmd_kubevirt,
+	&cmd_status,   &cmd_check,   &cmd_plan, &cmd_config,
+	&cmd_kubevirt, &cmd_cmdline, &cmd_dump, &cmd_apply,
 };
 
 static void usage(FILE *f)

@@ -355,8 +355,16 @@ const struct command cmd_apply = {
 	.name = "apply",
 	.opts = CMD_OPT_DRY_RUN | CMD_OPT_BOOT | CMD_OPT_JSON | CMD_OPT_LIVE,
 	.kmsg = true,
-	.help = "  apply [--dry-run]   bind the GPUs as the mode asks (the boot hook's command);\n"
+	/* Last in --help, in a group of its own: by hand first, then the boot's own calls. */
+	.help = "\n"
+		"Apply the mode (the boot's hooks run apply --defer, then apply --resume):\n"
+		"  apply [--dry-run]   bind the GPUs as the mode asks (the boot hook's command);\n"
 		"                      --dry-run prints the plan and changes nothing\n"
+		"  apply --live [--wait SECONDS]\n"
+		"                      on a running host: the same, but a device in use (an open\n"
+		"                      node, a VM, nvidia's clients) leaves its IOMMU group as it\n"
+		"                      is, named with pid and command, and exits 7; --wait waits\n"
+		"                      up to SECONDS for it to be free first\n"
 		"  apply --defer       the boot's first call, before udev: the kernel command line\n"
 		"                      alone (the initramfs carries no host config); its gpuvm.mode=\n"
 		"                      acts at once, else the GPUs are held until the root's config\n"
@@ -367,12 +375,7 @@ const struct command cmd_apply = {
 		"                      the disk is there or config_timeout is over, else exit 5 and\n"
 		"                      change nothing; with --sysroot (the real root, mounted: the\n"
 		"                      last call), decide from DIR/etc/gpuvm/gpuvm.conf; without a\n"
-		"                      pending wait, do nothing\n"
-		"  apply --live [--wait SECONDS]\n"
-		"                      on a running host: the same, but a device in use (an open\n"
-		"                      node, a VM, nvidia's clients) leaves its IOMMU group as it\n"
-		"                      is, named with pid and command, and exits 7; --wait waits\n"
-		"                      up to SECONDS for it to be free first\n",
+		"                      pending wait, do nothing\n",
 	.check = check_options,
 	.run = run_or_plan,
 };

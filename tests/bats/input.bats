@@ -24,6 +24,25 @@ setup() {
 	assert_output --regexp "^gpuvm [0-9]+\.[0-9]+\.[0-9]+$"
 }
 
+@test "--help: the commands people run first, apply last in a group of its own, every command" {
+	run "$GPUVM" --help
+	assert_success
+	cmds=$(printf '%s\n' "$output" | sed -n '/^Commands:$/,/^Options:$/s/^  \([a-z][a-z]*\).*/\1/p' | uniq | tr '\n' ' ')
+	[ "$cmds" = "status check plan config kubevirt cmdline dump apply " ]
+	# ... and that is main.c's commands[], in its order: none left out
+	[ "$cmds" = "$(sed -n '/^static const struct command \*const commands\[\] = {$/,/^};$/p' "$TOP/src/main.c" |
+		grep -o 'cmd_[a-z]*' | sed 's/^cmd_//' | tr '\n' ' ')" ]
+	# apply's forms: a blank line and the group's heading, by hand first, the boot's calls last
+	forms=$(printf '%s\n' "$output" | sed -n '/^  dump /,/^Options:$/p' | grep -v '^   ' | grep -v '^Options:$')
+	[ "$forms" = "  dump [--out FILE]   what gpuvm reads to decide, as a --root tree in one tar (a
+
+Apply the mode (the boot's hooks run apply --defer, then apply --resume):
+  apply [--dry-run]   bind the GPUs as the mode asks (the boot hook's command);
+  apply --live [--wait SECONDS]
+  apply --defer       the boot's first call, before udev: the kernel command line
+  apply --resume [--sysroot DIR]" ]
+}
+
 @test "--help and --version take no operand: options are parsed first, a stray word is usage" {
 	for opt in --version -V --help -h; do
 		for args in "$opt extra" "extra $opt" "plan $opt" "$opt -- plan" "$opt --frob" "--frob $opt" \
