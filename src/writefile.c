@@ -11,18 +11,28 @@
 #include "util.h"
 #include "writefile.h"
 
-/* One component under cur: opened, or made and opened; a symlink is never followed. */
+/*
+ * One component under cur: opened, or made and opened; a symlink is never followed. One
+ * made here is 0755 whatever the umask (a caller's 077 made /run/gpuvm/metrics 0700, which
+ * node-exporter, running as nobody, cannot read): set on the descriptor, never by a path.
+ */
 static int open_component(int cur, const char *name, bool create, const char **why)
 {
 	struct stat st;
+	bool made = false;
 	int fd, tries;
 
 	for (tries = 0; tries < 2; tries++) {
 		fd = openat(cur, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (fd >= 0)
+		if (fd >= 0) {
+			if (made)
+				fchmod(fd, 0755);
 			return fd;
+		}
 		if (errno == ENOENT && create && tries == 0) {
-			if (mkdirat(cur, name, 0755) < 0 && errno != EEXIST)
+			if (mkdirat(cur, name, 0755) == 0)
+				made = true;
+			else if (errno != EEXIST)
 				return -errno;
 			continue;
 		}

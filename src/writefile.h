@@ -18,8 +18,9 @@
 
 /*
  * Open dir (relative to dirfd, or absolute) one component at a time, never following a
- * symlink; missing components are made (0755) when create is set. A descriptor, or -ELOOP
- * (a symlink on the way), -ENOTDIR (a component not a directory), other -errno.
+ * symlink; missing components are made when create is set, 0755 whatever the umask. A
+ * descriptor, or -ELOOP (a symlink on the way), -ENOTDIR (a component not a directory),
+ * other -errno.
  */
 int wf_open_dir(int dirfd, const char *dir, bool create, const char **why);
 

@@ -35,6 +35,33 @@ setup() {
 	[ -e "$BATS_TEST_TMPDIR/elsewhere/pending" ]
 }
 
+@test "under umask 077: the directories gpuvm makes 0755, the files it writes for others 0644" {
+	umask 077
+	rm -rf "$ROOT/run/gpuvm" "$ROOT/etc/gpuvm"
+	gv --cmdline "" config set mode=vm-passthrough
+	assert_success
+	gv --cmdline "" apply
+	[ -f "$ROOT/run/gpuvm/metrics/gpuvm.prom" ]
+	[ -f "$ROOT/run/gpuvm/state.json" ]
+	rm -rf "$ROOT/run/gpuvm"
+	gv --cmdline "quiet" apply --defer
+	assert_success
+	[ -f "$ROOT/run/gpuvm/root-pending" ]
+	[ -f "$ROOT/run/gpuvm/boot.json" ]
+	gv --cmdline "quiet" apply
+	[ -f "$ROOT/run/gpuvm/metrics/gpuvm.prom" ]
+	# node-exporter reads the metrics as nobody: every directory on the way, and every file
+	local modes
+	modes=$(cd "$ROOT" && find etc/gpuvm run/gpuvm -printf '%m %y %p\n' | sort -k3)
+	[ "$(printf '%s\n' "$modes" | awk '$2 == "d" && $1 != 755' | wc -l)" = 0 ]
+	[ "$(printf '%s\n' "$modes" | awk '$2 == "f" && $1 != 644 && $3 != "etc/gpuvm/.gpuvm.lock"' | wc -l)" = 0 ]
+	assert_regex "$modes" "755 d run/gpuvm/metrics"
+	assert_regex "$modes" "644 f run/gpuvm/metrics/gpuvm.prom"
+	assert_regex "$modes" "755 d etc/gpuvm"
+	assert_regex "$modes" "644 f etc/gpuvm/gpuvm.conf"
+	assert_regex "$modes" "600 f etc/gpuvm/.gpuvm.lock" # the lock stays the writers' alone
+}
+
 @test "a planted temporary of the state file is neither followed nor truncated" {
 	mkdir -p "$ROOT/run/gpuvm"
 	# Hard links at the temporary's names, old and new; the PID is the shell's, which execs.
