@@ -17,6 +17,7 @@
 #include "cmd/cmd.h"
 #include "rootio.h"
 #include "util.h"
+#include "vgpu.h"
 
 enum {
 	EXIT_OK = 0,	      /* every device in its requested state, or nothing to do */
@@ -86,12 +87,14 @@ static void usage(FILE *f)
 
 /*
  * Every option: its long name, whether it takes a value, the bit a command takes it by (0:
- * every command's), and where its value goes. --wait's value is checked as it is parsed.
+ * every command's), and where its value goes. --wait's and --vgpu-release's values are
+ * checked as they are parsed, whatever the command and the mode.
  */
 enum opt_kind {
 	OPT_BOOL,
 	OPT_STR,
-	OPT_WAIT
+	OPT_WAIT,
+	OPT_RELEASE
 };
 static const struct opt_def {
 	const char *name;
@@ -116,14 +119,17 @@ static const struct opt_def {
 	{ "external-provider", OPT_BOOL, CMD_OPT_EXTERNAL, offsetof(struct options, external) },
 	{ "kubevirt-plugin", OPT_BOOL, CMD_OPT_PLUGIN, offsetof(struct options, kubevirt_plugin) },
 	{ "pci-ids", OPT_STR, CMD_OPT_PCI_IDS, offsetof(struct options, pci_ids) },
-	{ "vgpu-release", OPT_STR, CMD_OPT_VGPU_RELEASE, offsetof(struct options, vgpu_release) },
+	{ "vgpu-release", OPT_RELEASE, CMD_OPT_VGPU_RELEASE, offsetof(struct options, vgpu_release) },
 	{ "kubevirt-version", OPT_STR, CMD_OPT_KV_VERSION, offsetof(struct options, kubevirt_version) },
 	{ "out", OPT_STR, CMD_OPT_OUT, offsetof(struct options, out) },
 	{ "in-use", OPT_BOOL, CMD_OPT_IN_USE, offsetof(struct options, in_use) },
 };
 
 /* --wait: seconds, 0 to a day. */
-#define WAIT_MAX_S 86400U
+#define WAIT_MAX_S 86400
+#define WAIT_WORDS_(max) "a number of seconds from 0 to " #max
+#define WAIT_WORDS_X(max) WAIT_WORDS_(max) /* max expanded first */
+#define WAIT_WORDS WAIT_WORDS_X(WAIT_MAX_S)
 static int parse_wait(const char *s, unsigned *out)
 {
 	unsigned long v;
@@ -191,23 +197,31 @@ __attribute__((format(printf, 2, 3))) static int usage_error(const char *cmd, co
 	return EXIT_USAGE;
 }
 
-/* An option's value into o; -1 when --wait's is not a number of seconds. */
-static int set_option(struct options *o, const struct opt_def *d, const char *arg)
+/*
+ * An option's value into o: NULL, or what it takes when it is not that (--wait's not a
+ * number of seconds, --vgpu-release's not a release).
+ */
+static const char *set_option(struct options *o, const struct opt_def *d, const char *arg)
 {
 	char *field = (char *)o + d->field;
+	int release;
 
 	switch (d->kind) {
 	case OPT_BOOL:
 		*(bool *)(void *)field = true;
-		return 0;
+		break;
+	case OPT_RELEASE:
+		if (vgpu_release_parse(arg, &release) < 0)
+			return VGPU_RELEASE_WORDS;
+		/* fall through */
 	case OPT_STR:
 		*(const char **)(void *)field = arg;
-		return 0;
+		break;
 	case OPT_WAIT:
 		o->wait_given = true;
-		return parse_wait(arg, (unsigned *)(void *)field);
+		return parse_wait(arg, (unsigned *)(void *)field) < 0 ? WAIT_WORDS : NULL;
 	}
-	return 0;
+	return NULL;
 }
 
 /*
@@ -295,7 +309,7 @@ int main(int argc, char **argv)
 	enum log_level level;
 	bool given[ARRAY_SIZE(opt_defs)] = { false };
 	int c, r, ret, idx, info = 0, bad = 0, bad_opt = 0;
-	const char *bad_word = NULL;
+	const char *bad_word = NULL, *why;
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(opt_defs); i++)
@@ -313,14 +327,13 @@ int main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, ":qvhV", longopts, NULL)) != -1) {
 		if (c >= 256 && (size_t)(c - 256) < ARRAY_SIZE(opt_defs)) {
 			idx = c - 256;
-			if (set_option(&o, &opt_defs[idx], optarg) < 0) {
+			why = set_option(&o, &opt_defs[idx], optarg);
+			if (why) {
 				char shown[64];
 
 				term_safe(optarg, shown, sizeof(shown));
-				fprintf(stderr,
-					"gpuvm: --wait: '%s' is not a number of seconds from 0 to %u\nTry 'gpuvm --help'.\n",
-					shown, WAIT_MAX_S);
-				return EXIT_USAGE;
+				return usage_error(NULL, "--%s: '%s' is not %s", opt_defs[idx].name,
+						   shown, why);
 			}
 			given[idx] = true;
 			continue;

@@ -177,8 +177,7 @@ int prep_vgpu_host(const struct prep *pp, const char *given, struct vgpu_host *h
 	if (given) {
 		if (vgpu_release_parse(given, &h->release) < 0) {
 			term_safe(given, shown, sizeof(shown));
-			log_err("--vgpu-release: '%s' is not a vGPU release (a number: 17, or 17.4)",
-				shown);
+			log_err("--vgpu-release: '%s' is not " VGPU_RELEASE_WORDS, shown);
 			return -EINVAL;
 		}
 		snprintf(from, size, "--vgpu-release");

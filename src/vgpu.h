@@ -91,7 +91,8 @@ int vgpu_kernel_parse(const char *kver, int *major, int *minor);
  * its release: a lower bound, which is all the matrix asks.
  */
 int vgpu_release_of_driver(const char *version, int *release);
-/* A release given as a number ("17", "17.4"): -EINVAL otherwise. */
+/* A release given as a number ("17", "17.4"): -EINVAL otherwise, said in these words. */
 int vgpu_release_parse(const char *s, int *release);
+#define VGPU_RELEASE_WORDS "a vGPU release (a number: 17, or 17.4)"
 
 #endif

@@ -269,6 +269,27 @@ method_whats() {
 	assert_failure 2
 }
 
+@test "--vgpu-release is checked in every mode, check's and kubevirt's alike: the value and what it takes" {
+	mkfx sriov
+	for args in "check" "check --mode container" "check --mode vm-passthrough" "kubevirt" \
+		"--cmdline gpuvm.mode=vm-passthrough kubevirt --kubevirt-plugin"; do
+		# shellcheck disable=SC2086 # the words split on purpose
+		gv $args --vgpu-release 17.x
+		assert_failure 2
+		[ -z "$output" ]
+		[ "$stderr" = "gpuvm: --vgpu-release: '17.x' is not a vGPU release (a number: 17, or 17.4)
+Try 'gpuvm --help'." ]
+	done
+	gv --cmdline "" check --vgpu-release "0"
+	assert_failure 2
+	assert_regex "$stderr" "'0' is not a vGPU release"
+	# A release, in a mode that does not use it: taken, nothing said of it.
+	gv --cmdline "" check --mode container --vgpu-release 17.4
+	[ "$status" -ne 2 ]
+	gv --cmdline "" kubevirt --vgpu-release 17
+	assert_success
+}
+
 # secure_boot VALUE: the SecureBoot EFI variable (4 bytes of attributes, then VALUE).
 secure_boot() {
 	mkdir -p "$ROOT/sys/firmware/efi/efivars"
