@@ -240,7 +240,7 @@ same_commands() {
 @test "the README's commands are main.c's commands, no other" {
 	run same_commands "$TOP/src/main.c" "$TOP/README.md"
 	assert_success
-	[ "$(tr '\n' ' ' <"$BATS_TEST_TMPDIR/main.cmds")" = "apply plan dump status check cmdline config kubevirt " ]
+	[ "$(tr '\n' ' ' <"$BATS_TEST_TMPDIR/main.cmds")" = "status check plan config kubevirt cmdline dump apply " ]
 	sed '/^    gpuvm dump /d' "$TOP/README.md" >"$BATS_TEST_TMPDIR/README.md"
 	run --separate-stderr same_commands "$TOP/src/main.c" "$BATS_TEST_TMPDIR/README.md"
 	assert_failure
