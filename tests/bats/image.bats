@@ -197,13 +197,13 @@ arm64_ok() {
 @test "gpuvm-kubevirt-patch from the image, both architectures, on a fleet's nodes: the tree's patch" {
 	image
 	local want
-	want=$("$TOP/mirror/gpuvm-kubevirt-patch" "$TOP/tests/fixture/kubevirt/nodes.json" 2>/dev/null)
+	want=$("$TOP/mirror/gpuvm-kubevirt-patch" --replace "$TOP/tests/fixture/kubevirt/nodes.json" 2>/dev/null)
 	printf '%s' "$want" | jq -e '.spec.configuration.permittedHostDevices.pciHostDevices | length > 3' >/dev/null
-	run --separate-stderr in_root amd64 gpuvm-kubevirt-patch /tmp/nodes.json
+	run --separate-stderr in_root amd64 gpuvm-kubevirt-patch --replace /tmp/nodes.json
 	assert_success
 	assert_output "$want"
 	arm64_ok
-	run --separate-stderr in_root arm64 gpuvm-kubevirt-patch /tmp/nodes.json
+	run --separate-stderr in_root arm64 gpuvm-kubevirt-patch --replace /tmp/nodes.json
 	assert_success
 	assert_output "$want"
 }

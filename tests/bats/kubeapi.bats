@@ -172,7 +172,7 @@ kubectl_checks() {
 	assert_success
 	printf '%s\n' "$output" >"$K/nodes.json"
 	[ "$(jq -r '[.kind, (.items | map("\(.kind) \(.metadata.name)") | join(","))] | join(" ")' "$K/nodes.json")" = "List Node cpu-1,Node $NODE" ]
-	run --separate-stderr "$TOP/mirror/gpuvm-kubevirt-patch" "$K/nodes.json"
+	run --separate-stderr "$TOP/mirror/gpuvm-kubevirt-patch" --replace "$K/nodes.json"
 	assert_success
 	[ "$(jqc '.spec.configuration.permittedHostDevices.pciHostDevices')" = \
 		'[{"pciVendorSelector":"10DE:1E87","resourceName":"nvidia.com/1e87","externalResourceProvider":true}]' ]

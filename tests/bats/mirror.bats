@@ -1070,7 +1070,7 @@ build_fleet() {
 
 @test "gpuvm-kubevirt-patch: every node's entries in one KubeVirt patch, the plugin's names, the gates they need" {
 	build_fleet
-	run --separate-stderr "$PATCH" "$K/nodes.json"
+	run --separate-stderr "$PATCH" --replace "$K/nodes.json"
 	assert_success
 	[ "$(jqr '[.spec.configuration.permittedHostDevices.pciHostDevices[] | "\(.pciVendorSelector) \(.resourceName) \(.externalResourceProvider)"] | join(",")')" = \
 		"10DE:22A3 nvidia.com/GH100_H100_NVSWITCH true,10DE:2330 nvidia.com/GH100_H100_SXM5_80GB true,10DE:2335 nvidia.com/GH100_H200_SXM_141GB true,10DE:26B9 nvidia.com/AD102GL_L40S true,10DE:26B9 nvidia.com/NVIDIA_L40S-1Q true,10DE:26B9 nvidia.com/NVIDIA_L40S-4C true" ]
@@ -1081,13 +1081,13 @@ build_fleet() {
   "enabled": false
 }' ]
 	[[ "$stderr" == *"note: 10DE:2335: nvidia.com/2335 is nvidia.com/GH100_H200_SXM_141GB, as the sandbox device plugin registered it on hgx-h200-a"* ]]
-	[[ "$stderr" == *"note: node odd: gpuvm.dev/kubevirt is not the label mirror's (version 1): left out"* ]]
-	[[ "$stderr" == *"without --current, the lists replace the CR's whole"*", and so are the feature gates but HostDevices"* ]]
+	[[ "$stderr" == *"warning: node odd: gpuvm.dev/kubevirt left out: version 2, not 1"* ]]
+	[[ "$stderr" == *"with --replace, the lists replace the CR's whole"*", and so are the feature gates but HostDevices"* ]]
 	# Every key of the patch is one of KubeVirt's (KubeVirtSpec.configuration, from its API types).
 	[ "$(jqr '[paths(type != "object" and type != "array") | map(select(type == "string")) | join(".")] | unique | join(" ")')" = \
-		"spec.configuration.developerConfiguration.featureGates spec.configuration.mediatedDevicesConfiguration.enabled spec.configuration.permittedHostDevices.mediatedDevices.externalResourceProvider spec.configuration.permittedHostDevices.mediatedDevices.mdevNameSelector spec.configuration.permittedHostDevices.mediatedDevices.resourceName spec.configuration.permittedHostDevices.pciHostDevices.externalResourceProvider spec.configuration.permittedHostDevices.pciHostDevices.pciVendorSelector spec.configuration.permittedHostDevices.pciHostDevices.resourceName" ]
+		"metadata.annotations.gpuvm.dev/kubevirt-entries spec.configuration.developerConfiguration.featureGates spec.configuration.mediatedDevicesConfiguration.enabled spec.configuration.permittedHostDevices.mediatedDevices.externalResourceProvider spec.configuration.permittedHostDevices.mediatedDevices.mdevNameSelector spec.configuration.permittedHostDevices.mediatedDevices.resourceName spec.configuration.permittedHostDevices.pciHostDevices.externalResourceProvider spec.configuration.permittedHostDevices.pciHostDevices.pciVendorSelector spec.configuration.permittedHostDevices.pciHostDevices.resourceName" ]
 	# Before KubeVirt 1.8: the feature gate instead of the field.
-	run --separate-stderr "$PATCH" --kubevirt-version v1.7.2 <"$K/nodes.json"
+	run --separate-stderr "$PATCH" --replace --kubevirt-version v1.7.2 <"$K/nodes.json"
 	assert_success
 	[ "$(jqr '.spec.configuration.developerConfiguration.featureGates | join(",")')" = HostDevices,DisableMDEVConfiguration ]
 	[ "$(jqr '.spec.configuration | has("mediatedDevicesConfiguration")')" = false ]
@@ -1103,11 +1103,11 @@ build_fleet() {
 	run --separate-stderr "$PATCH" --current "$K/kv.json" "$K/nodes.json"
 	assert_success
 	[ "$(jqr '.spec.configuration.permittedHostDevices.pciHostDevices | map(.resourceName) | join(",")')" = \
-		"intel.com/qat,nvidia.com/GH100_H100_NVSWITCH,nvidia.com/GH100_H100_SXM5_80GB,nvidia.com/GH100_H200_SXM_141GB,nvidia.com/AD102GL_L40S,nvidia.com/NVIDIA_L40S-1Q,nvidia.com/NVIDIA_L40S-4C" ]
+		"intel.com/qat,nvidia.com/old-name,nvidia.com/GH100_H100_NVSWITCH,nvidia.com/GH100_H100_SXM5_80GB,nvidia.com/GH100_H200_SXM_141GB,nvidia.com/AD102GL_L40S,nvidia.com/NVIDIA_L40S-1Q,nvidia.com/NVIDIA_L40S-4C" ]
 	[ "$(jqr '.spec.configuration.permittedHostDevices.mediatedDevices | map(.resourceName) | join(",")')" = "intel.com/gvt,nvidia.com/NVIDIA_A10-4Q" ]
 	# the gates are there already: the patch leaves the list alone
 	[ "$(jqr '.spec.configuration | has("developerConfiguration")')" = false ]
-	[[ "$stderr" != *"without --current"* ]]
+	[[ "$stderr" != *"the lists replace the CR's whole"* ]]
 	# The HyperConverged CR: pciDeviceSelector, its own feature gate map.
 	jq -n '{apiVersion: "hco.kubevirt.io/v1beta1", kind: "HyperConverged",
 		spec: {permittedHostDevices: {pciHostDevices: [{pciDeviceSelector: "10DE:1EB8", resourceName: "nvidia.com/TU104GL_Tesla_T4"}]}}}' >"$K/hco.json"
@@ -1120,7 +1120,7 @@ build_fleet() {
 	[[ "$stderr" == *"note: HCO enables the feature gate HostDevices itself"* ]]
 	# Every key is one of HCO's (HyperConvergedSpec, its docs/api.md).
 	[ "$(jqr '[paths(type != "object" and type != "array") | map(select(type == "string")) | join(".")] | unique | join(" ")')" = \
-		"spec.featureGates.disableMDevConfiguration spec.permittedHostDevices.mediatedDevices.externalResourceProvider spec.permittedHostDevices.mediatedDevices.mdevNameSelector spec.permittedHostDevices.mediatedDevices.resourceName spec.permittedHostDevices.pciHostDevices.externalResourceProvider spec.permittedHostDevices.pciHostDevices.pciDeviceSelector spec.permittedHostDevices.pciHostDevices.resourceName" ]
+		"metadata.annotations.gpuvm.dev/kubevirt-entries spec.featureGates.disableMDevConfiguration spec.permittedHostDevices.mediatedDevices.externalResourceProvider spec.permittedHostDevices.mediatedDevices.mdevNameSelector spec.permittedHostDevices.mediatedDevices.resourceName spec.permittedHostDevices.pciHostDevices.externalResourceProvider spec.permittedHostDevices.pciHostDevices.pciDeviceSelector spec.permittedHostDevices.pciHostDevices.resourceName" ]
 	# A CR of the other kind is refused.
 	run --separate-stderr "$PATCH" --hco --current "$K/kv.json" "$K/nodes.json"
 	assert_failure 1
@@ -1146,20 +1146,20 @@ build_fleet() {
 @test "gpuvm-kubevirt-patch: nodes that disagree, no entries, bad input: exit 1 or 2, each said" {
 	fleet_node own-plugin workstation vm-passthrough ""
 	fleet_list
-	"$PATCH" "$K/nodes.json" >/dev/null
+	"$PATCH" --replace "$K/nodes.json" >/dev/null
 	# the same ID, two nodes, two device plugins
 	jq '.metadata.name = "sandbox" | .metadata.annotations["gpuvm.dev/kubevirt"] |= (fromjson
-		| .pciHostDevices[0].externalResourceProvider = false | tojson)' "$K/fleet/own-plugin.json" >"$K/fleet/sandbox.json"
+		| del(.pciHostDevices[0].externalResourceProvider) | tojson)' "$K/fleet/own-plugin.json" >"$K/fleet/sandbox.json"
 	fleet_list
-	run --separate-stderr "$PATCH" "$K/nodes.json"
+	run --separate-stderr "$PATCH" --replace "$K/nodes.json"
 	assert_failure 1
 	[[ "$stderr" == *"error: 10DE:1E87 nvidia.com/1e87: externalResourceProvider true on own-plugin, false on sandbox"* ]]
 	[ -z "$output" ]
 	# no node publishes
-	run --separate-stderr "$PATCH" <<<'{"kind": "List", "items": [{"kind": "Node", "metadata": {"name": "n"}}]}'
+	run --separate-stderr "$PATCH" --replace <<<'{"kind": "List", "items": [{"kind": "Node", "metadata": {"name": "n"}}]}'
 	assert_failure 1
 	[[ "$stderr" == *"error: no node has gpuvm.dev/kubevirt"* ]]
-	run --separate-stderr "$PATCH" <<<'[1, 2]'
+	run --separate-stderr "$PATCH" --replace <<<'[1, 2]'
 	assert_failure 1
 	[[ "$stderr" == *"not a Node or a list of nodes"* ]]
 	run --separate-stderr "$PATCH" --kubevirt-version one "$K/nodes.json"
