@@ -219,10 +219,12 @@ apply() {
 			{pciVendorSelector: "10DE:1EB8", resourceName: "nvidia.com/TU104GL_Tesla_T4"}],
 		mediatedDevices: [{mdevNameSelector: "i915-GVTg_V5_4", resourceName: "intel.com/gvt"}]}
 		| .metadata.annotations["gpuvm.dev/kubevirt-entries"] =
-			({version: 1, pciHostDevices: [["10DE:1234", "nvidia.com/GH100_H100_SXM5_80GB"]], mediatedDevices: []} | tojson)' \
-		"$K/kv.json" >"$K/cr.json"
+			({version: 1, pciHostDevices: [["10DE:1234", "nvidia.com/GH100_H100_SXM5_80GB"]], mediatedDevices: []} | tojson)
+		| .metadata.resourceVersion = "4711"' "$K/kv.json" >"$K/cr.json"
 	kvpatch --current "$K/cr.json"
 	assert_success
+	# the CR as it was read: the API server refuses the patch once the CR has changed
+	[ "$(jqr .metadata.resourceVersion)" = 4711 ]
 	# the poisoned entry goes, the others' stay where they were, the fleet's follow
 	[ "$(pcis)" = "8086:0D5C intel.com/qat,10DE:1EB8 nvidia.com/TU104GL_Tesla_T4,10DE:2236 nvidia.com/GA102GL_A10,$H100" ]
 	[ "$(mdevs)" = "i915-GVTg_V5_4 intel.com/gvt,NVIDIA A10-4Q nvidia.com/NVIDIA_A10-4Q" ]
