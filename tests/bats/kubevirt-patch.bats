@@ -150,6 +150,9 @@ apply() {
 	jq -c '.pciHostDevices = [range(65) as $i | .pciHostDevices[0]]' <<<"$ann" | raw_node many
 	printf '{"version":1,"mode":"vm-passthrough",' | raw_node not-json
 	printf '[1]' | raw_node a-list
+	# a node's name and a field's with a newline, ESC and a bidi control: masked, no line forged
+	jq -n --arg a '{"version":1,"mode":"vm-passthrough","pciHostDevices":[],"mediatedDevices":[],"x\nwarning: forged":1}' \
+		'{kind: "Node", metadata: {name: "evil\u001b[31m\nwarning: forged\u202e", annotations: {"gpuvm.dev/kubevirt": $a}}}' >"$K/fleet/evil.json"
 	node odd-entries vm-passthrough "$(pci 10DE:2335 nvidia.com/2335)" \
 		"$(pci 10DE:2336 nvidia.com/GH100_X '.note = "mine"')" \
 		"$(pci 10de:2337 nvidia.com/2337)" \
@@ -167,6 +170,9 @@ apply() {
 	has "warning: node many: gpuvm.dev/kubevirt left out: more than 64 entries in a list (gpuvm writes at most 64)"
 	has "warning: node not-json: gpuvm.dev/kubevirt left out: not JSON"
 	has "warning: node a-list: gpuvm.dev/kubevirt left out: not a JSON object"
+	has "warning: node evil?[31m?warning: forged?: gpuvm.dev/kubevirt left out: its fields are not version, mode, pciHostDevices and mediatedDevices (mediatedDevices, mode, pciHostDevices, version, x?warning: forged)"
+	[[ "$stderr" != *$'\e'* && "$stderr" != *$'\u202e'* ]]
+	[ "$(grep -c '^warning: forged\|^gpuvm-kubevirt-patch: warning: forged' <<<"$stderr")" = 0 ]
 	has "warning: node odd-entries: gpuvm.dev/kubevirt entry 10DE:2336 nvidia.com/GH100_X left out: fields gpuvm does not write (note)"
 	has "warning: node odd-entries: gpuvm.dev/kubevirt entry 10de:2337 nvidia.com/2337 left out: the selector is not VVVV:DDDD in upper-case hex, as gpuvm writes it"
 	has "warning: node odd-entries: gpuvm.dev/kubevirt entry 10DE:2338 nvidia.com/2338 left out: count is neither null nor a whole number from 1 to 4096"
