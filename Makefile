@@ -231,6 +231,7 @@ ITOOLS_STAGES := init-top init-premount local-block init-bottom
 MANDIR := $(PREFIX)/share/man/man8
 SHAREDIR := $(PREFIX)/share/gpuvm
 UNITDIR := $(PREFIX)/lib/systemd/system
+TMPFILESDIR := $(PREFIX)/lib/tmpfiles.d
 CMDLINE_SETS := $(notdir $(wildcard kernel-cmdline/*-*))
 
 install: all
@@ -247,6 +248,7 @@ install: all
 	install -D -m 0644 systemd/gpuvm-nfd.service $(DESTDIR)$(UNITDIR)/gpuvm-nfd.service
 	install -D -m 0644 systemd/gpuvm-nfd.timer $(DESTDIR)$(UNITDIR)/gpuvm-nfd.timer
 	install -D -m 0644 systemd/gpuvm-nfd.path $(DESTDIR)$(UNITDIR)/gpuvm-nfd.path
+	install -D -m 0644 systemd/gpuvm.tmpfiles $(DESTDIR)$(TMPFILESDIR)/gpuvm.conf
 	[ -z "$(PCI_IDS)" ] || { sh scripts/pciids-nvidia.sh "$(PCI_IDS)" >$(B)/pci.ids && \
 		install -D -m 0644 $(B)/pci.ids $(DESTDIR)$(SHAREDIR)/pci.ids; }
 	install -D -m 0755 mirror/gpuvm-label-mirror $(DESTDIR)$(SHAREDIR)/mirror/gpuvm-label-mirror
@@ -268,7 +270,8 @@ install: all
 # Leaves /etc/gpuvm/gpuvm.conf: it is the operator's.
 uninstall:
 	rm -f $(DESTDIR)$(SBINDIR)/gpuvm $(DESTDIR)$(MANDIR)/gpuvm.8 $(DESTDIR)$(UNITDIR)/gpuvm-nfd.service \
-		$(DESTDIR)$(UNITDIR)/gpuvm-nfd.timer $(DESTDIR)$(UNITDIR)/gpuvm-nfd.path
+		$(DESTDIR)$(UNITDIR)/gpuvm-nfd.timer $(DESTDIR)$(UNITDIR)/gpuvm-nfd.path \
+		$(DESTDIR)$(TMPFILESDIR)/gpuvm.conf
 	rm -f $(DESTDIR)$(MANDIR)/../man5/gpuvm.conf.5
 	rm -f $(DESTDIR)$(ITOOLSDIR)/hooks/gpuvm $(ITOOLS_STAGES:%=$(DESTDIR)$(ITOOLSDIR)/scripts/%/gpuvm)
 	rm -rf $(DESTDIR)$(DRACUTDIR) $(DESTDIR)$(SHAREDIR)

@@ -81,6 +81,33 @@ load helpers
 	[ "$(cat "$d/etc/gpuvm/gpuvm.conf")" = "mode=vm-passthrough" ]
 }
 
+# The directories the label mirror's DaemonSet mounts (hostPath type Directory, which makes
+# nothing): tmpfiles.d makes them at every boot of a host with gpuvm installed, and systemd's
+# own reading of the file makes exactly those two, as root's, 0755.
+@test "make install lays out tmpfiles.d's gpuvm.conf: /run/gpuvm and /run/gpuvm-reboot; uninstall takes it" {
+	d="$BATS_TEST_TMPDIR/dest"
+	run make -s -C "$TOP" install DESTDIR="$d"
+	assert_success
+	f=$d/usr/lib/tmpfiles.d/gpuvm.conf
+	[ "$(stat -c %a "$f")" = 644 ]
+	run grep -v '^#' "$f"
+	assert_output 'd /run/gpuvm 0755 root root -
+d /run/gpuvm-reboot 0755 root root -'
+	need "systemd-tmpfiles (systemd)" command -v systemd-tmpfiles
+	systemd-tmpfiles --root="$BATS_TEST_TMPDIR/host" --create "$f"
+	run sh -c "find '$BATS_TEST_TMPDIR/host' -mindepth 1 -printf '%P %m %u\\n' | LC_ALL=C sort"
+	assert_output 'run 755 root
+run/gpuvm 755 root
+run/gpuvm-reboot 755 root'
+	# Where systemd looks under another PREFIX too (/usr/local/lib/tmpfiles.d).
+	run make -s -C "$TOP" install DESTDIR="$BATS_TEST_TMPDIR/local" PREFIX=/usr/local
+	assert_success
+	cmp "$f" "$BATS_TEST_TMPDIR/local/usr/local/lib/tmpfiles.d/gpuvm.conf"
+	run make -s -C "$TOP" uninstall DESTDIR="$d"
+	assert_success
+	[ ! -e "$f" ]
+}
+
 # initramfs-tools reads /usr/share/initramfs-tools only: the hook and the boot script go
 # there whatever the PREFIX, executable (mkinitramfs runs only executable hooks and scripts);
 # the one boot script in each stage it acts in.
