@@ -348,8 +348,9 @@ sbom: all $(if $(filter arm64,$(PKG_ARCH)),$(A64)/gpuvm)
 packages: all arm64
 	$(MAKE) deb rpm
 	$(MAKE) deb rpm ARCH=arm64
-# The apt and dnf repositories of those four packages, signed, in build/repo (packaging/README.md,
-# "The repositories"): make repo REPO_URL=https://… REPO_GPG_KEY=FINGERPRINT (or
+# The apt and dnf repositories of the packages built (the four, or amd64's two alone), signed,
+# in build/repo (packaging/README.md, "The repositories"): make repo REPO_URL=https://…
+# REPO_GPG_KEY=FINGERPRINT (or
 # REPO_GPG_KEY_FILE=FILE; REPO_UNSIGNED=1 with a file:/// URL for a local test).
 .PHONY: repo
 repo:

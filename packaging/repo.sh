@@ -1,11 +1,13 @@
 #!/bin/sh
 # packaging/repo.sh VERSION — the repositories a fleet points apt and dnf at (make repo), from
-# the four packages `make packages` built (build/deb/gpuvm_VERSION_{amd64,arm64}.deb,
-# build/rpm/gpuvm-VERSION-1.{x86_64,aarch64}.rpm), laid out under REPO_DIR (build/repo) ready
-# to be served as it is over HTTPS at REPO_URL:
+# the packages `make packages` built (build/deb/gpuvm_VERSION_{amd64,arm64}.deb,
+# build/rpm/gpuvm-VERSION-1.{x86_64,aarch64}.rpm): every architecture whose two packages are
+# there (a tree that built amd64's alone, make deb rpm, publishes amd64 alone and says so);
+# no package at all, or an architecture's .deb without its .rpm or the other way round, is an
+# error. Laid out under REPO_DIR (build/repo) ready to be served as it is over HTTPS at REPO_URL:
 #     deb/            an apt repository (apt-ftparchive): dists/stable/{InRelease,Release,
-#                     Release.gpg}, dists/stable/main/binary-{amd64,arm64}/Packages*, pool/
-#     rpm/ARCH/       a dnf repository for each of x86_64 and aarch64 (createrepo_c), the
+#                     Release.gpg}, dists/stable/main/binary-ARCH/Packages*, pool/
+#     rpm/ARCH/       a dnf repository for each of x86_64 and aarch64 built (createrepo_c), the
 #                     packages signed (rpmsign) and repodata/repomd.xml.asc beside repomd.xml
 #     gpuvm.asc       the public key, armored
 #     gpuvm.sources   for /etc/apt/sources.list.d/ (deb822, Signed-By: the key's path on a host)
@@ -67,11 +69,25 @@ for t in apt-ftparchive createrepo_c gpg gpgv rpmsign rpmkeys dpkg-deb; do
 	command -v "$t" >/dev/null || die "no $t (scripts/install-packages.sh installs it)"
 done
 
-debs="$top/build/deb/gpuvm_${version}_amd64.deb $top/build/deb/gpuvm_${version}_arm64.deb"
-rpms="$top/build/rpm/gpuvm-$version-1.x86_64.rpm $top/build/rpm/gpuvm-$version-1.aarch64.rpm"
-for f in $debs $rpms; do
-	[ -f "$f" ] || die "no $f: make packages first"
+# The architectures whose packages were built, each with its .deb and its .rpm: the apt and the
+# dnf repository hold the same ones. Those not built are named; none at all is an error.
+debs='' rpms='' took='' left=''
+for a in amd64 arm64; do
+	case $a in amd64) ra=x86_64 mk='' ;; arm64) ra=aarch64 mk=' ARCH=arm64' ;; esac
+	deb=$top/build/deb/gpuvm_${version}_$a.deb
+	rpm=$top/build/rpm/gpuvm-$version-1.$ra.rpm
+	if [ -f "$deb" ] && [ -f "$rpm" ]; then
+		debs="$debs $deb" rpms="$rpms $rpm" took="${took:+$took }$a"
+	elif [ -f "$deb" ]; then
+		die "$deb without $rpm: make rpm$mk, or take the .deb away (make packages builds all four)"
+	elif [ -f "$rpm" ]; then
+		die "$rpm without $deb: make deb$mk, or take the .rpm away (make packages builds all four)"
+	else
+		left="${left:+$left }$a"
+	fi
 done
+[ -n "$took" ] ||
+	die "no package of gpuvm $version: neither $top/build/deb/gpuvm_${version}_amd64.deb nor the arm64 one (make packages first; make deb rpm: amd64's alone)"
 added_debs='' added_rpms=''
 if [ -n "${REPO_ADD-}" ]; then
 	[ -d "$REPO_ADD" ] || die "REPO_ADD=$REPO_ADD: not a folder"
@@ -149,6 +165,7 @@ gpgsign() {
 	esac || { cat "$work/verify.log" >&2; die "$o does not verify against the exported key $fpr"; }
 }
 
+echo "repo: gpuvm $version, architectures: $took${left:+ (not built, left out: $left)}"
 rm -rf "$out"
 mkdir -p "$out"
 

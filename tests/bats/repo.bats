@@ -147,7 +147,7 @@ dnf_run() {
 	run make -s -C "$TOP" repo VERSION=9.9.9 REPO_URL=https://repo.example.com/gpuvm REPO_GPG_KEY="$FPR" \
 		REPO_DIR="$BATS_TEST_TMPDIR/r"
 	assert_failure
-	assert_output --partial "no $TOP/build/deb/gpuvm_9.9.9_amd64.deb: make packages first"
+	assert_output --partial "no package of gpuvm 9.9.9: neither $TOP/build/deb/gpuvm_9.9.9_amd64.deb nor the arm64 one"
 	[ ! -e "$BATS_TEST_TMPDIR/r" ]
 }
 
@@ -387,4 +387,41 @@ gpgkey=file://$REPO/gpuvm.asc"
 	run make -s -C "$TOP" repo REPO_URL="file://$t/repo3" REPO_UNSIGNED=1 REPO_ADD="$t/empty" REPO_DIR="$t/repo3"
 	assert_failure
 	assert_output --partial "REPO_ADD=$t/empty holds no gpuvm_*.deb nor gpuvm-*.rpm"
+}
+
+# A tree that built amd64's packages alone (make deb rpm, no make arm64): make repo publishes
+# amd64 and says which architectures it took; apt on the host file updates without a word about
+# arm64. An architecture's .deb without its .rpm is refused, naming what is missing. The
+# script runs from a copy of the tree's packaging/ with such a build/ beside it.
+@test "make repo with amd64's packages alone: amd64's repositories, said so; a .deb without its .rpm refused" {
+	t=$BATS_TEST_TMPDIR
+	mkdir -p "$t/tree/packaging" "$t/tree/build/deb" "$t/tree/build/rpm"
+	cp "$TOP/packaging/repo.sh" "$t/tree/packaging/"
+	cp "$TOP/build/deb/gpuvm_${VERSION}_amd64.deb" "$t/tree/build/deb/"
+	cp "$TOP/build/rpm/gpuvm-${VERSION}-1.x86_64.rpm" "$t/tree/build/rpm/"
+	REPO_URL=file://$t/repo REPO_UNSIGNED=1 REPO_DIR=$t/repo run sh "$t/tree/packaging/repo.sh" "$VERSION"
+	assert_success
+	assert_line "repo: gpuvm $VERSION, architectures: amd64 (not built, left out: arm64)"
+	grep -qx 'Architectures: amd64' "$t/repo/deb/dists/stable/Release"
+	[ -s "$t/repo/deb/dists/stable/main/binary-amd64/Packages" ]
+	[ ! -e "$t/repo/deb/dists/stable/main/binary-arm64" ]
+	[ -s "$t/repo/rpm/x86_64/repodata/repomd.xml" ]
+	[ ! -e "$t/repo/rpm/aarch64" ]
+	apt_env "$t/apt" "$t/repo/gpuvm.sources"
+	run apt-get update
+	assert_success
+	refute_output --regexp '^(W|E|Err):'
+	run apt-cache policy gpuvm
+	assert_line "  Candidate: $VERSION"
+	# Half an architecture: refused, nothing written.
+	cp "$TOP/build/deb/gpuvm_${VERSION}_arm64.deb" "$t/tree/build/deb/"
+	REPO_URL=file://$t/repo2 REPO_UNSIGNED=1 REPO_DIR=$t/repo2 run sh "$t/tree/packaging/repo.sh" "$VERSION"
+	assert_failure
+	assert_output "repo.sh: $t/tree/build/deb/gpuvm_${VERSION}_arm64.deb without $t/tree/build/rpm/gpuvm-${VERSION}-1.aarch64.rpm: make rpm ARCH=arm64, or take the .deb away (make packages builds all four)"
+	[ ! -e "$t/repo2" ]
+	# And all four: both architectures, nothing left out.
+	cp "$TOP/build/rpm/gpuvm-${VERSION}-1.aarch64.rpm" "$t/tree/build/rpm/"
+	REPO_URL=file://$t/repo3 REPO_UNSIGNED=1 REPO_DIR=$t/repo3 run sh "$t/tree/packaging/repo.sh" "$VERSION"
+	assert_success
+	assert_line "repo: gpuvm $VERSION, architectures: amd64 arm64"
 }
