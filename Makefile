@@ -34,7 +34,10 @@ setup:
 deps:
 	sh scripts/deps.sh $(DEPS)
 
-# Static libkmod, liblzma and libzstd from Debian's sources (scripts/deps.sh, 2-3 minutes once).
+# Static libkmod, liblzma and libzstd from Debian's sources (scripts/deps.sh, 2-3 minutes once),
+# each from the newest version the archive lists: one it lists but does not serve stops the
+# build, unless DEPS_ALLOW_OLDER=1 (make DEPS_ALLOW_OLDER=1 …) lets an older one stand in, which
+# VERSIONS and the SBOM then say.
 DEPS_LIBS := -L$(DEPS)/lib -lkmod -lblkid -lzstd -llzma
 # Re-run when the script changes (a flag, the notices): it rebuilds only what differs.
 $(DEPS)/VERSIONS: scripts/deps.sh

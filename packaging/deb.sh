@@ -37,10 +37,7 @@ install -m 0755 "$here/deb/postinst" "$here/deb/postrm" "$d/"
 size=$(cd "$r" && find . -path ./DEBIAN -prune -o ! -path . -printf '%y %s\n' |
 	awk '{ n += ($1 == "f") ? int(($2 + 1023) / 1024) : 1 } END { print n + 0 }')
 # Built-Using: the Debian source packages whose code the static binary holds.
-built_using=$({
-	awk 'NF == 2 { print $1, $2 }' "$PKG_DEPS"
-	echo "musl $PKG_MUSL"
-} | LC_ALL=C sort | awk '{ printf "%s%s (= %s)", (NR > 1 ? ", " : ""), $1, $2 }')
+built_using=$(pkg_built_using)
 maintainer=$(sed -n 's/^ -- \(.*>\)  .*/\1/p' "$changelog" | head -n 1)
 sed -e "s|@VERSION@|$version|" -e "s|@ARCH@|$arch|" -e "s|@MAINTAINER@|$maintainer|" \
 	-e "s|@INSTALLED_SIZE@|$size|" -e "s|@BUILT_USING@|$built_using|" \

@@ -4,7 +4,10 @@
 # document: gpuvm itself (MIT), the file with its SHA-1 and SHA-256, and each library it
 # holds (musl, libkmod, libblkid, liblzma, libzstd) with its Debian source package and
 # version (the VERSIONS file scripts/deps.sh wrote, musl-dev's version), its licence and a
-# package URL; each library is related to gpuvm by STATIC_LINK. The packages install it as
+# package URL; each library is related to gpuvm by STATIC_LINK. A library built from an older
+# source than the archive's newest (scripts/deps.sh --allow-older, DEPS_ALLOW_OLDER=1: its
+# VERSIONS line says "older-than=NEWEST") says so in its sourceInfo and its comment, naming the
+# newer version it lacks. The packages install it as
 # /usr/share/doc/gpuvm/gpuvm.spdx.json; `make sbom` writes build/gpuvm.spdx.json. The date is
 # packaging/changelog's (SOURCE_DATE_EPOCH), so the same tree gives the same document.
 set -eu
@@ -23,15 +26,17 @@ sha256=$(sha256sum "$PKG_BIN" | cut -d' ' -f1)
 # SPDX's verification code of a package of one file: the SHA-1 of that file's SHA-1 in hex.
 vcode=$(printf '%s' "$sha1" | sha1sum | cut -d' ' -f1)
 
-# One line a library: NAME SOURCE-PACKAGE VERSION LICENCE (the licence last: it has blanks).
+# One line a library: NAME SOURCE-PACKAGE VERSION NEWEST LICENCE (NEWEST: the archive's newer
+# version it was built without, or "-"; the licence last: it has blanks).
 libs=$(
 	awk '
-		$1 == "kmod" { print "libkmod", $1, $2, "LGPL-2.1-or-later" }
-		$1 == "util-linux" { print "libblkid", $1, $2, "LGPL-2.1-or-later" }
-		$1 == "xz-utils" { print "liblzma", $1, $2, "LicenseRef-public-domain" }
-		$1 == "libzstd" { print "libzstd", $1, $2, "BSD-3-Clause OR GPL-2.0-only" }
+		{ newer = "-"; if ($3 ~ /^older-than=./) { newer = $3; sub(/^older-than=/, "", newer) } }
+		$1 == "kmod" { print "libkmod", $1, $2, newer, "LGPL-2.1-or-later" }
+		$1 == "util-linux" { print "libblkid", $1, $2, newer, "LGPL-2.1-or-later" }
+		$1 == "xz-utils" { print "liblzma", $1, $2, newer, "LicenseRef-public-domain" }
+		$1 == "libzstd" { print "libzstd", $1, $2, newer, "BSD-3-Clause OR GPL-2.0-only" }
 	' "$PKG_DEPS"
-	echo "musl musl $PKG_MUSL MIT"
+	echo "musl musl $PKG_MUSL - MIT"
 )
 [ "$(printf '%s\n' "$libs" | wc -l)" -eq 5 ] ||
 	pkg_die "$PKG_DEPS does not name the four libraries: $(tr '\n' ' ' <"$PKG_DEPS")"
@@ -39,7 +44,8 @@ libs=$(
 printf '%s\n' "$libs" | jq -R -s --arg version "$version" --arg arch "$arch" --arg when "$when" \
 	--arg sha1 "$sha1" --arg sha256 "$sha256" --arg vcode "$vcode" '
 	[split("\n")[] | select(length > 0) | split(" ") |
-	 { name: .[0], src: .[1], ver: .[2], lic: (.[3:] | join(" ")) }] as $libs |
+	 { name: .[0], src: .[1], ver: .[2], newer: (if .[3] == "-" then null else .[3] end),
+	   lic: (.[4:] | join(" ")) }] as $libs |
 	(["MIT"] + ($libs | map(.lic)) | unique |
 	 map(if test(" OR ") then "(\(.))" else . end) | join(" AND ")) as $all |
 	{
@@ -71,13 +77,17 @@ printf '%s\n' "$libs" | jq -R -s --arg version "$version" --arg arch "$arch" --a
 			licenseConcluded: .lic,
 			licenseDeclared: .lic,
 			copyrightText: "NOASSERTION",
-			sourceInfo: "built from the Debian source package \(.src) \(.ver)",
+			sourceInfo: ("built from the Debian source package \(.src) \(.ver)" +
+				(if .newer then ", older than the archive'"'"'s newest, \(.newer)" else "" end)),
 			externalRefs: [{
 				referenceCategory: "PACKAGE-MANAGER",
 				referenceType: "purl",
 				referenceLocator: "pkg:deb/debian/\(.src)@\(.ver | @uri)?arch=source"
 			}]
-		}))),
+		} + (if .newer then { comment: ("OLDER SOURCE: built from \(.src) \(.ver); the Debian " +
+			"archive'"'"'s newest, \(.newer), could not be downloaded when it was built and " +
+			"DEPS_ALLOW_OLDER=1 let the older one stand in: what \(.newer) fixes is not in " +
+			"this binary") } else {} end)))),
 		files: [{
 			SPDXID: "SPDXRef-File-gpuvm",
 			fileName: "./usr/sbin/gpuvm",

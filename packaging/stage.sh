@@ -9,7 +9,8 @@
 # it. Sets PKG_TOP (the repo), PKG_ROOT (DIR/root), PKG_BIN (the binary), PKG_DEPS (the
 # VERSIONS file of the static libraries it was linked with) and PKG_MUSL (the version of
 # Debian's musl-dev it was built with). Dies when VERSION is not the version of
-# packaging/changelog's first entry.
+# packaging/changelog's first entry. pkg_built_using (after pkg_vars) prints the .deb's
+# Built-Using.
 
 pkg_die() {
 	echo "${0##*/}: $*" >&2
@@ -42,6 +43,16 @@ pkg_vars() {
 	[ -f "$PKG_DEPS" ] || pkg_die "no $PKG_DEPS (the static libraries' versions)"
 	[ -f "${PKG_DEPS%/*}/NOTICES" ] || pkg_die "no ${PKG_DEPS%/*}/NOTICES (scripts/deps.sh writes it)"
 	[ -n "$PKG_MUSL" ] || pkg_die "cannot tell the version of musl-dev ($1)"
+}
+
+# pkg_built_using: Debian's Built-Using field for the binary of pkg_vars: each source package
+# of PKG_DEPS with the version it was built from (an older source's "older-than=" word is not
+# the field's: the SBOM says that) and musl-dev's, sorted.
+pkg_built_using() {
+	{
+		awk 'NF >= 2 { print $1, $2 }' "$PKG_DEPS"
+		echo "musl $PKG_MUSL"
+	} | LC_ALL=C sort | awk '{ printf "%s%s (= %s)", (NR > 1 ? ", " : ""), $1, $2 }'
 }
 
 pkg_stage() {

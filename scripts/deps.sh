@@ -7,7 +7,9 @@
 #   OUTDIR/lib/liblzma.a   OUTDIR/include/lzma.h, lzma/    (xz-utils; decoder only)
 #   OUTDIR/lib/libzstd.a   OUTDIR/include/zstd.h ...       (libzstd; decompressor only)
 #   OUTDIR/uapi/           kernel UAPI headers (symlinks) for -isystem
-#   OUTDIR/VERSIONS        "<source package> <Debian version>", one per line
+#   OUTDIR/VERSIONS        "<source package> <Debian version>", one per line; a library
+#                          built from an older source than the archive's newest (below) has
+#                          a third word, "older-than=<the archive's newest version>"
 #   OUTDIR/NOTICES         each library's licence as its source package (musl: musl-dev)
 #                          carries it, with its version: the binary's third-party notices
 #   OUTDIR/FLAGS           the flags the libraries were built with; others rebuild them
@@ -16,7 +18,8 @@
 # in libkmod's and libblkid's messages) reaches the binary, so a build in another
 # directory gives the same bytes.
 #
-# Usage: sh scripts/deps.sh [--arch ARCH] OUTDIR     (e.g. build/deps)
+# Usage: sh scripts/deps.sh [--arch ARCH] [--allow-older] [--fetch SRCPKG] OUTDIR
+#                                                    (e.g. build/deps)
 #
 # --arch arm64 cross-builds the same libraries for aarch64 (e.g. into build/arm64/deps):
 # musl and its musl-gcc come from Debian's musl-dev:arm64 through scripts/sysroot.sh
@@ -24,20 +27,47 @@
 # toolchain is gcc-aarch64-linux-gnu. Without --arch: the host's (x86_64) musl-gcc.
 #
 # Sources are fetched with apt-get source through a private apt state under
-# $(dirname OUTDIR)/deps-src/apt; the system's apt configuration is not
-# touched. Downloads, build trees and logs live in $(dirname OUTDIR)/deps-src.
-# Re-running is cheap: finished libraries are skipped, and when everything is
-# there the script prints "deps: up to date" and exits.
+# $(dirname OUTDIR)/deps-src/apt (deb-src lines mirroring the system's deb entries, or those of
+# the file DEPS_APT_SOURCES names: a mirror or a snapshot of one's own); the system's apt
+# configuration is not touched. Downloads, build trees and logs live in
+# $(dirname OUTDIR)/deps-src. Re-running is cheap: finished libraries are skipped, and when
+# everything is there the script prints "deps: up to date" and exits.
+#
+# Each library is built from the newest version of its source package the archive lists: a
+# security update is in its -security suite the day it is out. When that version cannot be
+# downloaded (a mirror that lags its index, a file gone), the build stops with an error that
+# names it. --allow-older (or DEPS_ALLOW_OLDER=1 in the environment, which make passes on)
+# builds from the newest older version that can be downloaded instead, and says so: the
+# library's VERSIONS line carries "older-than=NEWEST", the build's last lines warn, and the
+# SBOM the packages carry (packaging/sbom.sh) says it of that library. Such a source is not
+# reused as it stands by a later run: that run asks the archive again.
+#
+# --fetch SRCPKG only resolves and fetches SRCPKG's source, as a build would, and prints the
+# VERSIONS line it would get (nothing is built; OUTDIR names where deps-src/ is).
 set -eu
 
-ARCH=
-if [ "${1-}" = --arch ] && [ $# -ge 2 ]; then
-	ARCH=$2
-	shift 2
-fi
-if [ $# -ne 1 ] || [ -z "$1" ]; then
-	echo "usage: sh scripts/deps.sh [--arch ARCH] OUTDIR" >&2
+usage() {
+	echo "usage: sh scripts/deps.sh [--arch ARCH] [--allow-older] [--fetch SRCPKG] OUTDIR" >&2
 	exit 2
+}
+ARCH=
+ALLOW_OLDER=
+FETCH_ONLY=
+case ${DEPS_ALLOW_OLDER-} in
+'' | 0) ;;
+1) ALLOW_OLDER=1 ;;
+*) echo "deps: DEPS_ALLOW_OLDER=$DEPS_ALLOW_OLDER: 1 or nothing" >&2; exit 2 ;;
+esac
+while [ $# -gt 1 ]; do
+	case $1 in
+	--arch) ARCH=$2; shift 2 ;;
+	--allow-older) ALLOW_OLDER=1; shift ;;
+	--fetch) FETCH_ONLY=$2; shift 2 ;;
+	*) usage ;;
+	esac
+done
+if [ $# -ne 1 ] || [ -z "$1" ]; then
+	usage
 fi
 # The cross toolchain's triplet; empty for the host's own build.
 case $ARCH in
@@ -81,19 +111,27 @@ LZMA_SMALL="--enable-small --enable-checks=crc32,crc64"
 # The record of how the libraries were built: any change rebuilds every one.
 RECORD="$FLAGS; zstd $ZSTD_DEFS; lzma $LZMA_SMALL"
 uptodate=1
-[ -f "$OUT/VERSIONS" ] || uptodate=0
-[ -f "$OUT/NOTICES" ] || uptodate=0
-if [ "$(cat "$OUT/FLAGS" 2>/dev/null)" != "$RECORD" ]; then
-	uptodate=0
-	rm -rf "$OUT/.done" # built otherwise: every library again
+if [ -n "$FETCH_ONLY" ]; then
+	uptodate=0 # and OUT is left as it is
+else
+	[ -f "$OUT/VERSIONS" ] || uptodate=0
+	[ -f "$OUT/NOTICES" ] || uptodate=0
+	if [ "$(cat "$OUT/FLAGS" 2>/dev/null)" != "$RECORD" ]; then
+		uptodate=0
+		rm -rf "$OUT/.done" # built otherwise: every library again
+	fi
+	[ -d "$OUT/uapi/linux" ] || uptodate=0
+	for l in $DEPLIBS; do
+		[ -f "$OUT/lib/lib$l.a" ] || uptodate=0
+	done
 fi
-[ -d "$OUT/uapi/linux" ] || uptodate=0
-for l in $DEPLIBS; do
-	[ -f "$OUT/lib/lib$l.a" ] || uptodate=0
-done
 if [ "$uptodate" = 1 ]; then
 	touch "$OUT/VERSIONS" # newer than this script: make asks no more
 	echo "deps: up to date"
+	# A library an earlier run built from an older source stays so until OUT goes.
+	awk '$3 ~ /^older-than=/ { sub(/^older-than=/, "", $3)
+		printf "deps: WARNING: %s %s is older than the archive'"'"'s newest, %s (%s)\n", $1, $2, $3, FILENAME }' \
+		"$OUT/VERSIONS" >&2
 	exit 0
 fi
 
@@ -106,6 +144,7 @@ unset MAKEFLAGS MFLAGS MAKEOVERRIDES MAKELEVEL GNUMAKEFLAGS \
 
 tools="musl-gcc make ar apt-get apt-cache dpkg-source dpkg gcc"
 [ -z "$TRIPLET" ] || tools="$TRIPLET-gcc $TRIPLET-ar $TRIPLET-ranlib make apt-get apt-cache dpkg-source dpkg"
+[ -z "$FETCH_ONLY" ] || tools="apt-get apt-cache dpkg-source dpkg"
 for tool in $tools; do
 	if ! command -v "$tool" >/dev/null 2>&1; then
 		echo "deps: '$tool' not found; run scripts/install-packages.sh first" >&2
@@ -122,7 +161,7 @@ AR='ar'
 # Cross builds: configure's --host, and the archiver for the make-driven libraries.
 HOSTARGS=
 CROSSMAKE=
-if [ -n "$TRIPLET" ]; then
+if [ -n "$TRIPLET" ] && [ -z "$FETCH_ONLY" ]; then
 	sh "$here/sysroot.sh" "$ARCH" "$(dirname "$OUT")" || exit 1
 	CC=$(dirname "$OUT")/bin/musl-gcc
 	AR=$TRIPLET-ar
@@ -133,7 +172,8 @@ CFLAGS=$FLAGS
 JOBS=2
 UAPI=$OUT/uapi
 LOGS=$SRC/logs
-mkdir -p "$OUT/lib" "$OUT/include" "$OUT/.done" "$SRC" "$LOGS"
+[ -n "$FETCH_ONLY" ] || mkdir -p "$OUT/lib" "$OUT/include" "$OUT/.done"
+mkdir -p "$SRC" "$LOGS"
 
 # say MESSAGE: one progress line.
 say() {
@@ -159,7 +199,9 @@ run() {
 # -I/usr/include would pull in glibc's and break the build, so expose just the
 # kernel's folders through a directory of symlinks.
 # ---------------------------------------------------------------------------
-if [ -n "$TRIPLET" ]; then
+if [ -n "$FETCH_ONLY" ]; then
+	: # no headers: nothing is built
+elif [ -n "$TRIPLET" ]; then
 	# linux-libc-dev-ARCH-cross: the kernel's headers for that architecture only.
 	incdir=/usr/$TRIPLET/include
 	asmdir=$incdir/asm
@@ -172,15 +214,17 @@ else
 	asmdir=/usr/include/$multiarch/asm
 	[ -n "$multiarch" ] || asmdir=
 fi
-if [ -z "$asmdir" ] || [ ! -d "$asmdir" ] || [ ! -d "$incdir/linux" ]; then
-	echo "deps: kernel headers not found ($incdir/linux, $asmdir); install linux-libc-dev" >&2
-	exit 1
+if [ -z "$FETCH_ONLY" ]; then
+	if [ -z "$asmdir" ] || [ ! -d "$asmdir" ] || [ ! -d "$incdir/linux" ]; then
+		echo "deps: kernel headers not found ($incdir/linux, $asmdir); install linux-libc-dev" >&2
+		exit 1
+	fi
+	mkdir -p "$UAPI"
+	for d in linux asm-generic mtd; do
+		ln -sfn "$incdir/$d" "$UAPI/$d"
+	done
+	ln -sfn "$asmdir" "$UAPI/asm"
 fi
-mkdir -p "$UAPI"
-for d in linux asm-generic mtd; do
-	ln -sfn "$incdir/$d" "$UAPI/$d"
-done
-ln -sfn "$asmdir" "$UAPI/asm"
 
 # ---------------------------------------------------------------------------
 # Sources: apt-get source through a private apt state.
@@ -221,22 +265,31 @@ apt_update() {
 	[ "$apt_ready" = 1 ] && return 0
 	mkdir -p "$DL"
 	apt_private_init "$APTDIR" deb-src
+	if [ -n "${DEPS_APT_SOURCES-}" ]; then
+		[ -f "$DEPS_APT_SOURCES" ] || { echo "deps: DEPS_APT_SOURCES=$DEPS_APT_SOURCES: no such file" >&2; exit 1; }
+		grep '^deb-src ' "$DEPS_APT_SOURCES" >"$APTDIR/sources.list" ||
+			{ echo "deps: DEPS_APT_SOURCES=$DEPS_APT_SOURCES has no deb-src line" >&2; exit 1; }
+	fi
 	run "$LOGS/apt.log" "apt-get update (private lists in $APTDIR)" \
 		apt_private apt-get update
 	apt_ready=1
 }
 
 # fetch PKG: download and unpack (with Debian's patches applied) the newest
-# available version of source package PKG; sets SRCDIR and SRCVER. A version
-# the archive lists but no longer serves is skipped for the next one.
+# version of source package PKG the archive lists; sets SRCDIR, SRCVER and SRCOLDER (empty, or
+# the archive's newest version when SRCVER is an older one). A newest version the archive
+# lists but does not serve stops the build, unless ALLOW_OLDER (--allow-older,
+# DEPS_ALLOW_OLDER=1) lets the newest older one that it serves stand in.
 fetch() {
 	fetch_pkg=$1
-	# Sources unpacked by an earlier run are reused as they are (newest first);
-	# remove $SRC to fetch again.
+	SRCOLDER=
+	# Sources unpacked by an earlier run are reused as they are (newest first); remove $SRC
+	# to fetch again. Not one that stood in for a newer version: the archive is asked again.
 	fetch_have=
 	for d in "$SRC/$fetch_pkg"-*/.deps-unpacked; do
 		[ -f "$d" ] || continue
 		d=${d%/.deps-unpacked}
+		[ ! -f "$d/.deps-older-than" ] || continue
 		fetch_have="$fetch_have$NL${d#"$SRC/$fetch_pkg"-}"
 	done
 	if [ -n "$fetch_have" ]; then
@@ -251,15 +304,24 @@ fetch() {
 		echo "deps: no source package '$fetch_pkg' in $APTDIR/sources.list" >&2
 		exit 1
 	fi
+	fetch_newest=${fetch_vers%%"$NL"*}
 	for v in $fetch_vers; do
 		SRCVER=$v
 		SRCDIR=$SRC/$fetch_pkg-$v
+		[ "$v" = "$fetch_newest" ] || SRCOLDER=$fetch_newest
 		if [ -f "$SRCDIR/.deps-unpacked" ]; then
+			fetch_older_mark
 			return 0
 		fi
 		if ! (cd "$DL" && apt_private apt-get source --only-source \
 			--download-only "$fetch_pkg=$v") >>"$LOGS/apt.log" 2>&1; then
-			say "$fetch_pkg $v: not downloadable, trying an older version"
+			if [ -z "$ALLOW_OLDER" ]; then
+				echo "deps: $fetch_pkg $v, the archive's newest, cannot be downloaded (apt-get source; $LOGS/apt.log):" >&2
+				tail -n 5 "$LOGS/apt.log" >&2
+				echo "deps: an older source would miss what $v fixes (a security update); try again later or from another mirror, or build from the newest older one that can be had, said so in VERSIONS and the SBOM: DEPS_ALLOW_OLDER=1 (or --allow-older)" >&2
+				exit 1
+			fi
+			say "$fetch_pkg $v: not downloadable, trying an older version (DEPS_ALLOW_OLDER)"
 			continue
 		fi
 		rm -rf "$SRCDIR" "$SRCDIR.tmp"
@@ -270,6 +332,7 @@ fetch() {
 		# has them already.
 		rm -f "$SRC/${fetch_pkg}_"*.orig.tar.* "$SRC/${fetch_pkg}_"*.orig-*.tar.*
 		touch "$SRCDIR/.deps-unpacked"
+		fetch_older_mark
 		return 0
 	done
 	echo "deps: could not download any version of $fetch_pkg ($(echo "$fetch_vers" | tr '\n' ' '))" >&2
@@ -277,14 +340,37 @@ fetch() {
 	exit 1
 }
 
-# use_src LIB: set SRCDIR and SRCVER to the sources fetched for LIB.
+# fetch_older_mark: a source that stands in for a newer one says so in its folder (a later run
+# does not take it as it stands); one that does not, has no such mark.
+fetch_older_mark() {
+	if [ -n "$SRCOLDER" ]; then
+		echo "$SRCOLDER" >"$SRCDIR/.deps-older-than"
+		say "WARNING: $fetch_pkg $SRCVER stands in for $SRCOLDER, the archive's newest"
+	else
+		rm -f "$SRCDIR/.deps-older-than"
+	fi
+}
+
+# versions_line PKG: the VERSIONS line of source package PKG, built from SRCVER (SRCOLDER: the
+# archive's newer version it stands in for).
+versions_line() {
+	echo "$1 $SRCVER${SRCOLDER:+ older-than=$SRCOLDER}"
+}
+
+if [ -n "$FETCH_ONLY" ]; then
+	fetch "$FETCH_ONLY"
+	versions_line "$FETCH_ONLY"
+	exit 0
+fi
+
+# use_src LIB: set SRCDIR, SRCVER and SRCOLDER to the sources fetched for LIB.
 use_src() {
-	eval "SRCDIR=\$srcdir_$1 SRCVER=\$srcver_$1"
+	eval "SRCDIR=\$srcdir_$1 SRCVER=\$srcver_$1 SRCOLDER=\$srcolder_$1"
 }
 
 # done_lib LIB: record that LIB is installed in OUT, built from SRCVER.
 done_lib() {
-	echo "$(srcpkg "$1") $SRCVER" >"$OUT/.done/$1"
+	versions_line "$(srcpkg "$1")" >"$OUT/.done/$1"
 }
 
 is_done() {
@@ -544,7 +630,6 @@ build_blkid() {
 	done_lib blkid
 }
 
-rm -f "$OUT/VERSIONS"
 todo=
 for l in $DEPLIBS; do
 	if is_done "$l"; then
@@ -554,10 +639,13 @@ for l in $DEPLIBS; do
 	fi
 done
 
+# Every source first: one that cannot be had stops the build before anything is rebuilt (and
+# VERSIONS still says what build/deps holds).
 for l in $todo; do
 	fetch "$(srcpkg "$l")"
-	eval "srcdir_$l=\$SRCDIR srcver_$l=\$SRCVER"
+	eval "srcdir_$l=\$SRCDIR srcver_$l=\$SRCVER srcolder_$l=\$SRCOLDER"
 done
+rm -f "$OUT/VERSIONS"
 
 # util-linux's configure is the longest step and runs on one core: build
 # libblkid in the background while the other libraries build.
@@ -640,3 +728,6 @@ mv "$OUT/NOTICES.tmp" "$OUT/NOTICES"
 
 say "done in $(($(date +%s) - start)) s:"
 sed 's/^/deps:   /' "$OUT/VERSIONS"
+awk '$3 ~ /^older-than=/ { sub(/^older-than=/, "", $3)
+	printf "deps: WARNING: %s %s is older than the archive'"'"'s newest, %s (DEPS_ALLOW_OLDER)\n", $1, $2, $3 }' \
+	"$OUT/VERSIONS" >&2

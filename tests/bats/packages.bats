@@ -158,7 +158,7 @@ usr/share/lintian/overrides/gpuvm"
 	[ "$(dpkg-deb -f "$deb" Architecture)" = amd64 ]
 	[ -z "$(dpkg-deb -f "$deb" Depends)" ]
 	built_using=$(dpkg-deb -f "$deb" Built-Using)
-	while read -r src ver; do
+	while read -r src ver _; do
 		[[ $built_using == *"$src (= $ver)"* ]] || fail "Built-Using lacks $src (= $ver): $built_using"
 	done <"$TOP/build/deps/VERSIONS"
 	[[ $built_using == *"musl (= "* ]]

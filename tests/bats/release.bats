@@ -22,7 +22,7 @@ VERSIONS=$TOP/build/deps/VERSIONS
 @test "the notices name each library the binary holds, with its Debian version and licence text" {
 	[ -s "$VERSIONS" ]
 	local n=0 pkg ver
-	while read -r pkg ver; do
+	while read -r pkg ver _; do
 		n=$((n + 1))
 		grep -qF "(Debian source package $pkg $ver)" "$NOTICES" || fail "$pkg $ver not in the notices"
 	done <"$VERSIONS"
@@ -53,7 +53,7 @@ VERSIONS=$TOP/build/deps/VERSIONS
 	[ "$(j '.packages[0].packageVerificationCode.packageVerificationCodeValue')" = \
 		"$(sha1sum "$TOP/build/gpuvm" | cut -d' ' -f1 | tr -d '\n' | sha1sum | cut -d' ' -f1)" ]
 	local pkg ver
-	while read -r pkg ver; do
+	while read -r pkg ver _; do
 		[ "$(j --arg p "$pkg" '.packages[] | select(.sourceInfo | tostring | test(" \($p) ")) | .versionInfo')" = "$ver" ] ||
 			fail "$pkg $ver: not in the SBOM"
 	done <"$VERSIONS"
@@ -113,4 +113,94 @@ VERSIONS=$TOP/build/deps/VERSIONS
 	run make -s -C "$tree" -o "$TOP/build/deps/VERSIONS" "DEPS=$TOP/build/deps" build/gpuvm
 	assert_success
 	cmp "$TOP/build/gpuvm" "$tree/build/gpuvm"
+}
+
+# srcpkg DIR NAME VERSION: a Debian source package (3.0 native) of NAME at VERSION, built in DIR.
+srcpkg() {
+	local d=$1/$2-$3
+	mkdir -p "$d/debian/source"
+	echo '3.0 (native)' >"$d/debian/source/format"
+	printf '%s\n' "Source: $2" 'Maintainer: gpuvm tests <tests@gpuvm.invalid>' '' "Package: $2" \
+		'Architecture: all' 'Description: a source package of the test' ' Nothing in it.' >"$d/debian/control"
+	printf '%s\n' "$2 ($3) unstable; urgency=low" '' "  * $3" '' \
+		' -- gpuvm tests <tests@gpuvm.invalid>  Thu, 01 Jan 2026 00:00:00 +0000' >"$d/debian/changelog"
+	echo "$3" >"$d/COPYING"
+	(cd "$1" && dpkg-source -b "$2-$3" >/dev/null 2>&1)
+}
+
+# scripts/deps.sh against an archive of the test (a file: repository of deb-src, through
+# DEPS_APT_SOURCES, no network) that lists two versions of a source package and serves only
+# the older one, as a mirror does whose files lag its index: the newest is a security update
+# the build would miss. deps.sh --fetch resolves and unpacks as a build does, and prints the
+# library's VERSIONS line.
+@test "deps.sh: the archive's newest source cannot be had: an error; DEPS_ALLOW_OLDER=1 or --allow-older takes the older, said in VERSIONS" {
+	need "dpkg-source, apt-ftparchive (dpkg-dev, apt-utils)" command -v dpkg-source apt-ftparchive
+	t=$BATS_TEST_TMPDIR
+	mkdir -p "$t/src" "$t/archive"
+	srcpkg "$t/src" gpuvm-test-src 1.0
+	srcpkg "$t/src" gpuvm-test-src 1.1
+	cp "$t/src"/*.dsc "$t/src"/*.tar.xz "$t/archive/"
+	(cd "$t/archive" && apt-ftparchive sources . >Sources 2>/dev/null && apt-ftparchive release . >Release)
+	rm "$t/archive/gpuvm-test-src_1.1.tar.xz"
+	echo "deb-src [trusted=yes] file:$t/archive ./" >"$t/sources.list"
+	fetch() {
+		DEPS_APT_SOURCES=$t/sources.list run --separate-stderr sh "$TOP/scripts/deps.sh" "$@" --fetch gpuvm-test-src "$t/out/deps"
+	}
+	fetch
+	assert_failure
+	[[ $stderr == *"deps: gpuvm-test-src 1.1, the archive's newest, cannot be downloaded"* ]] || fail "$stderr"
+	[[ $stderr == *"DEPS_ALLOW_OLDER=1 (or --allow-older)"* ]] || fail "$stderr"
+	[ ! -e "$t/out/deps-src/gpuvm-test-src-1.0" ]
+	DEPS_ALLOW_OLDER=1 fetch
+	assert_success
+	assert_line --index 0 'deps: apt-get update (private lists in '"$t"'/out/deps-src/apt)'
+	[ "${lines[-1]}" = 'gpuvm-test-src 1.0 older-than=1.1' ]
+	assert_line 'deps: WARNING: gpuvm-test-src 1.0 stands in for 1.1, the archive'"'"'s newest'
+	# The older source unpacked is not taken as it stands by a later run: the archive is asked
+	# again, and without the flag the answer is the same refusal.
+	fetch
+	assert_failure
+	fetch --allow-older
+	assert_success
+	[ "${lines[-1]}" = 'gpuvm-test-src 1.0 older-than=1.1' ]
+	# Once the newest can be had, it is taken, with or without the flag; then reused as it is.
+	cp "$t/src/gpuvm-test-src_1.1.tar.xz" "$t/archive/"
+	DEPS_ALLOW_OLDER=1 fetch
+	assert_success
+	[ "${lines[-1]}" = 'gpuvm-test-src 1.1' ]
+	fetch
+	assert_success
+	assert_output 'gpuvm-test-src 1.1'
+	DEPS_ALLOW_OLDER=yes fetch
+	assert_failure 2
+}
+
+# A VERSIONS line of a library built from an older source (deps.sh above): the SBOM says it of
+# that library alone, naming the newer version it lacks; Built-Using names the version built.
+# sbom.sh runs from a copy of packaging/ beside a build/ holding such a VERSIONS.
+@test "a library built from an older source: the SBOM says so, naming the newer, and Built-Using names the one built" {
+	t=$BATS_TEST_TMPDIR/tree
+	mkdir -p "$t/packaging" "$t/build/deps"
+	cp "$TOP/packaging/sbom.sh" "$TOP/packaging/stage.sh" "$TOP/packaging/changelog" "$t/packaging/"
+	cp "$TOP/build/gpuvm" "$t/build/"
+	cp "$NOTICES" "$t/build/deps/"
+	awk '$1 == "util-linux" { print $1, "2.38.1-5+deb12u1", "older-than=" $2; next } { print $1, $2 }' \
+		"$VERSIONS" >"$t/build/deps/VERSIONS"
+	newest=$(awk '$1 == "util-linux" { print $2 }' "$VERSIONS")
+	run sh "$t/packaging/sbom.sh" "$VERSION" amd64
+	assert_success
+	sbom=$output
+	j() { printf '%s' "$sbom" | jq -r "$@"; }
+	[ "$(j '.packages[] | select(.name == "libblkid") | .versionInfo')" = 2.38.1-5+deb12u1 ]
+	[ "$(j '.packages[] | select(.name == "libblkid") | .sourceInfo')" = \
+		"built from the Debian source package util-linux 2.38.1-5+deb12u1, older than the archive's newest, $newest" ]
+	[[ "$(j '.packages[] | select(.name == "libblkid") | .comment')" == "OLDER SOURCE: built from util-linux 2.38.1-5+deb12u1; the Debian archive's newest, $newest, could not be downloaded"* ]]
+	[ "$(j '[.packages[] | select(.comment)] | length')" = 1 ]
+	[ "$(j '.packages[] | select(.name == "libblkid") | .externalRefs[0].referenceLocator')" = \
+		'pkg:deb/debian/util-linux@2.38.1-5%2Bdeb12u1?arch=source' ]
+	run bash -c ". '$t/packaging/stage.sh'; PKG_DEPS='$t/build/deps/VERSIONS' PKG_MUSL=1.2.3-1; pkg_built_using"
+	assert_success
+	[[ $output == *"util-linux (= 2.38.1-5+deb12u1)"* ]] || fail "Built-Using: $output"
+	[[ $output != *older-than* ]] || fail "Built-Using: $output"
+	[ "$(grep -o '(= ' <<<"$output" | wc -l)" = 5 ]
 }
