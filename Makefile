@@ -363,18 +363,27 @@ repo:
 # `make mirror-image`: build/mirror-image/gpuvm-mirror-$(VERSION).tar, the OCI archive of the
 # mirror's image for amd64 and arm64 (and build/mirror-image/oci, the layout it packs), from
 # Debian's archive with umoci, no container daemon (packaging/mirror-image.sh). The Debian
-# layers are kept (root-ARCH.tar, made again when the script changes; their .debs and apt's
-# lists in apt-ARCH/); the image is put together again when gpuvm or the mirror changes.
+# layers are kept (root-ARCH.tar; their .debs and apt's lists in apt-ARCH/) and follow Debian's
+# updates: versions-ARCH, the layer's packages and versions as the archive has them, is
+# resolved again at each make (apt-get update) and rewritten only when a version differs, and
+# the layer is made again when it is rewritten or the script changes; the image is put
+# together again when a layer, gpuvm or the mirror changes.
 MIRROR_IMG := $(B)/mirror-image
-.PHONY: mirror-image
+# MIRROR_IMAGE_RESOLVE= (empty) keeps versions-ARCH as they are: no apt-get update, the layers
+# made again only when the script changes. (The prerequisite is phony: .SECONDARY makes every
+# file target secondary, and a missing secondary file forces nothing.)
+MIRROR_IMAGE_RESOLVE ?= mirror-image-resolve
+.PHONY: mirror-image mirror-image-resolve
 mirror-image: $(MIRROR_IMG)/gpuvm-mirror-$(VERSION).tar
-$(MIRROR_IMG)/root-%.tar: packaging/mirror-image.sh scripts/apt-private.sh
-	sh packaging/mirror-image.sh root $*
+$(MIRROR_IMG)/versions-%: $(MIRROR_IMAGE_RESOLVE)
+	MIRROR_IMAGE_DIR=$(MIRROR_IMG) sh packaging/mirror-image.sh versions $*
+$(MIRROR_IMG)/root-%.tar: $(MIRROR_IMG)/versions-% packaging/mirror-image.sh scripts/apt-private.sh
+	MIRROR_IMAGE_DIR=$(MIRROR_IMG) sh packaging/mirror-image.sh root $*
 $(MIRROR_IMG)/gpuvm-mirror-$(VERSION).tar: $(MIRROR_IMG)/root-amd64.tar $(MIRROR_IMG)/root-arm64.tar \
 		$(B)/gpuvm $(A64)/gpuvm $(DEPS)/VERSIONS $(A64)/deps/VERSIONS mirror/gpuvm-label-mirror \
 		mirror/gpuvm-kubevirt-patch packaging/mirror-image.sh packaging/stage.sh packaging/sbom.sh \
 		packaging/changelog packaging/deb/copyright LICENSE
-	sh packaging/mirror-image.sh image $(VERSION)
+	MIRROR_IMAGE_DIR=$(MIRROR_IMG) sh packaging/mirror-image.sh image $(VERSION)
 
 # --- the whole ----------------------------------------------------------------------------
 # Everything CI runs, in this order: the packages and the mirror's image; the aarch64 binary and the bats suites on

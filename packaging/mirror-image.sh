@@ -2,7 +2,10 @@
 # packaging/mirror-image.sh — the label mirror's OCI image, for amd64 and arm64, from Debian's
 # archive only and without a container daemon (mirror/README.md, "The image"):
 #
-#   mirror-image.sh root ARCH       build/mirror-image/root-ARCH.tar, the Debian layer
+#   mirror-image.sh versions ARCH   build/mirror-image/versions-ARCH, the Debian layer's packages
+#                                   and their versions as the archive has them now ("PACKAGE
+#                                   VERSION ARCH" a line), rewritten only when they differ
+#   mirror-image.sh root ARCH       build/mirror-image/root-ARCH.tar, the Debian layer of those
 #   mirror-image.sh image VERSION   build/mirror-image/oci/ (an OCI layout: VERSION-amd64,
 #                                   VERSION-arm64 and VERSION, the index of both) and
 #                                   build/mirror-image/gpuvm-mirror-VERSION.tar, that layout as
@@ -17,8 +20,12 @@
 # status that scanners read. Left out, as Debian's slim images do: documentation but each
 # package's copyright, man and info pages, locales; and glibc's iconv modules (gconv), which
 # neither jq nor curl loads. The .debs and apt's lists stay in build/mirror-image/apt-ARCH (a
-# rerun downloads only what changed); the layer stays until it is deleted or this script
-# changes (make mirror-image): delete build/mirror-image/root-*.tar to take Debian's newest.
+# rerun downloads only what changed). The layer follows Debian's updates: make mirror-image
+# runs `versions` each time (apt-get update, then what apt would install), and the versions
+# file changes, and with it the layer is made again, when a package's version does (a
+# security update) or this script does; otherwise both stay as they are. Offline, a failed
+# apt-get update keeps the versions file as it is, with a warning; MIRROR_IMAGE_OFFLINE=1
+# resolves against the lists apt-ARCH holds without asking the archive.
 #
 # ca-certificates is unpacked without its dependencies (debconf, and through it perl-base;
 # openssl): they serve only its maintainer script, whose bundle is made here. The mirror itself
@@ -39,6 +46,7 @@ top=$(cd "$here/.." && pwd)
 PKG_TOP=$top
 # MIRROR_IMAGE_DIR: another place for all of it (a test rebuilds the image there).
 IMG=${MIRROR_IMAGE_DIR:-$top/build/mirror-image}
+case $IMG in /*) ;; *) IMG=$(pwd)/$IMG ;; esac
 
 # What the mirror runs: sh, coreutils, sed, grep, awk, jq and curl; base-files for
 # /etc/os-release (which scanners read to tell the distribution).
@@ -73,22 +81,22 @@ deb_file() {
 	printf '%s/%s_%s_%s.deb\n' "$1" "$2" "$(printf '%s' "$3" | sed 's/:/%3a/')" "$4"
 }
 
-# build_root ARCH: build/mirror-image/root-ARCH.tar.
-build_root() {
+# apt_state ARCH: the private apt state of ARCH (state, archives), its sources.list written.
+apt_state() {
 	arch=$1
 	case $arch in amd64 | arm64) ;; *) die "ARCH: amd64 or arm64, not $arch" ;; esac
-	command -v dpkg-deb >/dev/null || die "no dpkg-deb"
 	state=$IMG/apt-$arch
 	archives=$state/cache/archives
-	root=$IMG/root-$arch
 	apt_private_init "$state" deb "$arch" bookworm
 	# bookworm-updates too, on the mirror of bookworm's line.
 	updates=$(sed -n 's/ bookworm main$/ bookworm-updates main/p' "$state/sources.list")
 	printf '%s\n' "$updates" >>"$state/sources.list"
-	echo "mirror-image: $arch: apt-get update ($state)"
-	apt_private apt-get update >"$state/update.log" 2>&1 ||
-		{ cat "$state/update.log" >&2; die "$arch: apt-get update failed"; }
-	# The packages and what they depend on, as apt resolves them for an empty system.
+}
+
+# resolve (after apt_state): $state/packages, "PACKAGE VERSION ARCH" a line: the packages of
+# the layer and what they depend on, as apt resolves them for an empty system from the lists
+# it holds, and ca-certificates alone.
+resolve() {
 	# shellcheck disable=SC2086 # the package list is split on purpose
 	apt_private apt-get install -s --no-install-recommends $PKGS >"$state/plan" 2>&1 ||
 		{ cat "$state/plan" >&2; die "$arch: apt cannot install $PKGS"; }
@@ -99,30 +107,71 @@ build_root() {
 		! grep -q '^libc6 ' "$state/packages"; then
 		die "$arch: cannot read apt's plan ($state/plan)"
 	fi
-	echo "mirror-image: $arch: $(wc -l <"$state/packages") packages"
-	# shellcheck disable=SC2086
-	apt_private apt-get install -y -q --download-only --no-install-recommends $PKGS \
-		>"$state/download.log" 2>&1 || { cat "$state/download.log" >&2; die "$arch: download failed"; }
 	# ca-certificates alone (see above).
 	ca_ver=$(apt_private apt-cache show --no-all-versions ca-certificates | sed -n 's/^Version: //p')
 	[ -n "$ca_ver" ] || die "$arch: no ca-certificates in the archive"
-	[ -f "$(deb_file "$archives" ca-certificates "$ca_ver" all)" ] ||
-		(cd "$archives" && apt_private apt-get download -q ca-certificates >"$state/download-ca.log" 2>&1) ||
-		{ cat "$state/download-ca.log" >&2; die "$arch: ca-certificates: download failed"; }
 	echo "ca-certificates $ca_ver all" >>"$state/packages"
+}
+
+# build_versions ARCH: build/mirror-image/versions-ARCH, rewritten only when what apt resolves
+# now differs from what it holds (its time then says when the layer's packages last changed).
+build_versions() {
+	apt_state "$1"
+	out=$IMG/versions-$arch
+	if [ "${MIRROR_IMAGE_OFFLINE-}" = 1 ]; then
+		echo "mirror-image: $arch: the lists in $state as they are (MIRROR_IMAGE_OFFLINE=1)"
+	else
+		echo "mirror-image: $arch: apt-get update ($state)"
+		if ! apt_private apt-get update >"$state/update.log" 2>&1; then
+			cat "$state/update.log" >&2
+			[ -f "$out" ] || die "$arch: apt-get update failed"
+			echo "mirror-image: $arch: WARNING: apt-get update failed: $out stays as it is, unchecked against the archive" >&2
+			return 0
+		fi
+	fi
+	resolve
+	if cmp -s "$state/packages" "$out"; then
+		echo "mirror-image: $arch: $(wc -l <"$out") packages, as in $out"
+		return 0
+	fi
+	if [ -f "$out" ]; then
+		echo "mirror-image: $arch: the layer's packages changed:"
+		diff "$out" "$state/packages" | sed -n 's/^\([<>]\) /    \1 /p'
+	fi
+	cp "$state/packages" "$out.tmp"
+	mv "$out.tmp" "$out"
+	echo "mirror-image: $arch: $(wc -l <"$out") packages: $out"
+}
+
+# build_root ARCH: build/mirror-image/root-ARCH.tar, of the packages versions-ARCH names (made
+# first if there is none).
+build_root() {
+	arch=$1
+	command -v dpkg-deb >/dev/null || die "no dpkg-deb"
+	[ -f "$IMG/versions-$arch" ] || build_versions "$arch"
+	apt_state "$arch"
+	root=$IMG/root-$arch
+	list=$IMG/versions-$arch
+	# shellcheck disable=SC2086
+	apt_private apt-get install -y -q --download-only --no-install-recommends $PKGS \
+		>"$state/download.log" 2>&1 || { cat "$state/download.log" >&2; die "$arch: download failed"; }
+	ca_ver=$(awk '$1 == "ca-certificates" { print $2 }' "$list")
+	[ -f "$(deb_file "$archives" ca-certificates "$ca_ver" all)" ] ||
+		(cd "$archives" && apt_private apt-get download -q "ca-certificates=$ca_ver" >"$state/download-ca.log" 2>&1) ||
+		{ cat "$state/download-ca.log" >&2; die "$arch: ca-certificates: download failed"; }
 
 	rm -rf "$root"
 	mkdir -p "$root/var/lib/dpkg"
 	: >"$root/var/lib/dpkg/status.new"
 	while read -r pkg ver parch; do
 		deb=$(deb_file "$archives" "$pkg" "$ver" "$parch")
-		[ -f "$deb" ] || die "$arch: apt left no $deb"
+		[ -f "$deb" ] || die "$arch: apt left no $deb (the archive changed since $list: make mirror-image again)"
 		dpkg-deb --extract "$deb" "$root" || die "$arch: cannot unpack $deb"
 		{
 			dpkg-deb --field "$deb" | awk '{ print } /^Package:/ { print "Status: install ok installed" }'
 			echo
 		} >>"$root/var/lib/dpkg/status.new"
-	done <"$state/packages"
+	done <"$list"
 	mv "$root/var/lib/dpkg/status.new" "$root/var/lib/dpkg/status"
 	if [ ! -x "$root/bin/dash" ] || [ "$(readlink "$root/bin/sh")" != dash ]; then
 		die "$arch: no /bin/sh -> dash in the root"
@@ -231,7 +280,8 @@ build_image() {
 
 mkdir -p "$IMG"
 case ${1-} in
+versions) [ $# -eq 2 ] || die "usage: $0 versions amd64|arm64"; build_versions "$2" ;;
 root) [ $# -eq 2 ] || die "usage: $0 root amd64|arm64"; build_root "$2" ;;
 image) [ $# -eq 2 ] || die "usage: $0 image VERSION"; build_image "$2" ;;
-*) die "usage: $0 root amd64|arm64 | image VERSION" ;;
+*) die "usage: $0 versions amd64|arm64 | root amd64|arm64 | image VERSION" ;;
 esac

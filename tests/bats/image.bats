@@ -251,6 +251,59 @@ arm64_ok() {
 	cmp "$ARCHIVE" "$d/gpuvm-mirror-$VERSION.tar"
 }
 
+# The Debian layer follows Debian's updates (the Makefile's versions-ARCH, mirror-image.sh
+# versions): make resolves the layer's packages again each time and rewrites versions-ARCH only
+# when a version differs, and the layer (root-ARCH.tar) is made again then only. Run with make
+# itself (B= a folder of the test) over a copy of the lists make mirror-image left, without the
+# network (MIRROR_IMAGE_OFFLINE=1); Debian's update is a newer base-files added to the copy's
+# bookworm-updates list, as a point release or a security update adds one. Whether the layer is
+# out of date is make -q's answer with MIRROR_IMAGE_RESOLVE= (versions-ARCH as it stands).
+@test "the Debian layer's versions: resolved again by make, rewritten only when one changes, the layer made again then only" {
+	image
+	[ -f "$IMG/versions-amd64" ] || fail "no $IMG/versions-amd64 (make mirror-image makes it)"
+	b=$BATS_TEST_TMPDIR/b
+	m=$b/mirror-image
+	l=$m/apt-amd64/lists
+	mkdir -p "$m/apt-amd64"
+	cp -r "$IMG/apt-amd64/lists" "$m/apt-amd64/"
+	mk() { run make -s -C "$TOP" B="$b" MIRROR_IMAGE_OFFLINE=1 "$@"; }
+	mk "$m/versions-amd64"
+	assert_success
+	# What the layer of make mirror-image was made of.
+	cmp "$IMG/versions-amd64" "$m/versions-amd64"
+	grep -q '^libc6 [^ ]* amd64$' "$m/versions-amd64"
+	grep -q '^ca-certificates [^ ]* all$' "$m/versions-amd64"
+	# A layer made after it; the same archive: versions-amd64 as it was, the layer up to date.
+	touch -d '-1 hour' "$m/versions-amd64"
+	: >"$m/root-amd64.tar"
+	before=$(stat -c %Y "$m/versions-amd64")
+	mk "$m/versions-amd64"
+	assert_success
+	assert_output --partial "packages, as in $m/versions-amd64"
+	[ "$(stat -c %Y "$m/versions-amd64")" = "$before" ]
+	run make -s -C "$TOP" B="$b" -q MIRROR_IMAGE_RESOLVE= "$m/root-amd64.tar"
+	assert_success
+	# Debian's update: versions-amd64 rewritten, saying what changed; the layer out of date.
+	u=deb.debian.org_debian_dists_bookworm-updates_main_binary-amd64_Packages
+	[ -f "$l/$u.lz4" ] || skip "no $u.lz4 in $IMG/apt-amd64/lists (another mirror)"
+	old=$(awk '$1 == "base-files" { print $2 }' "$m/versions-amd64")
+	{
+		/usr/lib/apt/apt-helper cat-file "$l/$u.lz4"
+		for f in "$l"/*_Packages.lz4; do /usr/lib/apt/apt-helper cat-file "$f"; done 2>/dev/null |
+			awk -v RS= -v v="$old" '/(^|\n)Package: base-files\n/ && index($0, "\nVersion: " v "\n") {
+				print; print ""; exit }' | sed 's/^Version: .*/&+gpuvmtest1/'
+	} >"$l/$u"
+	rm "$l/$u.lz4"
+	mk "$m/versions-amd64"
+	assert_success
+	assert_line "    < base-files $old amd64"
+	assert_line "    > base-files $old+gpuvmtest1 amd64"
+	[ "$(stat -c %Y "$m/versions-amd64")" -gt "$before" ]
+	grep -qx "base-files $old+gpuvmtest1 amd64" "$m/versions-amd64"
+	run make -s -C "$TOP" B="$b" -q MIRROR_IMAGE_RESOLVE= "$m/root-amd64.tar"
+	assert_failure
+}
+
 @test "a pass of the mirror from the image (amd64, its user), over HTTPS to the API stand-in: label to host config" {
 	image
 	local r=$BATS_FILE_TMPDIR/amd64/rootfs node=gpu-node-1 h
