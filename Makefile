@@ -25,11 +25,15 @@ HOST_OBJS := $(SRCS:%.c=$(B)/host/%.o)
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(B)/unit/%,$(filter-out tests/unit/unit.c,$(wildcard tests/unit/test-*.c)))
 
 .SECONDARY:
-.PHONY: all setup deps test unit bats e2e image clean demo lint sanitize memcheck fuzz bench bench-boot install uninstall
+.PHONY: all setup setup-build deps test unit bats e2e image clean demo lint sanitize memcheck fuzz bench bench-boot install uninstall
 all: $(B)/gpuvm
 
+# make setup: every Debian package make test needs; make setup-build: only what the build needs
+# (make all, arm64, deb, rpm, packages, sbom), some twenty of the seventy.
 setup:
 	@sh scripts/install-packages.sh
+setup-build:
+	@sh scripts/install-packages.sh --build
 
 deps:
 	sh scripts/deps.sh $(DEPS)

@@ -223,3 +223,41 @@ modcheck() {
 		dracutsysrootdir='$r' GPUVM_BINARY='$TOP/build/gpuvm' GPUVM_CONFIG='$r/elsewhere.conf' gpuvm_build_mode"
 	assert_output vm-passthrough
 }
+
+# make setup-build (scripts/install-packages.sh --build): the build's packages alone, each of
+# them in make setup's list too. Each tool the build calls (make all, make arm64, make deb,
+# make rpm, sbom.sh) is a file of a package of that list, as this host's dpkg says (dpkg-deb
+# is dpkg's, always there).
+@test "the build's package list (make setup-build): in make setup's, with every tool make all, arm64, deb and rpm call" {
+	run sh "$TOP/scripts/install-packages.sh" --build --list
+	assert_success
+	build=$output
+	run sh "$TOP/scripts/install-packages.sh" --list
+	assert_success
+	full=$output
+	[ "$(grep -c . <<<"$build")" -lt "$(grep -c . <<<"$full")" ]
+	while read -r p; do
+		grep -qx -- "$p" <<<"$full" || fail "$p is in the build's list, not in make setup's"
+	done <<<"$build"
+	for p in build-essential gcc make musl-tools musl-dev linux-libc-dev dpkg-dev rpm jq file \
+		gcc-aarch64-linux-gnu linux-libc-dev-arm64-cross; do
+		grep -qx "$p" <<<"$build" || fail "the build's list lacks $p"
+	done
+	for p in bats lintian rpmlint qemu-system-x86 clang valgrind umoci; do
+		run grep -qx "$p" <<<"$build"
+		assert_failure
+	done
+	run make -s -C "$TOP" -n setup-build
+	assert_output 'sh scripts/install-packages.sh --build'
+	# The tools, by the package that ships them here.
+	for t in gcc make ar musl-gcc dpkg-source xz file jq rpmbuild aarch64-linux-gnu-gcc; do
+		need "$t (make setup-build)" command -v "$t"
+		f=$(command -v "$t")
+		p=$(dpkg -S "$f" 2>/dev/null || dpkg -S "${f#/usr}" 2>/dev/null) || fail "no package ships $f"
+		p=${p%%:*}
+		case $p in
+		binutils) p='build-essential' ;; # ar: binutils, which build-essential depends on
+		esac
+		grep -qx "$p" <<<"$build" || fail "$t is $p's, not in the build's list"
+	done
+}
