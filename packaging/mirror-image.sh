@@ -211,6 +211,7 @@ build_root() {
 # app_layer VERSION ARCH: build/mirror-image/app-ARCH.tar, gpuvm's layer.
 app_layer() {
 	pkg_vars "$2"
+	pkg_older_gate
 	app=$IMG/app-$2
 	rm -rf "$app"
 	umask 022

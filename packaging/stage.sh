@@ -55,8 +55,19 @@ pkg_built_using() {
 	} | LC_ALL=C sort | awk '{ printf "%s%s (= %s)", (NR > 1 ? ", " : ""), $1, $2 }'
 }
 
+# pkg_older_gate (after pkg_vars): a library built from an older source than the archive's
+# newest (a security update it lists but did not serve) is shipped only where that was allowed
+# for this build too: build/deps made by make test is not shipped by a later make packages
+# without a word.
+pkg_older_gate() {
+	if [ "${DEPS_ALLOW_OLDER-}" != 1 ] && grep -q ' older-than=' "$PKG_DEPS"; then
+		pkg_die "$PKG_DEPS: built from an older source than the archive's newest ($(awk '$3 ~ /^older-than=/ { printf "%s%s %s (%s)", s, $1, $2, $3; s = ", " }' "$PKG_DEPS")): rebuild the libraries (rm -r ${PKG_DEPS%/*}; make), or ship them as they are with DEPS_ALLOW_OLDER=1, which the SBOM then says"
+	fi
+}
+
 pkg_stage() {
 	pkg_vars "$2"
+	pkg_older_gate
 	[ "$(pkg_changelog_version)" = "$1" ] ||
 		pkg_die "packaging/changelog begins with $(pkg_changelog_version), the Makefile says $1: add an entry"
 	PKG_ROOT=$3/root

@@ -181,7 +181,7 @@ srcpkg() {
 @test "a library built from an older source: the SBOM says so, naming the newer, and Built-Using names the one built" {
 	t=$BATS_TEST_TMPDIR/tree
 	mkdir -p "$t/packaging" "$t/build/deps"
-	cp "$TOP/packaging/sbom.sh" "$TOP/packaging/stage.sh" "$TOP/packaging/changelog" "$t/packaging/"
+	cp "$TOP/packaging/sbom.sh" "$TOP/packaging/stage.sh" "$TOP/packaging/deb.sh" "$TOP/packaging/changelog" "$t/packaging/"
 	cp "$TOP/build/gpuvm" "$t/build/"
 	cp "$NOTICES" "$t/build/deps/"
 	awk '$1 == "util-linux" { print $1, "2.38.1-5+deb12u1", "older-than=" $2; next } { print $1, $2 }' \
@@ -203,4 +203,14 @@ srcpkg() {
 	[[ $output == *"util-linux (= 2.38.1-5+deb12u1)"* ]] || fail "Built-Using: $output"
 	[[ $output != *older-than* ]] || fail "Built-Using: $output"
 	[ "$(grep -o '(= ' <<<"$output" | wc -l)" = 5 ]
+	# Shipped only where allowed for that build too: deb.sh stops, naming the library; the
+	# gate passes with DEPS_ALLOW_OLDER=1 (make test and make demo set it).
+	run env -u DEPS_ALLOW_OLDER sh "$t/packaging/deb.sh" "$VERSION" amd64
+	assert_failure
+	[[ $output == *"built from an older source than the archive's newest (util-linux 2.38.1-5+deb12u1 (older-than=$newest))"* ]] ||
+		fail "$output"
+	run env DEPS_ALLOW_OLDER=1 bash -c ". '$t/packaging/stage.sh'; PKG_DEPS='$t/build/deps/VERSIONS'; pkg_older_gate"
+	assert_success
+	run env -u DEPS_ALLOW_OLDER bash -c ". '$t/packaging/stage.sh'; PKG_DEPS='$VERSIONS'; pkg_older_gate"
+	assert_success
 }
