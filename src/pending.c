@@ -113,8 +113,8 @@ static int record_remove(const char *name)
 	const char *why;
 	int dfd = wf_open_dir(root_fd(), PENDING_DIR, false, &why), r = 0;
 
-	if (dfd < 0)
-		return dfd == -ENOENT ? 0 : dfd;
+	if (dfd < 0) /* no directory (or a file in its place): no record in it */
+		return dfd == -ENOENT || dfd == -ENOTDIR ? 0 : dfd;
 	if (unlinkat(dfd, name, 0) < 0 && errno != ENOENT)
 		r = -errno;
 	close(dfd);

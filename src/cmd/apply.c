@@ -154,42 +154,66 @@ static size_t holds_failed(const struct plan *p, const struct exec_result *x)
 	return n;
 }
 
-/* apply while config='s disk is awaited: record what is held and until when. */
-static void record_wait(const struct source *src, const struct inventory *inv, const struct plan *p)
+/*
+ * The boot's first call, about to hold: the record the next calls act on (config='s wait,
+ * or the root's), written before anything is held. A hold no record names would outlast
+ * the boot: no later call would know to decide or release it. 0, or the write's -errno.
+ */
+static int record_hold(const struct source *src, const struct inventory *inv, const struct plan *p)
 {
 	struct pci_addr held[SOURCE_HELD_MAX];
 	size_t n = held_by(inv, p, held);
-	int r;
 
-	r = pending_write(src, held, n);
-	if (r < 0)
-		log_err("cannot write /run/gpuvm/pending: %s; the GPUs stay held", wf_strerror(r));
-	log_result(LOG_WARNING, "config=%s: not there yet; %zu GPU%s held, waiting up to %u s for it",
-		   src->spec, n, n == 1 ? "" : "s", src->timeout_s);
+	if (src->status == SRC_WAITING)
+		return pending_write(src, held, n);
+	return root_pending_write(held, n, NULL);
 }
 
 /*
- * The boot's first call without config=: the last call (--resume --sysroot) decides from
- * the root's config, or applies it over what the command line did.
+ * The record could not be written: hold nothing, and decide now from the kernel command
+ * line and the defaults, as with config_timeout=0 (a hold an earlier call made is released).
  */
-static void record_root(const struct source *src, const struct inventory *inv, const struct plan *p,
-			const char *result)
+static int unhold(struct prep *pp, int err)
+{
+	log_err("cannot write /run/gpuvm/%s: %s; nothing is held: the kernel command line and the defaults decide now",
+		pp->src.status == SRC_WAITING ? "pending" : "root-pending", wf_strerror(err));
+	pp->src.status = SRC_FALLBACK;
+	plan_free(&pp->p);
+	pp->planned = false;
+	return prep_plan(pp);
+}
+
+/* What the first call held, and for what. */
+static void say_held(const struct source *src, const struct inventory *inv, const struct plan *p)
 {
 	struct pci_addr held[SOURCE_HELD_MAX];
-	size_t n = src->status == SRC_HOLD ? held_by(inv, p, held) : 0;
-	int r = root_pending_write(held, n, src->status == SRC_CMDLINE ? result : NULL);
+	size_t n = held_by(inv, p, held);
 
-	if (r < 0)
-		log_err("cannot write /%s: %s; %s", ROOT_PENDING_PATH, wf_strerror(r),
-			n ? "the GPUs stay held" : "the root's config is not read at this boot");
-	if (src->status == SRC_HOLD && n)
+	if (src->status == SRC_WAITING)
+		log_result(LOG_WARNING,
+			   "config=%s: not there yet; %zu GPU%s held, waiting up to %u s for it",
+			   src->spec, n, n == 1 ? "" : "s", src->timeout_s);
+	else if (n)
 		log_result(LOG_INFO,
 			   "%zu GPU%s held until the host config is read from the root at the end of the initramfs",
 			   n, n == 1 ? "" : "s");
-	else if (src->status == SRC_HOLD)
+	else
 		log_result(LOG_INFO,
 			   "nothing to hold (%zu selected, each on a driver already): the host config is read from the root at the end of the initramfs",
 			   p->n_selected);
+}
+
+/*
+ * The boot's first call applied the command line's mode: the last call (--resume
+ * --sysroot) applies the root's config over it.
+ */
+static void record_root(const char *result)
+{
+	int r = root_pending_write(NULL, 0, result);
+
+	if (r < 0)
+		log_err("cannot write /%s: %s; the root's config is not read at this boot",
+			ROOT_PENDING_PATH, wf_strerror(r));
 }
 
 /* The kernel's boot_id, which tells this boot's records from an earlier one's. */
@@ -219,7 +243,7 @@ static void run(const struct options *o, struct outcome *out)
 	unsigned long long t0 = clock_us(CLOCK_MONOTONIC);
 	struct live live = { 0 };
 	char before[32], boot_id[64];
-	bool live_on = false, waiting;
+	bool live_on = false, waiting, unrecorded = false;
 	int r;
 
 	if (o->resume && !root_exists("run/gpuvm/pending")) {
@@ -247,6 +271,12 @@ static void run(const struct options *o, struct outcome *out)
 	}
 	if (prep_scan(&pp) < 0 || prep_plan(&pp) < 0)
 		goto error;
+	if (o->defer && (pp.src.status == SRC_WAITING || pp.src.status == SRC_HOLD)) {
+		r = record_hold(&pp.src, &pp.inv, &pp.p);
+		unrecorded = r < 0;
+		if (unrecorded && unhold(&pp, r) < 0)
+			goto error;
+	}
 	report_log_plan(&pp.inv, &pp.p, &pp.s, false);
 	outcome_of_plan(out, &pp.p);
 	out->pending = pp.src.status == SRC_WAITING;
@@ -272,12 +302,11 @@ static void run(const struct options *o, struct outcome *out)
 		live_release(&live, &x);
 	rep.result = waiting ? "waiting" : apply_result(&x);
 	rep.elapsed_us = clock_us(CLOCK_MONOTONIC) - t0;
-	if (out->pending) {
-		record_wait(&pp.src, &pp.inv, &pp.p);
-	} else if (o->defer && (pp.src.status == SRC_HOLD || pp.src.status == SRC_CMDLINE)) {
-		if (pp.src.status == SRC_CMDLINE)
-			log_outcome(&pp.inv, &pp.p, &x, (double)rep.elapsed_us / 1000.0);
-		record_root(&pp.src, &pp.inv, &pp.p, rep.result);
+	if (out->pending || (o->defer && pp.src.status == SRC_HOLD)) {
+		say_held(&pp.src, &pp.inv, &pp.p);
+	} else if (o->defer && pp.src.status == SRC_CMDLINE) {
+		log_outcome(&pp.inv, &pp.p, &x, (double)rep.elapsed_us / 1000.0);
+		record_root(rep.result);
 	} else {
 		log_outcome(&pp.inv, &pp.p, &x, (double)rep.elapsed_us / 1000.0);
 		if (x.n_refused)
@@ -316,6 +345,7 @@ static void run(const struct options *o, struct outcome *out)
 	if (pp.src.status == SRC_HOLD)
 		out->failed = holds_failed(&pp.p, &x); /* held is what this call is for */
 	out->in_use = x.n_refused > 0;
+	out->error = unrecorded; /* the boot's hooks say so: this call could not hold */
 	if (o->json)
 		report_json(stdout, &rep);
 	goto out;

@@ -200,6 +200,18 @@ override() {
 	assert_regex "$stderr" "config=LABEL=gpuvm-conf: not there yet; 1 GPU held, waiting up to 30 s for it"
 }
 
+@test "apply --defer that cannot record the wait holds nothing: the line decides now, exit 1" {
+	rm -rf "$ROOT/run/gpuvm"
+	: >"$ROOT/run/gpuvm"
+	gv --cmdline "gpuvm.config=LABEL=gpuvm-conf" apply --defer
+	[ "$status" -eq 1 ]
+	[ "$(override $GPU)" = "(null)" ]
+	assert_regex "$stderr" "error: cannot write /run/gpuvm/pending: a component of its path is not a directory; nothing is held: the kernel command line and the defaults decide now"
+	gv --cmdline "gpuvm.config=LABEL=gpuvm-conf gpuvm.mode=vm-passthrough" apply --defer
+	[ "$status" -eq 1 ]
+	[ "$(override $GPU)" = vfio-pci ]
+}
+
 @test "apply --resume before the deadline changes nothing and exits 5; a second --defer keeps the deadline" {
 	gv --cmdline "gpuvm.config=LABEL=gpuvm-conf" apply --defer
 	[ "$status" -eq 5 ]

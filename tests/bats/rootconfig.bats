@@ -48,6 +48,26 @@ boot() {
 	cmp "$ROOT/run/gpuvm/boot.json" "$ROOT/run/gpuvm/state.json"
 }
 
+@test "a hold the first call cannot record is no hold: nothing held, an earlier hold released, exit 1" {
+	# /run/gpuvm where no record can be written (a file in the directory's place)
+	rm -rf "$ROOT/run/gpuvm"
+	: >"$ROOT/run/gpuvm"
+	gv --cmdline "quiet" apply --defer
+	[ "$status" -eq 1 ]
+	[ "$(override $GPU)" = "(null)" ]
+	assert_regex "$stderr" "error: cannot write /run/gpuvm/root-pending: a component of its path is not a directory; nothing is held: the kernel command line and the defaults decide now"
+	# the last call finds nothing pending, and no GPU is left on gpuvm-hold for the boot
+	printf 'mode=container\n' >"$SYSROOT/etc/gpuvm/gpuvm.conf"
+	gv --cmdline "quiet" apply --resume --sysroot "$SYSROOT"
+	assert_success
+	[ "$(override $GPU)" = "(null)" ]
+	# a hold an earlier call made, whose record cannot be written now: released
+	echo gpuvm-hold >"$ROOT/sys/bus/pci/devices/$GPU/driver_override"
+	gv --cmdline "quiet" apply --defer
+	[ "$status" -eq 1 ]
+	[ "$(override $GPU)" = "" ]
+}
+
 @test "the hold takes nothing from a driver that has a device already (vfio-pci.ids=, built in)" {
 	mkfx workstation # 01:00.0 on nouveau, as a built-in driver would have it
 	gv --cmdline "quiet" apply --defer

@@ -65,7 +65,8 @@ static struct {
 	int n_dyn;
 	int n_faults;
 	char *state;
-	char *metrics; /* the metrics file (gpuvm.prom) */
+	char *metrics;	 /* the metrics file (gpuvm.prom) */
+	char *record[2]; /* /run/gpuvm/pending and root-pending */
 	int writes, loads;
 	int fired; /* faults that fired */
 	char probe_error[160];
@@ -78,6 +79,8 @@ void fk_reset(bool iommu)
 {
 	free(k.state);
 	free(k.metrics);
+	free(k.record[0]);
+	free(k.record[1]);
 	memset(&k, 0, sizeof(k));
 	k.iommu = iommu;
 	k.vfio_dev = 1;
@@ -463,6 +466,8 @@ ssize_t root_read(const char *path, char *buf, size_t size)
 		return out(buf, size, "6.1.0-fake\n");
 	if (strcmp(path, "run/gpuvm/state.json") == 0)
 		return k.state ? out(buf, size, k.state) : -ENOENT;
+	if (strncmp(path, "run/gpuvm/", 10) == 0 && fk_record(path + 10))
+		return out(buf, size, fk_record(path + 10));
 	{
 		int pid, g, end = 0;
 		char addr[32];
@@ -926,12 +931,29 @@ int root_write_file_with(const char *dir, const char *name, void (*fill)(FILE *f
 	return r;
 }
 
+/* Where the fake keeps a pending record (named so for its faults), or NULL. */
+static char **record_of(const char *name)
+{
+	if (strcmp(name, "pending") == 0)
+		return &k.record[0];
+	return strcmp(name, "root-pending") == 0 ? &k.record[1] : NULL;
+}
+
+const char *fk_record(const char *name)
+{
+	char **r = record_of(name);
+
+	return r ? *r : NULL;
+}
+
 int root_write_file(const char *dir, const char *name, const char *data, size_t len)
 {
 	bool metrics = strcmp(name, "gpuvm.prom") == 0;
-	int err = faulted(metrics ? "metrics" : "state");
-	char **file = metrics ? &k.metrics : &k.state;
+	char **file = record_of(name);
+	int err = faulted(file ? name : metrics ? "metrics" : "state");
 
+	if (!file)
+		file = metrics ? &k.metrics : &k.state;
 	(void)dir;
 	if (err)
 		return err;

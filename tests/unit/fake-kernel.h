@@ -59,6 +59,8 @@ const char *fk_metrics(void); /* the last metrics file (gpuvm.prom), or NULL */
 int fk_writes(void);	      /* sysfs writes so far */
 int fk_modules_loaded(void);
 const char *fk_kmsg_probe_error(void); /* what the kernel would have logged */
+/* A pending record ("pending", "root-pending"): the last written, or NULL. */
+const char *fk_record(const char *name);
 
 /*
  * apply --live: device nodes and the processes that hold them. A DRM node (drm/NAME, major

@@ -10,7 +10,10 @@
  *  - a device gpuvm did not select is left exactly as it was;
  *  - a state file, when written, is valid JSON.
  * tests/unit/test-execute.c names the outcome of each fault; this one proves there is no
- * read or write left whose failure breaks those rules.
+ * read or write left whose failure breaks those rules. The boot's first call, which holds
+ * GPUs for a later call (the root's config, or config='s disk), meets every write failing
+ * in turn too: a GPU is never left on gpuvm-hold unless the record that later call reads
+ * names it (else the hold outlives the boot).
  */
 #include <errno.h>
 #include <string.h>
@@ -127,6 +130,45 @@ static bool run_one(const struct mode_case *m, bool read, int n)
 	return true;
 }
 
+/*
+ * apply --defer before udev (no driver has the GPUs), with the Nth write failing (the
+ * record, a hold's writes, the state file): whatever is held, the record names. False when
+ * no fault fired.
+ */
+static bool hold_one(const char *cmdline, const char *record, int n)
+{
+	static const char *const gpus[] = { GPU, GPU2 };
+	struct options o = { .cmdline = cmdline, .defer = true };
+	struct outcome out;
+	const char *rec;
+	char line[32];
+	bool fired;
+	size_t i;
+
+	fk_reset(true);
+	fk_add(GPU, 0x10de, 0x2204, 0x030000, 1, NULL, "nouveau");
+	fk_add(GPU2, 0x10de, 0x2204, 0x030000, 2, NULL, "nouveau");
+	fk_add("0000:03:00.0", 0x8086, 0x1533, 0x020000, 3, "igb", "igb");
+	fk_driver_loaded("nouveau");
+	fk_driver_loaded("igb");
+	fk_fault("", n, -ENOSPC);
+	log_setup(false, 0);
+	memset(&out, 0, sizeof(out));
+	cmd_apply.run(&o, &out);
+	fired = fk_faults_fired() > 0;
+	rec = fk_record(record);
+	for (i = 0; fired && i < sizeof(gpus) / sizeof(gpus[0]); i++) {
+		snprintf(line, sizeof(line), "held=%s\n", gpus[i]);
+		CHECK(strcmp(fk_override(gpus[i]), "gpuvm-hold") != 0 || (rec && strstr(rec, line)),
+		      "%s, write %d fails: %s on gpuvm-hold only with /run/gpuvm/%s naming it (%s)",
+		      cmdline, n, gpus[i], record, rec ? "written" : "none written");
+	}
+	CHECK(!fired || !rec == out.error, "%s, write %d fails: no record is exit status 1 (%s)",
+	      cmdline, n, rec ? "written" : "none");
+	log_close();
+	return fired;
+}
+
 int main(void)
 {
 	size_t i;
@@ -146,6 +188,19 @@ int main(void)
 			      "%s, %s: %d outcomes without an error held to the truth",
 			      modes[i].name, rw == 0 ? "reads" : "writes", truth_checked);
 		}
+	}
+	for (i = 0; i < 2; i++) {
+		const char *cl = i ? "gpuvm.config=LABEL=gpuvm-conf" : "quiet";
+		const char *rec = i ? "pending" : "root-pending";
+		int n = 1;
+
+		while (hold_one(cl, rec, n))
+			n++;
+		CHECK(n > 3, "%s: %d writes of the first call failed in turn", cl, n - 1);
+		/* No fault at all: both GPUs held, the record names both. */
+		CHECK(strcmp(fk_override(GPU), "gpuvm-hold") == 0 &&
+			      strcmp(fk_override(GPU2), "gpuvm-hold") == 0,
+		      "%s: with no fault, both GPUs held", cl);
 	}
 	fk_reset(false);
 	return unit_done();
