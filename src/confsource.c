@@ -114,7 +114,7 @@ static int on_retry(const char *key, const char *value, void *data)
 	if (!value || (!streq(key, "rd.retry") && !streq(key, "rd_retry")))
 		return 0;
 	v = strtol(value, &end, 10);
-	if (end != value && *end == '\0' && v >= 0 && v <= 7200)
+	if (end != value && *end == '\0' && v >= 0 && v <= 2L * CONFIG_TIMEOUT_MAX)
 		c->seconds = v;
 	return 0;
 }
@@ -354,11 +354,20 @@ void source_resolve(const char *config_file, bool under_root, const char *cmdlin
 			 CONFIG_PATH);
 	strscpy(src->spec, s->config, sizeof(src->spec));
 	src->timeout_s = wait_seconds(s, cmdline);
-	if (pol == SRC_RESUME && pending_read(src) < 0)
-		src->deadline_ms = 0; /* no (good) record: decide now */
-	else if (pol == SRC_DEFER && pending_read(src) < 0)
-		src->deadline_ms =
-			clock_ms(CLOCK_BOOTTIME) + (unsigned long long)src->timeout_s * 1000ULL;
+	if (pol == SRC_RESUME || pol == SRC_DEFER) {
+		now = clock_ms(CLOCK_BOOTTIME);
+		r = pending_read(src);
+		/* Past the longest wait any call sets: written by hand, or corrupted. */
+		if (r == 0 && src->deadline_ms > now + CONFIG_TIMEOUT_MAX * 1000ULL) {
+			log_err("/run/gpuvm/pending: its deadline is %llu s ahead, past the longest config_timeout (%d s): taken as over",
+				(src->deadline_ms - now) / 1000, CONFIG_TIMEOUT_MAX);
+			r = -ERANGE;
+		}
+		if (r < 0 && pol == SRC_RESUME)
+			src->deadline_ms = 0; /* no (good) record: decide now */
+		else if (r < 0)
+			src->deadline_ms = now + (unsigned long long)src->timeout_s * 1000ULL;
+	}
 
 	r = read_disk(under_root, &t, src, &disk, &disk_len);
 	now = clock_ms(CLOCK_BOOTTIME);

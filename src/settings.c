@@ -115,7 +115,7 @@ static int parse_config_timeout(struct settings *s, const char *v, char *bad, si
 
 	(void)bad;
 	(void)badsize;
-	if (parse_seconds(v, 3600, &sec) < 0)
+	if (parse_seconds(v, CONFIG_TIMEOUT_MAX, &sec) < 0)
 		return -EINVAL;
 	s->config_timeout_s = (unsigned)sec;
 	return 0;

@@ -11,6 +11,8 @@
 
 /* How long a boot waits for config='s disk when neither config_timeout nor rd.retry says. */
 #define CONFIG_TIMEOUT_DEFAULT 90
+/* The longest wait config_timeout (or half of rd.retry) may ask for; a deadline past it is none. */
+#define CONFIG_TIMEOUT_MAX 3600
 
 #define SETTINGS_LIST_MAX 64
 #define SOURCE_LEN 160

@@ -250,6 +250,32 @@ override() {
 	[ -z "$stderr" ]
 }
 
+@test "a deadline past the longest config_timeout is not believed: --resume decides, --defer sets its own" {
+	local far=99999999999999 up d
+	gv --cmdline "gpuvm.config=LABEL=gpuvm-conf" apply --defer
+	[ "$status" -eq 5 ]
+	# within the bound (now + 3000 s; CLOCK_BOOTTIME is /proc/uptime's clock): still waited for
+	up=$(cut -d. -f1 /proc/uptime)
+	sed -i "s/^deadline_ms=.*/deadline_ms=$(((up + 3000) * 1000))/" "$ROOT/run/gpuvm/pending"
+	gv --cmdline "gpuvm.config=LABEL=gpuvm-conf" apply --resume
+	[ "$status" -eq 5 ]
+	# past it (a record written by hand, or corrupted): a second first call sets its own
+	sed -i "s/^deadline_ms=.*/deadline_ms=$far/" "$ROOT/run/gpuvm/pending"
+	gv --cmdline "gpuvm.config=LABEL=gpuvm-conf gpuvm.config_timeout=30" apply --defer
+	[ "$status" -eq 5 ]
+	assert_regex "$stderr" "error: /run/gpuvm/pending: its deadline is [0-9]+ s ahead, past the longest config_timeout \(3600 s\): taken as over"
+	d=$(sed -n 's/^deadline_ms=//p' "$ROOT/run/gpuvm/pending")
+	up=$(cut -d. -f1 /proc/uptime)
+	[ "$d" -le $(((up + 32) * 1000)) ]
+	# and the last calls decide at once, releasing the hold: the boot does not wait for ever
+	sed -i "s/^deadline_ms=.*/deadline_ms=$far/" "$ROOT/run/gpuvm/pending"
+	gv --cmdline "gpuvm.config=LABEL=gpuvm-conf" apply --resume
+	assert_success
+	assert_regex "$stderr" "error: /run/gpuvm/pending: its deadline is [0-9]+ s ahead, past the longest config_timeout \(3600 s\): taken as over"
+	[ ! -e "$ROOT/run/gpuvm/pending" ]
+	[ "$(override $GPU)" = "" ]
+}
+
 @test "at boot the image's config is not read: the fallback is the command line and the defaults" {
 	printf 'config=LABEL=gpuvm-conf\nmode=vm-passthrough\n' >"$ROOT/etc/gpuvm/gpuvm.conf"
 	gv --cmdline "gpuvm.config=LABEL=gpuvm-conf" apply --defer
