@@ -8,6 +8,7 @@
  * under the root are refused from the start (root_deny_writes); the archive is built in
  * memory, bounded, and written to --out (a new file) or stdout once it is whole.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -506,7 +507,6 @@ static bool value_kept(const char *word, size_t klen)
 		"nvidia",
 		"nomodeset",
 		"video",
-		"BOOT_IMAGE",
 		"initcall_blacklist",
 		"kvm",
 		"hugepage",
@@ -658,9 +658,51 @@ static bool this_boot(const struct dump *d, const char *id, size_t n)
 	return d->boot_id[0] && n == strlen(d->boot_id) && !strncmp(id, d->boot_id, n);
 }
 
+/* After the JSON key at p ("KEY" and the blanks and colon after it), or NULL. */
+static const char *after_key(const char *p, const char *key)
+{
+	size_t n = strlen(key);
+
+	if (*p != '"' || strncmp(p + 1, key, n) != 0 || p[n + 1] != '"')
+		return NULL;
+	p += n + 2;
+	return p + strspn(p, " \t\n:");
+}
+
+/* The end of a string's text (its closing quote, or where the text ends). */
+static const char *text_end(const char *p, bool in_parens)
+{
+	for (; *p && *p != '"'; p++) {
+		if (*p == '\\' && p[1])
+			p++;
+		else if (in_parens && *p == ')' && (p[1] == ';' || !strncmp(p + 1, " and ", 5)))
+			break;
+	}
+	return p;
+}
+
+/*
+ * The word of letters and digits at p (none before it), to f: 32 zeros where it is 32 hex
+ * digits, a machine-id as BLS entry names carry it. Where the word ends.
+ */
+static const char *put_word(FILE *f, const char *p)
+{
+	size_t n = 0;
+
+	while (isalnum((unsigned char)p[n]))
+		n++;
+	if (n == 32 && strspn(p, "0123456789abcdef") == 32)
+		fputs("00000000000000000000000000000000", f);
+	else
+		fwrite(p, 1, n, f);
+	return p + n;
+}
+
 /*
  * A file of gpuvm's own under /run/gpuvm, read as gpuvm reads it (root_read_own: no link
- * followed, a regular file); each boot_id in it masked, this boot's as such.
+ * followed, a regular file), masked: each boot_id (this boot's as such), who held a device
+ * (a holder's pid and comm, "held by pid P (COMM)" in a reason), and a machine-id (the next
+ * boot's judgement names BLS entries by it).
  */
 static void dump_record(struct dump *d, const char *path)
 {
@@ -686,17 +728,33 @@ static void dump_record(struct dump *d, const char *path)
 		stop(d, -ENOMEM, path);
 		return;
 	}
-	for (p = buf; (q = strstr(p, "\"boot_id\"")); p = q) {
-		q += 9;
-		q += strspn(q, " \t\n:");
-		fwrite(p, 1, (size_t)(q - p), f);
-		if (*q != '"')
-			continue;
-		p = ++q;
-		q = strchrnul(q, '"');
-		fprintf(f, "\"%s", this_boot(d, p, (size_t)(q - p)) ? BOOT_ID_THIS : BOOT_ID_OTHER);
+	for (p = buf; *p;) {
+		if ((q = after_key(p, "boot_id")) && *q == '"') {
+			fwrite(p, 1, (size_t)(q - p), f);
+			p = q + 1;
+			q = strchrnul(p, '"');
+			fprintf(f, "\"%s",
+				this_boot(d, p, (size_t)(q - p)) ? BOOT_ID_THIS : BOOT_ID_OTHER);
+			p = q;
+		} else if ((q = after_key(p, "comm")) && *q == '"') {
+			fwrite(p, 1, (size_t)(q - p), f);
+			fputs("\"-", f);
+			p = text_end(q + 1, false);
+		} else if (((q = after_key(p, "pid")) && isdigit((unsigned char)*q)) ||
+			   (q = startswith(p, "held by pid ") ? p + 12 : NULL)) {
+			fwrite(p, 1, (size_t)(q - p), f);
+			fputc('0', f);
+			p = q + strspn(q, "0123456789");
+			if (startswith(p, " (")) {
+				fputs(" (-", f);
+				p = text_end(p + 2, true);
+			}
+		} else if (isalnum((unsigned char)*p)) {
+			p = put_word(f, p);
+		} else {
+			fputc(*p++, f);
+		}
 	}
-	fputs(p, f);
 	if (fclose(f) == 0)
 		put_file(d, path, out, n);
 	else
@@ -1029,6 +1087,51 @@ static bool root_mount(struct dump *d, const char *line, size_t n)
 	return field(line, n, 4, &f, &fl) && fl == 1 && *f == '/';
 }
 
+/*
+ * The root's mount lines, masked: the mount's IDs, device number, mount point and file
+ * system type stay; its root, options and super options read "masked", and so does its
+ * source unless that is /dev/NAME of a block device the host has, which hostdev.c reads
+ * (written so): a volume group named after the host, a label, an NFS server are not kept.
+ */
+static void put_mounts(struct dump *d, const char *text, size_t len)
+{
+	char *out = NULL, path[96], target[PATH_MAX];
+	const char *line, *nl, *f, *t, *s, *sep, *b;
+	size_t n = 0, l, fl, tl, sl;
+	FILE *mf = open_memstream(&out, &n);
+
+	if (!mf) {
+		stop(d, -ENOMEM, "proc/self/mountinfo");
+		return;
+	}
+	for (line = text; (nl = memchr(line, '\n', (size_t)(text + len - line))); line = nl + 1) {
+		l = (size_t)(nl - line);
+		sep = memmem(line, l, " - ", 3);
+		if (!root_mount(d, line, l) || !field(line, l, 2, &f, &fl) || !sep ||
+		    !field(sep + 3, (size_t)(nl - sep - 3), 0, &t, &tl))
+			continue;
+		fprintf(mf, "%.*s masked / masked - %.*s ", (int)(f + fl - line), line, (int)tl, t);
+		b = NULL;
+		if (field(sep + 3, (size_t)(nl - sep - 3), 1, &s, &sl) && sl > 5 && sl < 64 &&
+		    !strncmp(s, "/dev/", 5)) {
+			b = (const char *)memrchr(s, '/', sl) + 1;
+			snprintf(path, sizeof(path), "sys/class/block/%.*s", (int)(s + sl - b), b);
+			if (!valid_driver_name(path + 16) ||
+			    root_link_target(path, target, sizeof(target)))
+				b = NULL;
+		}
+		if (b)
+			fprintf(mf, "/dev/%s masked\n", path + 16);
+		else
+			fputs("masked masked\n", mf);
+	}
+	if (fclose(mf) == 0)
+		put_file(d, "proc/self/mountinfo", out, n);
+	else
+		stop(d, -ENOMEM, "proc/self/mountinfo");
+	free(out);
+}
+
 static int on_console(const char *key, const char *value, void *data)
 {
 	char path[96];
@@ -1054,7 +1157,7 @@ static void dump_hostdev(struct dump *d)
 	size_t fl;
 
 	if (n > 0) {
-		put_lines(d, "proc/self/mountinfo", buf, (size_t)n, root_mount);
+		put_mounts(d, buf, (size_t)n);
 		for (line = buf; line < buf + n;) {
 			const char *nl = memchr(line, '\n', (size_t)(buf + n - line)), *sep;
 			size_t len = nl ? (size_t)(nl - line) : 0;

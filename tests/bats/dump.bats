@@ -84,13 +84,29 @@ listing() {
 	output=$(cat "$D.json")
 	assert_regex "$(dev_field 0000:00:14.0 reason)" "the root file system's disk is behind it"
 	assert_regex "$(dev_field 0000:00:1e.0 reason)" "a console= serial port is behind it"
-	# mountinfo: the root's line only; the links as the tree has them
-	[ "$(cat "$D/proc/self/mountinfo")" = "22 1 254:0 / / rw,relatime shared:1 - ext4 /dev/mapper/vg-root rw" ]
+	# mountinfo: the root's line only, masked (no such block device as vg-root); the links
+	# as the tree has them
+	[ "$(cat "$D/proc/self/mountinfo")" = "22 1 254:0 masked / masked - ext4 masked masked" ]
 	[ "$(readlink "$D/sys/dev/block/254:0")" = ../../devices/virtual/block/dm-0 ]
 	[ "$(readlink "$D/sys/devices/virtual/block/dm-0/slaves/sda2")" = "../../../../$sda2" ]
 	[ "$(readlink "$D/sys/class/tty/ttyS0")" = ../../devices/pci0000:00/0000:00:1e.0/dw-apb-uart.0/tty/ttyS0 ]
 	[ "$(cat "$D/proc/cmdline")" = "$cl" ]
 	[ ! -e "$D/etc/cmdline.d" ]
+}
+
+@test "a root of btrfs (no device number of a disk): its source's kernel name is all of it kept, and replayed" {
+	local cl="gpuvm.ids=8086:7ae0"
+	mkfx workstation
+	mkdir -p "$ROOT/proc/self" "$ROOT/sys/class/block"
+	printf '30 1 0:31 /@rootfs / rw,relatime - btrfs /dev/sda2 rw,ssd,subvol=/@rootfs\n' >"$ROOT/proc/self/mountinfo"
+	ln -s ../../devices/pci0000:00/0000:00:14.0/usb2/2-1/2-1:1.0/host0/target0:0:0/0:0:0:0/block/sda/sda2 \
+		"$ROOT/sys/class/block/sda2"
+	dump --cmdline "$cl"
+	same_plans --cmdline "$cl"
+	[ "$(cat "$D/proc/self/mountinfo")" = "30 1 0:31 masked / masked - btrfs /dev/sda2 masked" ]
+	"$GPUVM" --root "$D" plan --mode vm-passthrough --json >"$D.json" || true
+	output=$(cat "$D.json")
+	assert_regex "$(dev_field 0000:00:14.0 reason)" "the root file system's disk is behind it"
 }
 
 @test "a vfio variant driver and vfio-pci's presence: the dump's own module indexes answer as the host's did" {
@@ -149,15 +165,20 @@ listing() {
 	secret=s3cret-site-name
 	mkdir -p "$ROOT/etc/gpuvm"
 	printf '# written by alice at %s\nmode=vm-passthrough\n  # another\nnvswitch=host\n' "$secret" >"$ROOT/etc/gpuvm/gpuvm.conf"
-	printf 'BOOT_IMAGE=/vmlinuz root=UUID=3f1c2a9e-5b7d-4c1e-9a8f-2d6b1e0c4a7f ro ip=10.1.2.3::10.1.2.1:255.255.255.0:%s:eth0:off hostname=%s intel_iommu=on iommu=pt gpuvm.ids=10de:2204 rd.luks.uuid=%s "quoted=a b" quiet\n' \
-		"$secret" "$secret" "$secret" >"$ROOT/proc/cmdline"
-	mkdir -p "$ROOT/etc/cmdline.d" "$ROOT/proc/sys/kernel/random" "$ROOT/run/gpuvm"
+	printf 'BOOT_IMAGE=(lvm/%s--vg-root)/boot/vmlinuz root=UUID=3f1c2a9e-5b7d-4c1e-9a8f-2d6b1e0c4a7f ro ip=10.1.2.3::10.1.2.1:255.255.255.0:%s:eth0:off hostname=%s intel_iommu=on iommu=pt gpuvm.ids=10de:2204 rd.luks.uuid=%s "quoted=a b" quiet\n' \
+		"$secret" "$secret" "$secret" "$secret" >"$ROOT/proc/cmdline"
+	mkdir -p "$ROOT/etc/cmdline.d" "$ROOT/proc/sys/kernel/random" "$ROOT/run/gpuvm" "$ROOT/proc/self"
+	# the root on LVM, its volume group named after the host; over NFS, a server's address
+	printf '21 1 0:20 / /proc rw - proc proc rw\n22 1 254:0 /@%s / rw,relatime shared:1 - ext4 /dev/mapper/%s--vg-root rw,errors=remount-ro\n23 22 0:44 / / rw - nfs4 10.9.8.7:/export/%s rw,vers=4.2,addr=10.9.8.7\n' \
+		"$secret" "$secret" "$secret" >"$ROOT/proc/self/mountinfo"
 	printf 'rd.gpuvm.mode=container\nnfsroot=%s:/x\n' "$secret" >"$ROOT/etc/cmdline.d/10-gpuvm.conf"
 	echo "$secret" >"$ROOT/etc/hostname"
 	echo 0123456789abcdef0123456789abcdef >"$ROOT/etc/machine-id"
 	echo 8b3e6c1a-7d2f-4e5b-9a0c-1f2e3d4c5b6a >"$ROOT/proc/sys/kernel/random/boot_id"
 	printf '{"mode":"vm-passthrough","boot":{"boot_id":"8b3e6c1a-7d2f-4e5b-9a0c-1f2e3d4c5b6a"}}\n' >"$ROOT/run/gpuvm/boot.json"
-	printf '{"mode":"container","boot":{"boot_id": "11111111-2222-4333-8444-555555555555"}}\n' >"$ROOT/run/gpuvm/state.json"
+	# an apply --live's state file: who held a GPU; the next boot's BLS entry, named by machine-id
+	printf '{"mode":"container","boot":{"boot_id": "11111111-2222-4333-8444-555555555555"},"devices":[{"address":"0000:01:00.0","error":"in use: /dev/dri/card0 (0000:01:00.0) held by pid 4242 (%s) and 1 other process; its IOMMU group left as it was","holders":[{"pid": 4242,"comm":"%s","node":"/dev/dri/card0"}]}],"next_boot":{"mode_source":"/boot/loader/entries/0123456789abcdef0123456789abcdef-6.1.0.conf:3"}}\n' \
+		"$secret" "$secret" >"$ROOT/run/gpuvm/state.json"
 	printf '  90000000-9000ffff : %s-BMC\n' "$secret" >>"$ROOT/proc/iomem"
 	dump
 	same_plans
@@ -165,12 +186,20 @@ listing() {
 	[ ! -e "$D/etc/hostname" ] && [ ! -e "$D/etc/machine-id" ]
 	run grep -rl "$secret" "$D" "$D.tar"
 	assert_failure
-	run grep -rl "alice\|3f1c2a9e\|10.1.2.3\|8b3e6c1a" "$D"
+	run grep -rl "alice\|3f1c2a9e\|10.1.2.3\|8b3e6c1a\|10.9.8.7\|0123456789abcdef0123456789abcdef" "$D"
 	assert_failure
+	# the root's mount: IDs, device number, mount point and type; no source that is not a
+	# block device's kernel name, no options
+	[ "$(cat "$D/proc/self/mountinfo")" = "$(printf '22 1 254:0 masked / masked - ext4 masked masked\n23 22 0:44 masked / masked - nfs4 masked masked')" ]
+	# the state file: no pid, no command, no machine-id
+	output=$(cat "$D/run/gpuvm/state.json")
+	[ "$(jqr '.devices[0].holders[0] | "\(.pid) \(.comm) \(.node)"')" = "0 - /dev/dri/card0" ]
+	[ "$(jqr .devices[0].error)" = "in use: /dev/dri/card0 (0000:01:00.0) held by pid 0 (-) and 1 other process; its IOMMU group left as it was" ]
+	[ "$(jqr .next_boot.mode_source)" = /boot/loader/entries/00000000000000000000000000000000-6.1.0.conf:3 ]
 	# the config keeps its lines (mode_source names them), its comments empty
 	[ "$(cat "$D/etc/gpuvm/gpuvm.conf")" = "$(printf '#\nmode=vm-passthrough\n  #\nnvswitch=host')" ]
 	# the command line keeps every word, and the values gpuvm and the IOMMU setup read
-	[ "$(cat "$D/proc/cmdline")" = 'BOOT_IMAGE=/vmlinuz root=- ro ip=- hostname=- intel_iommu=on iommu=pt gpuvm.ids=10de:2204 rd.luks.uuid=- "quoted=a b" quiet' ]
+	[ "$(cat "$D/proc/cmdline")" = 'BOOT_IMAGE=- root=- ro ip=- hostname=- intel_iommu=on iommu=pt gpuvm.ids=10de:2204 rd.luks.uuid=- "quoted=a b" quiet' ]
 	[ "$(cat "$D/etc/cmdline.d/10-gpuvm.conf")" = "$(printf 'rd.gpuvm.mode=container\nnfsroot=-')" ]
 	# boot_id: this boot's stands for itself in boot.json; another boot's is another
 	[ "$(cat "$D/proc/sys/kernel/random/boot_id")" = 00000000-0000-4000-8000-000000000001 ]
