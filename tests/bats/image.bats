@@ -313,6 +313,10 @@ arm64_ok() {
 	h=$r/host
 	mkdir -p "$h/etc/gpuvm" "$h/run/gpuvm" "$h/run/gpuvm-reboot" "$h/proc" "$r/var/run/secrets"
 	printf '# provisioned\nmode=container\n' >"$h/etc/gpuvm/gpuvm.conf"
+	# gpuvm installed on the host, under its /usr (mounted read-only): the binary, dracut's module
+	mkdir -p "$h/usr/sbin" "$h/usr/lib/dracut/modules.d/90gpuvm"
+	cp "$TOP/build/gpuvm" "$h/usr/sbin/gpuvm"
+	cp "$TOP/dracut/90gpuvm/module-setup.sh" "$h/usr/lib/dracut/modules.d/90gpuvm/"
 	echo 11111111-1111-1111-1111-111111111111 >"$h/proc/boot_id"
 	cp "$API/tls/ca.crt" "$r/var/run/secrets/ca.crt"
 	cp "$API/token" "$r/var/run/secrets/token"
