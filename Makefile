@@ -231,7 +231,8 @@ e2e: all
 
 # Install: make install [DESTDIR=…] [PREFIX=/usr] [PCI_IDS=FILE]. The example config never
 # replaces one. PCI_IDS: a pci.ids (the sandbox device plugin's, gpuvm(8) kubevirt) whose
-# header and NVIDIA block become /usr/share/gpuvm/pci.ids; none is shipped.
+# header and NVIDIA block become /usr/share/gpuvm/pci.ids (scripts/pciids-nvidia.sh; a file
+# it or scripts/pciids-ship.sh made goes in as it is); without it none is installed.
 PREFIX ?= /usr
 SBINDIR := $(PREFIX)/sbin
 DRACUTDIR := $(PREFIX)/lib/dracut/modules.d/90gpuvm
@@ -343,6 +344,17 @@ test-arm64: $(A64)/gpuvm
 
 clean-arm64:
 	rm -rf $(A64)/obj $(A64)/gpuvm
+
+# --- the pci.ids the packages ship (scripts/pciids-ship.sh) ---------------------------------
+# `make pciids`: build/pciids/pci.ids, NVIDIA's block of Debian trixie's pci.ids with the IDs
+# whose name the sandbox device plugin's pci.ids (2025.07.11) may give otherwise, against
+# sid's: the pinned packages are downloaded once (apt-get download, a private apt state; kept
+# in build/pciids/debs), the file is made again from them when a script changes.
+PCIIDS := $(B)/pciids/pci.ids
+.PHONY: pciids
+pciids: $(PCIIDS)
+$(PCIIDS): scripts/pciids-ship.sh scripts/pciids-nvidia.sh
+	sh scripts/pciids-ship.sh $(B)/pciids
 
 # --- packages (packaging/README.md) ------------------------------------------------------------
 # `make deb` / `make rpm` [ARCH=arm64]: build/deb/gpuvm_$(VERSION)_amd64.deb (arm64) and

@@ -139,6 +139,68 @@ permittedHostDevices:
 	assert_regex "$stderr" "no 10de"
 }
 
+# pciids_pair DIR: a pci.ids from before the plugin's (old.ids, 2025.06.09) and one from after
+# it (new.ids, 2026.10.24), small and made up, as scripts/pciids-ship.sh compares them.
+pciids_pair() {
+	printf '%s\n' '#' '#	List of PCI IDs' '#' '#	Version: 2025.06.09' \
+		'#	This file can be distributed under either the GNU General Public License' \
+		'#	(version 2 or higher) or the 3-clause BSD License.' '#' '' '# Vendors' \
+		'10dd  Evans' '	0007  not NVIDIA'"'"'s' '10de  NVIDIA Corporation' '	0001  same' \
+		'	0002  renamed later' '		10de 0002  a subsystem' '	0003  removed later' \
+		'# inside' '	0002  a second line of 0002: not read' '	2330  GH100 [H100 SXM5 80GB]' \
+		'	22a3  GH100 [H100 NVSwitch]' '10df  Emulex' '	0004  not NVIDIA'"'"'s' >"$1/old.ids"
+	printf '%s\n' '#	Version: 2026.10.24' '10dd  Evans' '	0007  not NVIDIA'"'"'s either' \
+		'10de  NVIDIA Corporation' '	0001  same' '	0002  renamed' '	0005  added later' \
+		'	2330  GH100 [H100 SXM5 80GB]' '	22a3  GH100 [H100 NVSwitch] renamed' \
+		'10df  Emulex' '	0006  added, not NVIDIA'"'"'s' >"$1/new.ids"
+}
+
+# What the packages ship as /usr/share/gpuvm/pci.ids: the older file's header and NVIDIA block,
+# and the IDs whose name may differ in the plugin's pci.ids, from between the two.
+@test "pciids-ship.sh --compare: the older block, and the IDs renamed, added or removed between the two as uncertain" {
+	t=$BATS_TEST_TMPDIR
+	pciids_pair "$t"
+	run --separate-stderr sh "$TOP/scripts/pciids-ship.sh" --compare "$t/old.ids" "$t/new.ids"
+	assert_success
+	[ "$output" = "#
+#	List of PCI IDs
+#
+#	Version: 2025.06.09
+#	This file can be distributed under either the GNU General Public License
+#	(version 2 or higher) or the 3-clause BSD License.
+#
+#
+#	The NVIDIA block only, by gpuvm's scripts/pciids-ship.sh from pci.ids 2025.06.09.
+#	NVIDIA's sandbox device plugin v1.4.0 to v1.6.0 names from pci.ids 2025.07.11: it may name
+#	the ID of each #gpuvm-uncertain line below otherwise, or not at all, as that ID is
+#	named otherwise in, or is in only one of, this and pci.ids 2026.10.24.
+#gpuvm-uncertain 0002
+#gpuvm-uncertain 0003
+#gpuvm-uncertain 0005
+#gpuvm-uncertain 22a3
+
+10de  NVIDIA Corporation
+	0001  same
+	0002  renamed later
+		10de 0002  a subsystem
+	0003  removed later
+# inside
+	0002  a second line of 0002: not read
+	2330  GH100 [H100 SXM5 80GB]
+	22a3  GH100 [H100 NVSwitch]" ] || fail "$output"
+	# make install PCI_IDS= (pciids-nvidia.sh) takes it byte for byte
+	printf '%s\n' "$output" >"$t/ship.ids"
+	sh "$TOP/scripts/pciids-nvidia.sh" "$t/ship.ids" | cmp - "$t/ship.ids"
+	# each file on its side of the plugin's 2025.07.11, the older one's licence as the SBOM says
+	run --separate-stderr sh "$TOP/scripts/pciids-ship.sh" --compare "$t/new.ids" "$t/old.ids"
+	assert_failure 1
+	[ "$stderr" = "pciids-ship: $t/new.ids: pci.ids 2026.10.24 is not from before the plugin's 2025.07.11" ]
+	sed -i '/3-clause BSD/d' "$t/old.ids"
+	run --separate-stderr sh "$TOP/scripts/pciids-ship.sh" --compare "$t/old.ids" "$t/new.ids"
+	assert_failure 1
+	assert_regex "$stderr" "old.ids: its header does not grant the GNU GPL version 2 or higher or the 3-clause BSD licence"
+}
+
 @test "kubevirt: GPUs that share an IOMMU group are warned about, the entry stays" {
 	mkfx hgx8-pairs
 	pciids

@@ -218,3 +218,88 @@ srcpkg() {
 	run env -u DEPS_ALLOW_OLDER bash -c ". '$t/packaging/stage.sh'; PKG_DEPS='$t/newest'; pkg_older_gate"
 	assert_success
 }
+
+# iddeb DIR VERSION VERSION-LINE: a pci.ids binary package of VERSION whose
+# usr/share/misc/pci.ids says VERSION-LINE and names one NVIDIA device, in DIR.
+iddeb() {
+	local d=$BATS_TEST_TMPDIR/deb-$2
+	mkdir -p "$d/DEBIAN" "$d/usr/share/misc" "$1"
+	printf '%s\n' "Package: pci.ids" "Version: $2" 'Architecture: all' \
+		'Maintainer: gpuvm tests <tests@gpuvm.invalid>' 'Description: a pci.ids of the test' >"$d/DEBIAN/control"
+	printf '%s\n' "#	Version: $3" \
+		'#	This file can be distributed under either the GNU General Public License' \
+		'#	(version 2 or higher) or the 3-clause BSD License.' '' '10de  NVIDIA Corporation' \
+		"	2330  named in $3" >"$d/usr/share/misc/pci.ids"
+	dpkg-deb --root-owner-group -b "$d" "$1/pci.ids_$2_all.deb" >/dev/null
+}
+
+# suite ARCHIVE SUITE: the suite's index and Release of the packages in ARCHIVE/pool/SUITE.
+suite() {
+	local i=dists/$2/main/binary-amd64
+	mkdir -p "$1/$i"
+	(cd "$1" && apt-ftparchive packages "pool/$2" >"$i/Packages" 2>/dev/null &&
+		apt-ftparchive -o APT::FTPArchive::Release::Suite="$2" release "dists/$2" >"dists/$2/Release")
+}
+
+# scripts/pciids-ship.sh DIR against an archive of the test (file:, through PCIIDS_APT_SOURCES,
+# no network) with trixie and sid suites: the pinned packages taken and kept, no archive asked
+# once both are kept; sid moved past its pin: its newest taken and said; trixie without its pin,
+# or sid with nothing at or past it: an error naming the pin.
+@test "pciids-ship.sh: the pinned Debian packages, kept; a newer sid taken and said; a missing pin named" {
+	need "dpkg-deb, apt-ftparchive (dpkg, apt-utils)" command -v dpkg-deb apt-ftparchive
+	t=$BATS_TEST_TMPDIR
+	old=$(sed -n 's/^OLD_REL=trixie OLD_VER=//p' "$TOP/scripts/pciids-ship.sh")
+	new=$(sed -n 's/^NEW_REL=sid NEW_VER=//p' "$TOP/scripts/pciids-ship.sh")
+	[ -n "$old" ] && [ -n "$new" ]
+	iddeb "$t/a/pool/trixie" "$old" 2025.06.09
+	iddeb "$t/a/pool/sid" "$new" 2026.10.24
+	suite "$t/a" trixie
+	suite "$t/a" sid
+	printf '%s\n' "deb [trusted=yes] file:$t/a trixie main" "deb [trusted=yes] file:$t/a sid main" >"$t/sources.list"
+	ship() {
+		PCIIDS_APT_SOURCES=$t/sources.list run --separate-stderr sh "$TOP/scripts/pciids-ship.sh" "$@"
+	}
+	ship "$t/out"
+	assert_success
+	[[ $stderr == *"pciids-ship: apt-get update"* ]] || fail "$stderr"
+	[ "$(cat "$t/out/SOURCES")" = "shipped pci.ids $old trixie
+compared pci.ids $new sid" ]
+	grep -qx '#gpuvm-uncertain 2330' "$t/out/pci.ids"
+	grep -qx '	2330  named in 2025.06.09' "$t/out/pci.ids"
+	grep -qxF "#	The NVIDIA block only, by gpuvm's scripts/pciids-ship.sh from Debian's pci.ids $old." "$t/out/pci.ids"
+	# no path of the machine that made it
+	run grep -cF "$t" "$t/out/pci.ids"
+	assert_output 0
+	cp "$t/out/pci.ids" "$t/first.ids"
+	# Kept: the archive gone, the file is made again from the packages in out/debs alone.
+	mv "$t/a" "$t/a.gone"
+	rm "$t/out/pci.ids"
+	ship "$t/out"
+	assert_success
+	[[ $stderr != *"apt-get update"* ]] || fail "$stderr"
+	cmp "$t/first.ids" "$t/out/pci.ids"
+	mv "$t/a.gone" "$t/a"
+	# sid past its pin (Debian keeps only its newest): that one, said on stderr and in SOURCES.
+	rm "$t/a/pool/sid/"*.deb
+	iddeb "$t/a/pool/sid" "${new%-1}.1-1" 2026.11.01
+	suite "$t/a" sid
+	ship "$t/newer"
+	assert_success
+	[[ $stderr == *"pciids-ship: sid has pci.ids ${new%-1}.1-1, past the pinned $new: ${new%-1}.1-1 is compared (pin it in scripts/pciids-ship.sh)"* ]] ||
+		fail "$stderr"
+	grep -qx "compared pci.ids ${new%-1}.1-1 sid" "$t/newer/SOURCES"
+	# sid with nothing at or past its pin; trixie without its pin: each an error naming it.
+	rm "$t/a/pool/sid/"*.deb
+	iddeb "$t/a/pool/sid" "$old" 2025.06.09
+	suite "$t/a" sid
+	ship "$t/older"
+	assert_failure 1
+	[[ $stderr == *"pciids-ship: Debian's pci.ids $new, pinned for sid, is not in its archive (it lists: $old)"* ]] || fail "$stderr"
+	rm "$t/a/pool/trixie/"*.deb
+	iddeb "$t/a/pool/trixie" 0.0~2025.08.01-1 2025.08.01
+	suite "$t/a" trixie
+	ship "$t/none"
+	assert_failure 1
+	[[ $stderr == *"pciids-ship: Debian's pci.ids $old, pinned for trixie, is not in its archive (it lists: 0.0~2025.08.01-1)"* ]] || fail "$stderr"
+	[ ! -e "$t/none/pci.ids" ]
+}
