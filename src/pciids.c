@@ -81,3 +81,11 @@ int pciids_name(const char *ids, size_t len, uint16_t vendor, uint16_t device, c
 	}
 	return -ENOENT;
 }
+
+int pciids_uncertain(const char *ids, uint16_t device)
+{
+	char line[24];
+
+	snprintf(line, sizeof(line), "\n#gpuvm-uncertain %04x\n", device);
+	return strstr(ids, line) ? 0 : -ENOENT;
+}

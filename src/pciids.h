@@ -33,4 +33,12 @@ int pciids_read_given(const char *file, char **ids, size_t *len);
 int pciids_name(const char *pciids, size_t len, uint16_t vendor, uint16_t device, char *out,
 		size_t size);
 
+/*
+ * Whether NUL-terminated pci.ids text lists NVIDIA's device ID as one whose name the sandbox
+ * device plugin's pci.ids may give otherwise: a line "#gpuvm-uncertain dddd" (lower case),
+ * as scripts/pciids-ship.sh writes them into the file gpuvm ships. 0 when it does, -ENOENT
+ * when not. Pure.
+ */
+int pciids_uncertain(const char *pciids, uint16_t device);
+
 #endif

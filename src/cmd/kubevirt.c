@@ -213,6 +213,10 @@ static size_t passthrough_entries(const struct options *o, const struct prep *pp
 		known = ids && pciids_name(ids, len, d->vendor, d->device, name, sizeof(name)) == 0;
 		kv_resource_name(known ? name : NULL, d->vendor, d->device, dev[n].resource,
 				 sizeof(dev[n].resource));
+		if (!o->kubevirt_plugin && ids && d->vendor == 0x10de &&
+		    pciids_uncertain(ids, d->device) == 0)
+			log_warn("10DE:%04X: %s may not be the sandbox device plugin's name: v1.4.0 to v1.6.0 (pci.ids 2025.07.11) may name this ID otherwise; the node's status.capacity shows the plugin's, which gpuvm-kubevirt-patch takes for an ID named by its ID (gpuvm(8), kubevirt)",
+				 d->device, dev[n].resource);
 		n++;
 	}
 	return n;

@@ -201,6 +201,33 @@ pciids_pair() {
 	assert_regex "$stderr" "old.ids: its header does not grant the GNU GPL version 2 or higher or the 3-clause BSD licence"
 }
 
+# An ID the shipped file lists as uncertain: its entry is as named, and warned about once,
+# naming the ID and its resourceName; a certain ID is not. Named by the ID where the file
+# lacks it (added after the older pci.ids), warned all the same.
+@test "kubevirt: an ID the shipped pci.ids lists as uncertain is warned about, a certain one is not" {
+	mkfx hgx8
+	pciids_pair "$BATS_TEST_TMPDIR"
+	mkdir -p "$ROOT/usr/share/gpuvm"
+	sh "$TOP/scripts/pciids-ship.sh" --compare "$BATS_TEST_TMPDIR/old.ids" "$BATS_TEST_TMPDIR/new.ids" \
+		>"$ROOT/usr/share/gpuvm/pci.ids"
+	gv --cmdline "gpuvm.nvswitch=vm" kubevirt --json
+	assert_success
+	[ "$(jqr '[.permittedHostDevices.pciHostDevices[].resourceName] | join(" ")')" = \
+		"nvidia.com/GH100_H100_SXM5_80GB nvidia.com/GH100_H100_NVSWITCH" ]
+	[ "$stderr" = "gpuvm: warning: 10DE:22A3: nvidia.com/GH100_H100_NVSWITCH may not be the sandbox device plugin's name: v1.4.0 to v1.6.0 (pci.ids 2025.07.11) may name this ID otherwise; the node's status.capacity shows the plugin's, which gpuvm-kubevirt-patch takes for an ID named by its ID (gpuvm(8), kubevirt)" ] ||
+		fail "$stderr"
+	sed -i '/^	22a3 /d' "$ROOT/usr/share/gpuvm/pci.ids"
+	gv --cmdline "gpuvm.nvswitch=vm" kubevirt
+	assert_success
+	assert_line '    resourceName: "nvidia.com/22a3"'
+	[ "$(grep -c 'may not be the sandbox device plugin' <<<"$stderr")" = 1 ]
+	assert_regex "$stderr" "10DE:22A3: nvidia.com/22a3 may not be"
+	# KubeVirt's own plugin takes the names the CR gives: no word
+	gv --cmdline "gpuvm.nvswitch=vm" kubevirt --kubevirt-plugin
+	assert_success
+	[ -z "$stderr" ]
+}
+
 @test "kubevirt: GPUs that share an IOMMU group are warned about, the entry stays" {
 	mkfx hgx8-pairs
 	pciids

@@ -129,6 +129,24 @@ static void lookup(void)
 	CHECK_STR(name, "devices.kubevirt.io/1002_74A1", "not NVIDIA: no plugin names it");
 }
 
+/* The IDs scripts/pciids-ship.sh lists as ones the plugin's pci.ids may name otherwise. */
+static void uncertain(void)
+{
+	static const char ids[] = "#\tVersion: 2025.06.09\n"
+				  "#gpuvm-uncertain 2bb1\n"
+				  "#gpuvm-uncertain 2bb40\n"
+				  "#gpuvm-uncertain 2BB5\n"
+				  "\n"
+				  "10de  NVIDIA Corporation\n"
+				  "\t2bb2  #gpuvm-uncertain 2bb3\n";
+
+	CHECK_INT(pciids_uncertain(ids, 0x2bb1), 0, "a line of its own");
+	CHECK_INT(pciids_uncertain(ids, 0x2bb2), -ENOENT, "not listed");
+	CHECK_INT(pciids_uncertain(ids, 0x2bb3), -ENOENT, "only at the start of a line");
+	CHECK_INT(pciids_uncertain(ids, 0x2bb4), -ENOENT, "the whole line, not a prefix");
+	CHECK_INT(pciids_uncertain(ids, 0x2bb5), -ENOENT, "in lower case only");
+}
+
 /* ---- A reference of getDeviceName, step by step as the Go code does it. ---- */
 
 /* unicode.IsSpace as UTF-8 at s (length of the space, or 0). */
@@ -301,6 +319,7 @@ int main(void)
 	vgpu_types();
 	vectors();
 	lookup();
+	uncertain();
 	whole();
 	return unit_done();
 }
