@@ -232,7 +232,8 @@ e2e: all
 # Install: make install [DESTDIR=…] [PREFIX=/usr] [PCI_IDS=FILE]. The example config never
 # replaces one. PCI_IDS: a pci.ids (the sandbox device plugin's, gpuvm(8) kubevirt) whose
 # header and NVIDIA block become /usr/share/gpuvm/pci.ids (scripts/pciids-nvidia.sh; a file
-# it or scripts/pciids-ship.sh made goes in as it is); without it none is installed.
+# it or scripts/pciids-ship.sh made goes in as it is); without it none is installed. The
+# packages and the mirror's image give build/pciids/pci.ids (make pciids, below).
 PREFIX ?= /usr
 SBINDIR := $(PREFIX)/sbin
 DRACUTDIR := $(PREFIX)/lib/dracut/modules.d/90gpuvm
@@ -361,11 +362,12 @@ $(PCIIDS): scripts/pciids-ship.sh scripts/pciids-nvidia.sh
 # build/rpm/gpuvm-$(VERSION)-1.x86_64.rpm (aarch64), from a staged `make install`.
 PKG_ARCH := $(if $(filter arm64,$(ARCH)),arm64,amd64)
 .PHONY: deb rpm packages
-deb rpm: all $(if $(filter arm64,$(PKG_ARCH)),$(A64)/gpuvm)
+deb rpm: all $(if $(filter arm64,$(PKG_ARCH)),$(A64)/gpuvm) $(PCIIDS)
 	sh packaging/$@.sh $(VERSION) $(PKG_ARCH)
-# The bill of materials of the static binary (SPDX 2.3 JSON; the packages carry it too).
+# The bill of materials of the static binary and the pci.ids beside it (SPDX 2.3 JSON; the
+# packages carry it too).
 .PHONY: sbom
-sbom: all $(if $(filter arm64,$(PKG_ARCH)),$(A64)/gpuvm)
+sbom: all $(if $(filter arm64,$(PKG_ARCH)),$(A64)/gpuvm) $(PCIIDS)
 	sh packaging/sbom.sh $(VERSION) $(PKG_ARCH) >$(B)/gpuvm$(if $(filter arm64,$(PKG_ARCH)),-arm64).spdx.json
 	@echo "sbom: $(B)/gpuvm$(if $(filter arm64,$(PKG_ARCH)),-arm64).spdx.json"
 packages: all arm64
@@ -400,7 +402,7 @@ $(MIRROR_IMG)/versions-%: $(MIRROR_IMAGE_RESOLVE)
 $(MIRROR_IMG)/root-%.tar: $(MIRROR_IMG)/versions-% packaging/mirror-image.sh scripts/apt-private.sh
 	MIRROR_IMAGE_DIR=$(MIRROR_IMG) sh packaging/mirror-image.sh root $*
 $(MIRROR_IMG)/gpuvm-mirror-$(VERSION).tar: $(MIRROR_IMG)/root-amd64.tar $(MIRROR_IMG)/root-arm64.tar \
-		$(B)/gpuvm $(A64)/gpuvm $(DEPS)/VERSIONS $(A64)/deps/VERSIONS mirror/gpuvm-label-mirror \
+		$(B)/gpuvm $(A64)/gpuvm $(DEPS)/VERSIONS $(A64)/deps/VERSIONS $(PCIIDS) mirror/gpuvm-label-mirror \
 		mirror/gpuvm-kubevirt-patch packaging/mirror-image.sh packaging/stage.sh packaging/sbom.sh \
 		packaging/changelog packaging/deb/copyright LICENSE
 	MIRROR_IMAGE_DIR=$(MIRROR_IMG) sh packaging/mirror-image.sh image $(VERSION)

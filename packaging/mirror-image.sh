@@ -32,8 +32,8 @@
 # trusts only the service account's ca.crt.
 #
 # The image: that layer, then one of gpuvm's (the static gpuvm of the architecture,
-# gpuvm-label-mirror, gpuvm-kubevirt-patch, the notices, copyright, licence and SBOM the
-# packages ship), put together with umoci. Times are packaging/changelog's (SOURCE_DATE_EPOCH,
+# gpuvm-label-mirror, gpuvm-kubevirt-patch, the pci.ids, notices, copyright, licence and SBOM
+# the packages ship), put together with umoci. Times are packaging/changelog's (SOURCE_DATE_EPOCH,
 # as the packages): the same layers give the same image, byte for byte.
 set -eu
 
@@ -218,7 +218,9 @@ app_layer() {
 	install -D -m 0755 "$PKG_BIN" "$app/usr/sbin/gpuvm"
 	install -D -m 0755 "$top/mirror/gpuvm-label-mirror" "$app/usr/bin/gpuvm-label-mirror"
 	install -D -m 0755 "$top/mirror/gpuvm-kubevirt-patch" "$app/usr/bin/gpuvm-kubevirt-patch"
-	# What the packages ship beside the binary (packaging/stage.sh, deb.sh, rpm.sh).
+	# What the packages ship beside the binary (packaging/stage.sh, deb.sh, rpm.sh): the
+	# pci.ids of scripts/pciids-ship.sh, which gpuvm kubevirt names devices from here.
+	install -D -m 0644 "$PKG_PCIIDS" "$app/usr/share/gpuvm/pci.ids"
 	install -D -m 0644 "${PKG_DEPS%/*}/NOTICES" "$app/usr/share/doc/gpuvm/THIRD-PARTY-NOTICES"
 	install -D -m 0644 "$top/packaging/deb/copyright" "$app/usr/share/doc/gpuvm/copyright"
 	install -D -m 0644 "$top/LICENSE" "$app/usr/share/doc/gpuvm/LICENSE"

@@ -2,15 +2,16 @@
 # packaging/stage.sh — what deb.sh and rpm.sh share, sourced by both:
 #     . "$here/stage.sh"
 #     pkg_stage VERSION ARCH DIR
-# pkg_stage: `make install DESTDIR=DIR/root` (the files of the package are whatever `make
-# install` installs), with the gpuvm binary of ARCH (amd64: build/gpuvm, arm64:
-# build/arm64/gpuvm, checked with file(1)) in place of the x86_64 one make install puts
-# there, and /usr/share/doc/gpuvm/THIRD-PARTY-NOTICES and gpuvm.spdx.json (sbom.sh) beside
-# it. Sets PKG_TOP (the repo), PKG_ROOT (DIR/root), PKG_BIN (the binary), PKG_DEPS (the
-# VERSIONS file of the static libraries it was linked with) and PKG_MUSL (the version of
-# Debian's musl-dev it was built with). Dies when VERSION is not the version of
-# packaging/changelog's first entry. pkg_built_using (after pkg_vars) prints the .deb's
-# Built-Using.
+# pkg_stage: `make install DESTDIR=DIR/root PCI_IDS=build/pciids/pci.ids` (the files of the
+# package are whatever `make install` installs; the pci.ids of scripts/pciids-ship.sh, make
+# pciids, becomes /usr/share/gpuvm/pci.ids as it is), with the gpuvm binary of ARCH (amd64:
+# build/gpuvm, arm64: build/arm64/gpuvm, checked with file(1)) in place of the x86_64 one
+# make install puts there, and /usr/share/doc/gpuvm/THIRD-PARTY-NOTICES and gpuvm.spdx.json
+# (sbom.sh) beside it. Sets PKG_TOP (the repo), PKG_ROOT (DIR/root), PKG_BIN (the binary),
+# PKG_DEPS (the VERSIONS file of the static libraries it was linked with), PKG_MUSL (the
+# version of Debian's musl-dev it was built with) and PKG_PCIIDS (the pci.ids). Dies when
+# VERSION is not the version of packaging/changelog's first entry. pkg_built_using (after
+# pkg_vars) prints the .deb's Built-Using.
 
 pkg_die() {
 	echo "${0##*/}: $*" >&2
@@ -43,6 +44,10 @@ pkg_vars() {
 	[ -f "$PKG_DEPS" ] || pkg_die "no $PKG_DEPS (the static libraries' versions)"
 	[ -f "${PKG_DEPS%/*}/NOTICES" ] || pkg_die "no ${PKG_DEPS%/*}/NOTICES (scripts/deps.sh writes it)"
 	[ -n "$PKG_MUSL" ] || pkg_die "cannot tell the version of musl-dev ($1)"
+	PKG_PCIIDS=$PKG_TOP/build/pciids/pci.ids
+	if [ ! -f "$PKG_PCIIDS" ] || [ ! -f "${PKG_PCIIDS%/*}/SOURCES" ]; then
+		pkg_die "no $PKG_PCIIDS or no ${PKG_PCIIDS%/*}/SOURCES (make pciids)"
+	fi
 }
 
 # pkg_built_using: Debian's Built-Using field for the binary of pkg_vars: each source package
@@ -74,9 +79,11 @@ pkg_stage() {
 	rm -rf "$3"
 	mkdir -p "$3"
 	umask 022
-	make -s -C "$PKG_TOP" install DESTDIR="$PKG_ROOT" >"$3/install.log" 2>&1 ||
+	make -s -C "$PKG_TOP" install DESTDIR="$PKG_ROOT" PCI_IDS="$PKG_PCIIDS" >"$3/install.log" 2>&1 ||
 		{ cat "$3/install.log" >&2; pkg_die "make install DESTDIR=$PKG_ROOT failed"; }
 	[ -x "$PKG_ROOT/usr/sbin/gpuvm" ] || pkg_die "make install put no /usr/sbin/gpuvm"
+	cmp -s "$PKG_PCIIDS" "$PKG_ROOT/usr/share/gpuvm/pci.ids" ||
+		pkg_die "make install PCI_IDS=$PKG_PCIIDS put another /usr/share/gpuvm/pci.ids"
 	install -m 0755 "$PKG_BIN" "$PKG_ROOT/usr/sbin/gpuvm"
 	# What the binary holds of others, and a bill of materials naming each with its version.
 	install -D -m 0644 "${PKG_DEPS%/*}/NOTICES" "$PKG_ROOT/usr/share/doc/gpuvm/THIRD-PARTY-NOTICES"

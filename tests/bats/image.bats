@@ -121,7 +121,7 @@ arm64_ok() {
 	done
 }
 
-@test "contents: gpuvm of each architecture as built, the mirror's scripts, no kubectl, the notices and licence the packages ship" {
+@test "contents: gpuvm of each architecture as built, the mirror's scripts, no kubectl, the notices, licence and pci.ids the packages ship" {
 	image
 	local a r bin notices want
 	for a in amd64 arm64; do
@@ -147,6 +147,8 @@ arm64_ok() {
 		cmp "$notices" "$r/usr/share/doc/gpuvm/THIRD-PARTY-NOTICES"
 		cmp "$TOP/LICENSE" "$r/usr/share/doc/gpuvm/LICENSE"
 		cmp "$TOP/packaging/deb/copyright" "$r/usr/share/doc/gpuvm/copyright"
+		# the pci.ids the packages ship, which the mirror's gpuvm kubevirt names devices from
+		cmp "$TOP/build/pciids/pci.ids" "$r/usr/share/gpuvm/pci.ids"
 		# the SBOM names this very binary
 		jq -e --arg s "$(sha256sum <"$bin" | cut -d' ' -f1)" \
 			'[.files[].checksums[] | select(.algorithm == "SHA256") | .checksumValue] | index($s) != null' \

@@ -8,11 +8,12 @@ load helpers
 
 VERSION=$(sed -n 's/^VERSION := //p' "$TOP/Makefile")
 
-# stage: `make install` into $STAGE; its files (and links) as paths without the leading
-# slash, sorted, in $BATS_TEST_TMPDIR/stage.list.
+# stage: `make install` into $STAGE, with the pci.ids the packages ship (make pciids), as
+# packaging/stage.sh runs it; its files (and links) as paths without the leading slash, sorted,
+# in $BATS_TEST_TMPDIR/stage.list.
 stage() {
 	STAGE=$BATS_TEST_TMPDIR/stage
-	run make -s -C "$TOP" install DESTDIR="$STAGE"
+	run make -s -C "$TOP" install DESTDIR="$STAGE" PCI_IDS="$TOP/build/pciids/pci.ids"
 	assert_success
 	(cd "$STAGE" && find . ! -type d | sed 's|^\./||' | LC_ALL=C sort) >"$BATS_TEST_TMPDIR/stage.list"
 	[ -s "$BATS_TEST_TMPDIR/stage.list" ]
@@ -117,6 +118,8 @@ usr/share/lintian/overrides/gpuvm"
 	for u in service timer path; do
 		grep -qx "usr/lib/systemd/system/gpuvm-nfd.$u" "$BATS_TEST_TMPDIR/deb.list"
 	done
+	# The pci.ids gpuvm kubevirt names devices from, as scripts/pciids-ship.sh made it.
+	grep -qx usr/share/gpuvm/pci.ids "$BATS_TEST_TMPDIR/deb.list"
 	# Modes as make install gives them, and the binary as it was built and tested.
 	x=$BATS_TEST_TMPDIR/x
 	dpkg-deb -x "$TOP/build/deb/gpuvm_${VERSION}_amd64.deb" "$x"
@@ -125,6 +128,7 @@ usr/share/lintian/overrides/gpuvm"
 		[ "$(stat -c %a "$STAGE/$f")" = "$(stat -c %a "$x/$f")" ] || fail "$f: mode $(stat -c %a "$x/$f"), make install gives $(stat -c %a "$STAGE/$f")"
 	done <"$BATS_TEST_TMPDIR/stage.list"
 	cmp "$TOP/build/gpuvm" "$x/usr/sbin/gpuvm"
+	cmp "$TOP/build/pciids/pci.ids" "$x/usr/share/gpuvm/pci.ids"
 	zcat "$x/usr/share/man/man8/gpuvm.8.gz" | cmp - "$TOP/doc/gpuvm.8"
 }
 
@@ -369,6 +373,7 @@ gpuvm: update-initramfs -u -k all failed: an initramfs may lack gpuvm; run it ag
 	done
 	grep -qx usr/lib/tmpfiles.d/gpuvm.conf "$BATS_TEST_TMPDIR/rpm.list"
 	refute_line 'drwxr-xr-x /usr/lib/tmpfiles.d'
+	grep -qx usr/share/gpuvm/pci.ids "$BATS_TEST_TMPDIR/rpm.list"
 	run rpm -qp --qf '[%{FILEFLAGS:fflags} %{FILENAMES}\n]' "$r"
 	assert_line 'cn /etc/gpuvm/gpuvm.conf'
 	[ "$(rpm -qp --qf '%{VERSION}-%{RELEASE} %{ARCH}' "$r")" = "$VERSION-1 x86_64" ]
@@ -376,6 +381,7 @@ gpuvm: update-initramfs -u -k all failed: an initramfs may lack gpuvm; run it ag
 	mkdir -p "$x"
 	(cd "$x" && rpm2cpio "$r" | cpio -id --quiet)
 	cmp "$TOP/build/gpuvm" "$x/usr/sbin/gpuvm"
+	cmp "$TOP/build/pciids/pci.ids" "$x/usr/share/gpuvm/pci.ids"
 	if [ -f "$TOP/build/rpm/gpuvm-${VERSION}-1.aarch64.rpm" ]; then
 		diff <(rpm -qpl "$r") <(rpm -qpl "$TOP/build/rpm/gpuvm-${VERSION}-1.aarch64.rpm")
 	fi

@@ -49,15 +49,28 @@ VERSIONS=$TOP/build/deps/VERSIONS
 		"$(sha256sum "$TOP/build/gpuvm" | cut -d' ' -f1)" ]
 	[ "$(j '.files[0].checksums[] | select(.algorithm == "SHA1") | .checksumValue')" = \
 		"$(sha1sum "$TOP/build/gpuvm" | cut -d' ' -f1)" ]
-	# SPDX's verification code of a one-file package: the SHA-1 of that file's SHA-1
+	# SPDX's verification code: the SHA-1 of the files' SHA-1s, sorted, one after another (the
+	# binary and the pci.ids the packages ship beside it)
 	[ "$(j '.packages[0].packageVerificationCode.packageVerificationCodeValue')" = \
-		"$(sha1sum "$TOP/build/gpuvm" | cut -d' ' -f1 | tr -d '\n' | sha1sum | cut -d' ' -f1)" ]
+		"$(sha1sum "$TOP/build/gpuvm" "$TOP/build/pciids/pci.ids" | cut -d' ' -f1 | LC_ALL=C sort | tr -d '\n' | sha1sum | cut -d' ' -f1)" ]
+	# the pci.ids: the file, GENERATED_FROM both Debian packages of build/pciids/SOURCES, its
+	# licence as its header gives it
+	[ "$(j '.files[] | select(.fileName == "./usr/share/gpuvm/pci.ids") | .checksums[] | select(.algorithm == "SHA256") | .checksumValue')" = \
+		"$(sha256sum "$TOP/build/pciids/pci.ids" | cut -d' ' -f1)" ]
+	grep -q '^#	This file can be distributed under either the GNU General Public License$' "$TOP/build/pciids/pci.ids"
+	grep -q '^#	(version 2 or higher) or the 3-clause BSD License.$' "$TOP/build/pciids/pci.ids"
+	[ "$(j '.files[] | select(.fileName == "./usr/share/gpuvm/pci.ids") | .licenseConcluded')" = "GPL-2.0-or-later OR BSD-3-Clause" ]
+	while read -r role _ ver _; do
+		[ "$(j --arg v "$ver" '[.relationships[] | select(.spdxElementId == "SPDXRef-File-pci.ids" and .relationshipType == "GENERATED_FROM") | .relatedSpdxElement] as $from
+			| [.packages[] | select(.name == "pci.ids" and .versionInfo == $v and IN(.SPDXID; $from[]) and .licenseDeclared == "GPL-2.0-or-later OR BSD-3-Clause")] | length')" = 1 ] ||
+			fail "the $role pci.ids $ver: not in the SBOM"
+	done <"$TOP/build/pciids/SOURCES"
 	local pkg ver
 	while read -r pkg ver _; do
 		[ "$(j --arg p "$pkg" '.packages[] | select(.sourceInfo | tostring | test(" \($p) ")) | .versionInfo')" = "$ver" ] ||
 			fail "$pkg $ver: not in the SBOM"
 	done <"$VERSIONS"
-	[ "$(j '[.packages[] | select(.supplier == "Organization: Debian")] | length')" = 5 ]
+	[ "$(j '[.packages[] | select(.supplier == "Organization: Debian")] | length')" = 7 ]
 	[ "$(j '[.relationships[] | select(.relationshipType == "STATIC_LINK")] | length')" = 5 ]
 	# every ID a relationship names is an element of the document
 	[ "$(j '[.SPDXID, .packages[].SPDXID, .files[].SPDXID] as $ids |
@@ -183,9 +196,10 @@ srcpkg() {
 # sbom.sh runs from a copy of packaging/ beside a build/ holding such a VERSIONS.
 @test "a library built from an older source: the SBOM says so, naming the newer, and Built-Using names the one built" {
 	t=$BATS_TEST_TMPDIR/tree
-	mkdir -p "$t/packaging" "$t/build/deps"
+	mkdir -p "$t/packaging" "$t/build/deps" "$t/build/pciids"
 	cp "$TOP/packaging/sbom.sh" "$TOP/packaging/stage.sh" "$TOP/packaging/deb.sh" "$TOP/packaging/changelog" "$t/packaging/"
 	cp "$TOP/build/gpuvm" "$t/build/"
+	cp "$TOP/build/pciids/pci.ids" "$TOP/build/pciids/SOURCES" "$t/build/pciids/"
 	cp "$NOTICES" "$t/build/deps/"
 	awk '$1 == "util-linux" { print $1, "2.38.1-5+deb12u1", "older-than=" $2; next } { print $1, $2 }' \
 		"$VERSIONS" >"$t/build/deps/VERSIONS"
