@@ -1002,6 +1002,14 @@ kv_calls() {
 	GPUVM_KUBEVIRT=sometimes mirror --once
 	assert_failure 2
 	assert_output --partial "GPUVM_KUBEVIRT must be auto or never, got 'sometimes'"
+	# gpuvm kubevirt's warnings (an ID the sandbox plugin may name otherwise) reach the log,
+	# masked, once while they hold
+	running vm-passthrough
+	printf '%s\n' "\"$GPUVM\" --root \"$ROOT\" --cmdline '' kubevirt --json" \
+		"printf 'gpuvm: warning: 10DE:1E87: a stand-in warning\\033[31m\\n' >&2" >"$K/kvwarn.sh"
+	KV_CMD="sh $K/kvwarn.sh" mirror --once
+	assert_success
+	assert_output --partial "note: gpuvm kubevirt: 10DE:1E87: a stand-in warning?[31m"
 }
 
 # One KubeVirt patch for a fleet: each node a fixture tree through the real chain (gpuvm apply
