@@ -154,6 +154,23 @@ static int slurp(const char *path, char **buf, size_t *len)
 	return config_read(root_fd(), path, buf, len ? len : &n);
 }
 
+/*
+ * A boot-loader file's text, whole (len: its length, or NULL): 1 when read, 0 when absent or
+ * not readable (then the judgement's reason names it and why), -ENOMEM.
+ */
+static int text_file(struct nextboot *nb, const char *path, char **buf, size_t *len)
+{
+	int r = slurp(path, buf, len);
+
+	if (r == 0 && *buf)
+		return 1;
+	if (r != -ENOENT && r != -ENOMEM)
+		r = set_unknown(nb, "/%s cannot be read: %s", path, strerror(-r));
+	free(*buf);
+	*buf = NULL;
+	return r == -ENOMEM ? r : 0;
+}
+
 /* GRUB's two command-line variables, as sh would leave them after the files in order. */
 struct grubvar {
 	const char *name;
@@ -295,14 +312,11 @@ static int grub_file(struct nextboot *nb, struct grubvar *v, const char *path)
 {
 	char *buf, *s, *e, where[NB_TEXT];
 	unsigned line = 0;
-	int r = slurp(path, &buf, NULL);
+	int r = text_file(nb, path, &buf, NULL);
 
-	if (r == -ENOENT)
-		return 0;
-	if (r < 0)
-		return r == -ENOMEM ? r :
-				      set_unknown(nb, "/%s cannot be read: %s", path, strerror(-r));
-	for (s = buf; *s && r == 0; s = e) {
+	if (r <= 0)
+		return r;
+	for (r = 0, s = buf; *s && r == 0; s = e) {
 		e = s + strcspn(s, "\n");
 		if (*e)
 			*e++ = '\0';
@@ -601,8 +615,8 @@ static void envs_free(struct envs *s)
 	memset(s, 0, sizeof(*s));
 }
 
-/* One grubenv: 1 when read, 0 when absent, -errno when there and not readable. */
-static int env_add(struct envs *s, const char *path)
+/* One grubenv: 1 when read, 0 when absent or not readable (the reason names it), -ENOMEM. */
+static int env_add(struct nextboot *nb, struct envs *s, const char *path)
 {
 	struct nb_env *e = realloc(s->e, (s->n + 1) * sizeof(*e));
 	char **p, **t, *text;
@@ -619,10 +633,8 @@ static int env_add(struct envs *s, const char *path)
 		s->text = t;
 	if (!e || !p || !t)
 		return -ENOMEM;
-	r = slurp(path, &text, &len);
-	if (r == -ENOENT)
-		return 0;
-	if (r < 0)
+	r = text_file(nb, path, &text, &len);
+	if (r <= 0)
 		return r;
 	if (asprintf(&s->path[s->n], "/%s", path) < 0) {
 		free(text);
@@ -651,7 +663,7 @@ static int grubenvs(struct nextboot *nb, struct envs *s)
 	int r = 0;
 
 	for (i = 0; i < ARRAY_SIZE(own) && r == 0; i++)
-		r = env_add(s, own[i]);
+		r = env_add(nb, s, own[i]);
 	if (r == 0) {
 		root_list("boot/efi/EFI", esp_env, &esp);
 		if (esp.err)
@@ -659,14 +671,10 @@ static int grubenvs(struct nextboot *nb, struct envs *s)
 		else if (esp.n)
 			qsort(esp.v, esp.n, sizeof(*esp.v), name_cmp);
 		for (i = 0; i < esp.n && r >= 0; i++)
-			r = env_add(s, esp.v[i]);
+			r = env_add(nb, s, esp.v[i]);
 		names_free(&esp);
 	}
-	if (r == -ENOMEM)
-		return r;
-	if (r < 0)
-		return set_unknown(nb, "a grubenv cannot be read: %s", strerror(-r));
-	return 0;
+	return r < 0 ? r : 0;
 }
 
 /* One BLS entry: its options and initrd lines, grubenv variables resolved. */
@@ -674,15 +682,12 @@ static int bls_entry(struct nextboot *nb, const struct envs *env, const char *pa
 {
 	struct collect c = { &nb->line, nb->line.n, NULL };
 	char *buf, *s, *e, *x, via[NB_TEXT], why[NB_TEXT], *src = NULL;
-	int r = slurp(path, &buf, NULL);
+	int r = text_file(nb, path, &buf, NULL);
 
-	if (r == -ENOENT)
-		return 0;
-	if (r < 0)
-		return r == -ENOMEM ? r :
-				      set_unknown(nb, "/%s cannot be read: %s", path, strerror(-r));
+	if (r <= 0)
+		return r;
 	nb->n_entries++;
-	for (s = buf; *s && r == 0; s = e) {
+	for (r = 0, s = buf; *s && r == 0; s = e) {
 		bool opts;
 
 		e = s + strcspn(s, "\n");
@@ -759,14 +764,10 @@ static int bls_entries(struct nextboot *nb)
 static int kernel_cmdline(struct nextboot *nb)
 {
 	char *buf;
-	int r = slurp("etc/kernel/cmdline", &buf, NULL);
+	int r = text_file(nb, "etc/kernel/cmdline", &buf, NULL);
 
-	if (r == -ENOENT)
-		return 0;
-	if (r < 0)
-		return r == -ENOMEM ?
-			r :
-			set_unknown(nb, "/etc/kernel/cmdline cannot be read: %s", strerror(-r));
+	if (r <= 0)
+		return r;
 	r = line_words(&nb->line, buf, "/etc/kernel/cmdline");
 	free(buf);
 	return r;

@@ -309,6 +309,20 @@ READS="next boot: reads the file: gpuvm ran in this boot's initramfs and read /e
 	assert_line "next boot: unknown: /boot/loader/entries/$e: its options line is not read: \$kernelopts in /boot/efi/EFI/redhat/grubenv holds \$, \`, \\ or ', which gpuvm does not read"
 }
 
+@test "a grubenv that cannot be read is named, with the reason: unknown" {
+	local e="$RH-5.14.0-427.el9.x86_64.conf"
+	bootjson read
+	bls "$e" '$kernelopts' /initramfs.img
+	mkdir -p "$ROOT/boot/grub2/grubenv"
+	gv config set mode=container
+	assert_success
+	assert_line "next boot: unknown: /boot/grub2/grubenv cannot be read: Is a directory"
+	rmdir "$ROOT/boot/grub2/grubenv"
+	mkdir -p "$ROOT/boot/efi/EFI/redhat/grubenv"
+	gv status
+	assert_line "next boot: unknown: /boot/efi/EFI/redhat/grubenv cannot be read: Is a directory"
+}
+
 @test "/etc/kernel/cmdline (kernel-install, UKIs) pins like the others" {
 	bootjson read
 	mkdir -p "$ROOT/etc/kernel"
