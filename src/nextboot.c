@@ -390,13 +390,21 @@ static void names_free(struct names *l)
 	l->n = l->cap = 0;
 }
 
-static int list_sorted(const char *dir, struct names *l)
+/*
+ * A directory under the root, listed by cb into l, sorted. One that is not there (or no
+ * directory) lists nothing; one that cannot be listed makes the judgement unknown, said.
+ */
+static int list_sorted(struct nextboot *nb, const char *dir, int (*cb)(const char *, void *),
+		       struct names *l)
 {
-	root_list(dir, collect_name, l);
+	int r = root_list(dir, cb, l);
+
 	if (l->err)
 		return -ENOMEM;
 	if (l->n)
 		qsort(l->v, l->n, sizeof(*l->v), name_cmp);
+	if (r < 0 && r != -ENOENT && r != -ENOTDIR)
+		return set_unknown(nb, "cannot list /%s: %s", dir, strerror(-r));
 	return 0;
 }
 
@@ -412,7 +420,7 @@ static int grub_line(struct nextboot *nb)
 
 	r = grub_file(nb, v, "etc/default/grub");
 	if (r == 0)
-		r = list_sorted("etc/default/grub.d", &n);
+		r = list_sorted(nb, "etc/default/grub.d", collect_name, &n);
 	for (i = 0; i < n.n && r == 0; i++) {
 		if (asprintf(&path, "etc/default/grub.d/%s", n.v[i]) < 0) {
 			path = NULL;
@@ -665,11 +673,7 @@ static int grubenvs(struct nextboot *nb, struct envs *s)
 	for (i = 0; i < ARRAY_SIZE(own) && r == 0; i++)
 		r = env_add(nb, s, own[i]);
 	if (r == 0) {
-		root_list("boot/efi/EFI", esp_env, &esp);
-		if (esp.err)
-			r = -ENOMEM;
-		else if (esp.n)
-			qsort(esp.v, esp.n, sizeof(*esp.v), name_cmp);
+		r = list_sorted(nb, "boot/efi/EFI", esp_env, &esp);
 		for (i = 0; i < esp.n && r >= 0; i++)
 			r = env_add(nb, s, esp.v[i]);
 		names_free(&esp);
@@ -742,7 +746,7 @@ static int bls_entries(struct nextboot *nb)
 	for (d = 0; d < ARRAY_SIZE(dirs) && r == 0; d++) {
 		struct names n = { .suffix = ".conf" };
 
-		r = list_sorted(dirs[d], &n);
+		r = list_sorted(nb, dirs[d], collect_name, &n);
 		if (r == 0 && n.n && !have_env) {
 			have_env = true;
 			r = grubenvs(nb, &env);

@@ -323,6 +323,39 @@ READS="next boot: reads the file: gpuvm ran in this boot's initramfs and read /e
 	assert_line "next boot: unknown: /boot/efi/EFI/redhat/grubenv cannot be read: Is a directory"
 }
 
+@test "a boot-loader folder a non-root user cannot list (RHEL's 0700 BLS entries): unknown, said" {
+	local e="$RH-5.14.0-427.el9.x86_64.conf" d
+	[ "$(id -u)" = 0 ] || skip "needs root (setpriv to another user)"
+	command -v setpriv >/dev/null || skip "no setpriv (util-linux)"
+	bootjson read
+	printf 'mode=container\n' >"$CONF"
+	bls "$e" "root=/dev/sda1 ro gpuvm.mode=vm-vgpu"
+	# the tree reachable and readable for nobody, as / and /etc are; the entries 0700, as RHEL has them
+	chmod -R o+rX "$ROOT"
+	d=$ROOT
+	while [ "$d" != / ]; do
+		chmod o+x "$d"
+		d=$(dirname "$d")
+	done
+	chmod 0700 "$ROOT/boot/loader/entries"
+	gv status
+	assert_line "next boot: pinned: gpuvm.mode=vm-vgpu on the boot line (/boot/loader/entries/$e)"
+	run --separate-stderr setpriv --reuid=65534 --regid=65534 --clear-groups "$GPUVM" --root "$ROOT" status
+	assert_success
+	assert_line "next boot: unknown: cannot list /boot/loader/entries: Permission denied"
+	run --separate-stderr setpriv --reuid=65534 --regid=65534 --clear-groups "$GPUVM" --root "$ROOT" check --mode container
+	assert_line "next boot: unknown: cannot list /boot/loader/entries: Permission denied"
+	# listed, but its grubenv 0600 (RHEL's /boot/grub2/grubenv): that file, named
+	chmod 0755 "$ROOT/boot/loader/entries"
+	bls "$e" '$kernelopts' /initramfs.img
+	chmod o+r "$ROOT/boot/loader/entries/$e"
+	grubenv "$ROOT/boot/grub2/grubenv" 'kernelopts=root=/dev/sda1 ro gpuvm.mode=vm-vgpu'
+	chmod 0600 "$ROOT/boot/grub2/grubenv"
+	chmod o+x "$ROOT/boot/grub2"
+	run --separate-stderr setpriv --reuid=65534 --regid=65534 --clear-groups "$GPUVM" --root "$ROOT" status
+	assert_line "next boot: unknown: /boot/grub2/grubenv cannot be read: Permission denied"
+}
+
 @test "/etc/kernel/cmdline (kernel-install, UKIs) pins like the others" {
 	bootjson read
 	mkdir -p "$ROOT/etc/kernel"
