@@ -155,17 +155,25 @@ static int slurp(const char *path, char **buf, size_t *len)
 }
 
 /*
- * A boot-loader file's text, whole (len: its length, or NULL): 1 when read, 0 when absent or
- * not readable (then the judgement's reason names it and why), -ENOMEM.
+ * A boot-loader file's text, whole: 1 when read, 0 when absent or not read (then the
+ * judgement's reason names it and why: unreadable, or a NUL byte in it), -ENOMEM.
  */
-static int text_file(struct nextboot *nb, const char *path, char **buf, size_t *len)
+static int text_file(struct nextboot *nb, const char *path, char **buf)
 {
-	int r = slurp(path, buf, len);
+	const char *nul;
+	size_t len;
+	int r = slurp(path, buf, &len);
 
-	if (r == 0 && *buf)
-		return 1;
-	if (r != -ENOENT && r != -ENOMEM)
+	if (r == 0 && *buf) {
+		nul = memchr(*buf, '\0', len);
+		if (!nul)
+			return 1;
+		/* dash drops a NUL and reads on, bash 5.2 stops at two in a row: neither is guessed */
+		r = set_unknown(nb, "/%s has a NUL byte at offset %zu: not read", path,
+				(size_t)(nul - *buf));
+	} else if (r != -ENOENT && r != -ENOMEM) {
 		r = set_unknown(nb, "/%s cannot be read: %s", path, strerror(-r));
+	}
 	free(*buf);
 	*buf = NULL;
 	return r == -ENOMEM ? r : 0;
@@ -204,8 +212,9 @@ static int sh_value(const char *p, const struct grubvar *v, struct buf *out)
 		}
 		if (!q && strchr(";&|<>()", *p))
 			return -EINVAL;
-		if (q != '\'' && *p == '\\' && p[1]) {
-			p++;
+		if (q != '\'' && *p == '\\') {
+			if (!*++p)
+				return -EINVAL; /* the line goes on in the next */
 		} else if (q != '\'' && *p == '`') {
 			return -EINVAL;
 		} else if (q != '\'' && *p == '$') {
@@ -308,14 +317,45 @@ static int grub_assign(struct grubvar *v, const char *s, const char *where)
 	return 0;
 }
 
+/*
+ * sh's comments blanked out of a file's text: a '#' that starts a word, outside quotes, to the
+ * end of its line. Quotes and escapes run across lines as in sh: a '#' inside them is kept.
+ */
+static void sh_uncomment(char *s)
+{
+	bool blank = true; /* the last byte ended a word */
+	char q = 0;
+
+	for (; *s; s++) {
+		if (q == '\'' && *s != q)
+			continue;
+		if (q != '\'' && *s == '\\' && s[1]) {
+			s++; /* an escaped byte, a newline too, is of the word */
+			blank = false;
+			continue;
+		}
+		if (q && *s == q) {
+			q = 0;
+		} else if (!q && (*s == '\'' || *s == '"')) {
+			q = *s;
+		} else if (!q && blank && *s == '#') {
+			while (s[1] && s[1] != '\n')
+				*s++ = ' ';
+			*s = ' ';
+		}
+		blank = !q && (*s == ' ' || *s == '\t' || *s == '\n');
+	}
+}
+
 static int grub_file(struct nextboot *nb, struct grubvar *v, const char *path)
 {
 	char *buf, *s, *e, where[NB_TEXT];
 	unsigned line = 0;
-	int r = text_file(nb, path, &buf, NULL);
+	int r = text_file(nb, path, &buf);
 
 	if (r <= 0)
 		return r;
+	sh_uncomment(buf);
 	for (r = 0, s = buf; *s && r == 0; s = e) {
 		e = s + strcspn(s, "\n");
 		if (*e)
@@ -641,9 +681,10 @@ static int env_add(struct nextboot *nb, struct envs *s, const char *path)
 		s->text = t;
 	if (!e || !p || !t)
 		return -ENOMEM;
-	r = text_file(nb, path, &text, &len);
+	r = text_file(nb, path, &text);
 	if (r <= 0)
 		return r;
+	len = strlen(text);
 	if (asprintf(&s->path[s->n], "/%s", path) < 0) {
 		free(text);
 		return -ENOMEM;
@@ -686,7 +727,7 @@ static int bls_entry(struct nextboot *nb, const struct envs *env, const char *pa
 {
 	struct collect c = { &nb->line, nb->line.n, NULL };
 	char *buf, *s, *e, *x, via[NB_TEXT], why[NB_TEXT], *src = NULL;
-	int r = text_file(nb, path, &buf, NULL);
+	int r = text_file(nb, path, &buf);
 
 	if (r <= 0)
 		return r;
@@ -768,7 +809,7 @@ static int bls_entries(struct nextboot *nb)
 static int kernel_cmdline(struct nextboot *nb)
 {
 	char *buf;
-	int r = text_file(nb, "etc/kernel/cmdline", &buf, NULL);
+	int r = text_file(nb, "etc/kernel/cmdline", &buf);
 
 	if (r <= 0)
 		return r;

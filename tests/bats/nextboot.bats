@@ -233,6 +233,44 @@ READS="next boot: reads the file: gpuvm ran in this boot's initramfs and read /e
 	assert_line "next boot: pinned: gpuvm.mode=vm-vgpu on the boot line (/etc/default/grub:2)"
 }
 
+@test "GRUB defaults: a commented-out assignment is none; a NUL byte is unknown, its offset named" {
+	local l
+	bootjson read
+	mkdir -p "$ROOT/etc/default/grub.d"
+	# comments as sh reads them: a '#' that starts a word, outside quotes, to the line's end
+	for l in '#GRUB_CMDLINE_LINUX="gpuvm.mode=vm-vgpu"' '  # GRUB_CMDLINE_LINUX+=" gpuvm.mode=vm-vgpu" $(x)' \
+		'GRUB_TIMEOUT=5 # GRUB_CMDLINE_LINUX=gpuvm.mode=vm-vgpu' 'GRUB_CMDLINE_LINUX="quiet" # ; GRUB_CMDLINE_LINUX="gpuvm.mode=vm-vgpu"'; do
+		printf 'GRUB_DEFAULT=0\n%s\n' "$l" >"$ROOT/etc/default/grub"
+		gv config set mode=container
+		assert_success
+		assert_line "$READS" || fail "$l"
+	done
+	# a '#' inside quotes or a word is no comment: the value is read, or the line is unknown
+	printf 'GRUB_CMDLINE_LINUX="quiet # gpuvm.mode=vm-vgpu"\n' >"$ROOT/etc/default/grub"
+	gv config set mode=container
+	assert_failure 6
+	assert_line "next boot: pinned: gpuvm.mode=vm-vgpu on the boot line (/etc/default/grub:1)"
+	printf 'X="a\n#" GRUB_CMDLINE_LINUX="gpuvm.mode=vm-vgpu"\nY=a#GRUB_CMDLINE_LINUX=x\n' >"$ROOT/etc/default/grub"
+	gv config set mode=container
+	assert_success
+	assert_line "next boot: unknown: GRUB_CMDLINE_LINUX at /etc/default/grub:2 is not a value gpuvm reads (it uses \$, \` or more of sh)"
+	# a line that goes on in the next (sh: GRUB_CMDLINE_LINUX=gpuvm.mode=vm-vgpu)
+	printf 'GRUB_CMDLINE_LINUX=\\\ngpuvm.mode=vm-vgpu\n' >"$ROOT/etc/default/grub"
+	[ "$(sh -c '. "$1"; echo "$GRUB_CMDLINE_LINUX"' sh "$ROOT/etc/default/grub")" = gpuvm.mode=vm-vgpu ]
+	gv config set mode=container
+	assert_line "next boot: unknown: GRUB_CMDLINE_LINUX at /etc/default/grub:1 is not a value gpuvm reads (it uses \$, \` or more of sh)"
+	# A NUL byte: dash drops it and reads on, bash 5.2 stops at two in a row; neither is
+	# guessed. Its offset is named, in /etc/default/grub or a grub.d fragment.
+	printf 'GRUB_DEFAULT=0\0\0\nGRUB_CMDLINE_LINUX="gpuvm.mode=vm-vgpu"\n' >"$ROOT/etc/default/grub"
+	gv config set mode=container
+	assert_success
+	assert_line "next boot: unknown: /etc/default/grub has a NUL byte at offset 14: not read"
+	printf 'GRUB_CMDLINE_LINUX="quiet"\n' >"$ROOT/etc/default/grub"
+	printf 'GRUB_CMDLINE_LINUX="$GRUB_CMDLINE_LINUX\0 gpuvm.mode=vm-vgpu"\n' >"$ROOT/etc/default/grub.d/90-gpuvm.cfg"
+	gv config set mode=container
+	assert_line "next boot: unknown: /etc/default/grub.d/90-gpuvm.cfg has a NUL byte at offset 39: not read"
+}
+
 @test "BLS entries named MACHINE-ID-VERSION.conf (66 bytes and more) with gpuvm.mode=: pinned, exit 6" {
 	local name="$RH-5.14.0-427.13.1.el9_4.x86_64.conf"
 	bootjson read
