@@ -179,9 +179,13 @@ static int text_file(struct nextboot *nb, const char *path, char **buf)
 	return r == -ENOMEM ? r : 0;
 }
 
-/* GRUB's two command-line variables, as sh would leave them after the files in order. */
+/*
+ * The command-line variables of sh config files (GRUB's two, dracut's one; a NULL name ends
+ * them), as the shell would leave them after the files in order.
+ */
 struct grubvar {
 	const char *name;
+	bool plus; /* NAME+= appends (bash's, not dash's) */
 	struct buf val;
 	char *source;  /* the assignment that put gpuvm words there, "" when none */
 	char *unknown; /* the assignment that could not be read, NULL when none */
@@ -195,7 +199,7 @@ static bool name_char(char c)
 /*
  * The value of a plain sh assignment (NAME="..." | '...' | word, and such glued together)
  * into out, and nothing after it but blanks or a comment: "$NAME" and "${NAME}" of the
- * two variables expand; any other $, `, an operator of sh or an open quote is -EINVAL.
+ * variables expand; any other $, `, an operator of sh or an open quote is -EINVAL.
  */
 static int sh_value(const char *p, const struct grubvar *v, struct buf *out)
 {
@@ -226,10 +230,10 @@ static int sh_value(const char *p, const struct grubvar *v, struct buf *out)
 				len++;
 			if (brace && n[len] != '}')
 				return -EINVAL;
-			for (i = 0; i < 2; i++)
+			for (i = 0; v[i].name; i++)
 				if (len == strlen(v[i].name) && !strncmp(n, v[i].name, len))
 					break;
-			if (i == 2 || v[i].unknown)
+			if (!v[i].name || v[i].unknown)
 				return -EINVAL;
 			if (v[i].val.s)
 				buf_add(out, v[i].val.s, v[i].val.n);
@@ -268,13 +272,23 @@ static int grub_assign(struct grubvar *v, const char *s, const char *where)
 	size_t i;
 	int r;
 
-	for (i = 0; i < 2; i++) {
+	for (i = 0; v[i].name; i++) {
 		size_t len = strlen(v[i].name);
+		bool plus;
 		char *src;
 
-		if (strncmp(s, v[i].name, len) != 0 || s[len] != '=')
+		if (!startswith(s, v[i].name))
 			continue;
-		r = sh_value(s + len + 1, v, &val);
+		plus = v[i].plus && s[len] == '+';
+		if (s[len + plus] != '=')
+			continue;
+		len += plus + 1;
+		r = -EINVAL; /* a value appended to one not read is not read either */
+		if (!plus || !v[i].unknown) {
+			if (plus && v[i].val.s)
+				buf_add(&val, v[i].val.s, v[i].val.n);
+			r = sh_value(s + len, v, &val);
+		}
 		if (r == -ENOMEM) {
 			free(val.s);
 			return r;
@@ -290,7 +304,7 @@ static int grub_assign(struct grubvar *v, const char *s, const char *where)
 		free(v[i].val.s);
 		v[i].val = val;
 		src = NULL;
-		if (strstr(s + len + 1, "gpuvm.")) {
+		if (strstr(s + len, "gpuvm.")) {
 			src = strdup(where);
 		} else if (!strstr(val.s, "gpuvm.")) {
 			src = strdup("");
@@ -307,7 +321,7 @@ static int grub_assign(struct grubvar *v, const char *s, const char *where)
 		return 0;
 	}
 	/* not a plain assignment at the line's start, yet it sets one: not read */
-	for (i = 0; i < 2; i++) {
+	for (i = 0; v[i].name; i++) {
 		if (!assigns(s, v[i].name) || v[i].unknown)
 			continue;
 		v[i].unknown = strdup(where);
@@ -448,45 +462,74 @@ static int list_sorted(struct nextboot *nb, const char *dir, int (*cb)(const cha
 	return 0;
 }
 
-/* GRUB's defaults: /etc/default/grub, then /etc/default/grub.d/ *.cfg (Debian's grub-mkconfig). */
-static int grub_line(struct nextboot *nb)
+/*
+ * Sh config files: the file, then the folder's files by name (and a second folder's, where
+ * the first has none of that name), the variables' gpuvm words on the next boot's line.
+ */
+static int sh_line(struct nextboot *nb, struct grubvar *v, const char *file, const char *dir,
+		   const char *dir2, const char *suffix)
 {
-	struct grubvar v[2] = { { .name = "GRUB_CMDLINE_LINUX" },
-				{ .name = "GRUB_CMDLINE_LINUX_DEFAULT" } };
-	struct names n = { .suffix = ".cfg" };
+	struct names n = { .suffix = suffix };
 	char *path = NULL;
 	size_t i;
 	int r;
 
-	r = grub_file(nb, v, "etc/default/grub");
+	r = grub_file(nb, v, file);
 	if (r == 0)
-		r = list_sorted(nb, "etc/default/grub.d", collect_name, &n);
+		r = list_sorted(nb, dir, collect_name, &n);
+	if (r == 0 && dir2)
+		r = list_sorted(nb, dir2, collect_name, &n);
 	for (i = 0; i < n.n && r == 0; i++) {
-		if (asprintf(&path, "etc/default/grub.d/%s", n.v[i]) < 0) {
+		if (i && streq(n.v[i], n.v[i - 1]))
+			continue; /* in both folders: the first's */
+		free(path);
+		r = asprintf(&path, "%s/%s", dir, n.v[i]);
+		if (r >= 0 && dir2 && root_opens(path) == -ENOENT) {
+			free(path);
+			r = asprintf(&path, "%s/%s", dir2, n.v[i]);
+		}
+		if (r < 0) {
 			path = NULL;
 			r = -ENOMEM;
 			break;
 		}
 		r = grub_file(nb, v, path);
-		free(path);
-		path = NULL;
 	}
-	for (i = 0; i < 2 && r == 0; i++) {
-		if (v[i].unknown)
+	free(path);
+	for (i = 0; v[i].name; i++) {
+		if (r == 0 && v[i].unknown)
 			r = set_unknown(nb, "%s at %s is not a value gpuvm reads (it uses $, ` or more of sh)",
 					v[i].name, v[i].unknown);
-		else if (v[i].val.s)
-			r = line_words(&nb->line, v[i].val.s,
-				       v[i].source && v[i].source[0] ? v[i].source :
-								       "/etc/default/grub");
-	}
-	for (i = 0; i < 2; i++) {
+		else if (r == 0 && v[i].val.s)
+			r = line_words(&nb->line, v[i].val.s, v[i].source);
 		free(v[i].val.s);
 		free(v[i].source);
 		free(v[i].unknown);
 	}
 	names_free(&n);
 	return r;
+}
+
+/* GRUB's defaults: /etc/default/grub, then /etc/default/grub.d/ *.cfg (Debian's grub-mkconfig). */
+static int grub_line(struct nextboot *nb)
+{
+	struct grubvar v[3] = { { .name = "GRUB_CMDLINE_LINUX" },
+				{ .name = "GRUB_CMDLINE_LINUX_DEFAULT" } };
+
+	return sh_line(nb, v, "etc/default/grub", "etc/default/grub.d", NULL, ".cfg");
+}
+
+/*
+ * dracut's kernel_cmdline (bash: = and +=), which it writes into the images it builds
+ * (/etc/cmdline.d, or a UKI's .cmdline): /etc/dracut.conf, then the .conf files of
+ * /etc/dracut.conf.d and /usr/lib/dracut/dracut.conf.d by name, /etc's where both have one.
+ */
+static int dracut_line(struct nextboot *nb)
+{
+	struct grubvar v[2] = { { .name = "kernel_cmdline", .plus = true } };
+
+	return sh_line(nb, v, "etc/dracut.conf", "etc/dracut.conf.d",
+		       "usr/lib/dracut/dracut.conf.d", ".conf");
 }
 
 int nextboot_grubenv_get(const char *text, size_t len, const char *name, char **value)
@@ -935,6 +978,8 @@ int nextboot_judge(struct nextboot *nb, const char *config_file, const char *cmd
 		r = kernel_cmdline(nb);
 	if (r == 0)
 		r = bls_entries(nb);
+	if (r == 0)
+		r = dracut_line(nb);
 	if (r == 0 && !cmdline) {
 		r = slurp("proc/cmdline", &now, NULL);
 		r = r == -ENOMEM ? r : 0;
@@ -1063,7 +1108,8 @@ void nextboot_verdict(const struct nextboot *nb, const char *key, const char *va
 			nb->host_config_why[0] ? ": " : "", nb->host_config_why);
 		return;
 	}
-	if (streq(key, "mode") && streq(nb->boot_mode_source, "cmdline") && !last_word(&nb->now, key)) {
+	if (!same && streq(key, "mode") && streq(nb->boot_mode_source, "cmdline") &&
+	    !last_word(&nb->now, key)) {
 		unknown(j, false,
 			"this boot's mode came from its initramfs's own command line (/etc/cmdline.d: dracut's kernel_cmdline=), which gpuvm does not read");
 		return;

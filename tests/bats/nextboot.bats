@@ -403,6 +403,55 @@ READS="next boot: reads the file: gpuvm ran in this boot's initramfs and read /e
 	assert_line "next boot: pinned: gpuvm.mode=vm-passthrough on the boot line (/etc/kernel/cmdline)"
 }
 
+@test "dracut's kernel_cmdline (the kernel-cmdline fragment, dracut.conf, /usr/lib's): read as the boot line" {
+	local ln d=$ROOT/etc/dracut.conf.d u=$ROOT/usr/lib/dracut/dracut.conf.d
+	bootjson read
+	mkdir -p "$d" "$u"
+	# the project's own fragment: kernel_cmdline+=" rd.gpuvm.mode=vm-passthrough "
+	cp "$TOP/kernel-cmdline/vm-passthrough-intel/dracut.conf" "$d/90-gpuvm.conf"
+	ln=$(grep -n '^kernel_cmdline' "$d/90-gpuvm.conf" | cut -d: -f1)
+	gv config set mode=container
+	assert_failure 6
+	assert_line "next boot: pinned: gpuvm.mode=vm-passthrough on the boot line (/etc/dracut.conf.d/90-gpuvm.conf:$ln)"
+	gv config set mode=vm-passthrough
+	assert_success
+	assert_line "next boot: pinned: gpuvm.mode=vm-passthrough on the boot line (/etc/dracut.conf.d/90-gpuvm.conf:$ln)"
+	# this boot's mode from the image's own line, the same pin in dracut's config: pinned
+	bootjson read "$ID" cmdline
+	gv config set mode=vm-passthrough
+	assert_success
+	assert_line "next boot: pinned: gpuvm.mode=vm-passthrough on the boot line (/etc/dracut.conf.d/90-gpuvm.conf:$ln)"
+	bootjson read
+	# /usr/lib's file of the same name is not read: /etc's overrides it
+	printf 'kernel_cmdline="rd.gpuvm.mode=vm-vgpu"\n' >"$u/90-gpuvm.conf"
+	gv config set mode=vm-passthrough
+	assert_success
+	rm "$d/90-gpuvm.conf"
+	gv config set mode=container
+	assert_failure 6
+	assert_line "next boot: pinned: gpuvm.mode=vm-vgpu on the boot line (/usr/lib/dracut/dracut.conf.d/90-gpuvm.conf:1)"
+	# = replaces, += appends, in order: /etc/dracut.conf, then the folders' files by name
+	rm "$u/90-gpuvm.conf"
+	printf 'hostonly="yes"\nkernel_cmdline="rd.gpuvm.mode=vm-vgpu"\n' >"$ROOT/etc/dracut.conf"
+	printf 'kernel_cmdline+=" quiet "\n' >"$u/10-quiet.conf"
+	gv config set mode=container
+	assert_failure 6
+	assert_line "next boot: pinned: gpuvm.mode=vm-vgpu on the boot line (/etc/dracut.conf:2)"
+	printf 'kernel_cmdline=""\n' >"$d/20-none.conf"
+	gv config set mode=container
+	assert_success
+	assert_line "$READS"
+	# what bash alone could tell: unknown, said
+	printf 'kernel_cmdline+=" $(cat /etc/extra)"\n' >"$d/30-extra.conf"
+	gv config set mode=container
+	assert_success
+	assert_line "next boot: unknown: kernel_cmdline at /etc/dracut.conf.d/30-extra.conf:1 is not a value gpuvm reads (it uses \$, \` or more of sh)"
+	# += to a value not read is not read either
+	printf 'kernel_cmdline+=" rd.gpuvm.exclude=0000:41:00.0"\n' >"$d/40-exclude.conf"
+	gv config set mode=container
+	assert_line "next boot: unknown: kernel_cmdline at /etc/dracut.conf.d/40-exclude.conf:1 is not a value gpuvm reads (it uses \$, \` or more of sh)"
+}
+
 @test "reboot: this boot's mode (the state file) against the file's; other keys at the next boot" {
 	bootjson read
 	gv config set mode=vm-passthrough
