@@ -3,12 +3,15 @@
  * What the next boot will make of the host config (nextboot.h): this boot's
  * /run/gpuvm/boot.json, and the kernel command line the boot loader's files give.
  */
+#include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <unistd.h>
 
 #include "cmdline.h"
 #include "config.h"
@@ -690,6 +693,7 @@ struct envs {
 	struct nb_env *e;
 	char **path, **text;
 	size_t n;
+	bool read; /* looked for (at the first BLS entry) */
 };
 
 static void envs_free(struct envs *s)
@@ -765,13 +769,50 @@ static int grubenvs(struct nextboot *nb, struct envs *s)
 	return r < 0 ? r : 0;
 }
 
+/*
+ * Each file of the folders (a NULL ends them) whose name ends in suffix, a folder's in name
+ * order: fn(nb, "/PATH", data).
+ */
+static int each_file(struct nextboot *nb, const char *const *dirs, const char *suffix,
+		     int (*fn)(struct nextboot *nb, const char *path, void *data), void *data)
+{
+	char *path;
+	size_t i;
+	int r = 0;
+
+	for (; *dirs && r == 0; dirs++) {
+		struct names n = { .suffix = suffix };
+
+		r = list_sorted(nb, *dirs, collect_name, &n);
+		for (i = 0; i < n.n && r == 0; i++) {
+			if (asprintf(&path, "/%s/%s", *dirs, n.v[i]) < 0) {
+				r = -ENOMEM;
+				break;
+			}
+			r = fn(nb, path, data);
+			free(path);
+		}
+		names_free(&n);
+	}
+	return r;
+}
+
 /* One BLS entry: its options and initrd lines, grubenv variables resolved. */
-static int bls_entry(struct nextboot *nb, const struct envs *env, const char *path)
+static int bls_entry(struct nextboot *nb, const char *slash_path, void *data)
 {
 	struct collect c = { &nb->line, nb->line.n, NULL };
 	char *buf, *s, *e, *x, via[NB_TEXT], why[NB_TEXT], *src = NULL;
-	int r = text_file(nb, path, &buf);
+	const char *path = slash_path + 1;
+	struct envs *env = data;
+	int r;
 
+	if (!env->read) {
+		env->read = true;
+		r = grubenvs(nb, env);
+		if (r < 0)
+			return r;
+	}
+	r = text_file(nb, path, &buf);
 	if (r <= 0)
 		return r;
 	nb->n_entries++;
@@ -820,33 +861,92 @@ static int bls_entry(struct nextboot *nb, const struct envs *env, const char *pa
 static int bls_entries(struct nextboot *nb)
 {
 	static const char *const dirs[] = { "boot/loader/entries", "boot/efi/loader/entries",
-					    "efi/loader/entries" };
+					    "efi/loader/entries", NULL };
 	struct envs env = { 0 };
-	bool have_env = false;
-	char *path;
-	size_t d, i;
-	int r = 0;
+	int r = each_file(nb, dirs, ".conf", bls_entry, &env);
 
-	for (d = 0; d < ARRAY_SIZE(dirs) && r == 0; d++) {
-		struct names n = { .suffix = ".conf" };
-
-		r = list_sorted(nb, dirs[d], collect_name, &n);
-		if (r == 0 && n.n && !have_env) {
-			have_env = true;
-			r = grubenvs(nb, &env);
-		}
-		for (i = 0; i < n.n && r == 0; i++) {
-			if (asprintf(&path, "%s/%s", dirs[d], n.v[i]) < 0) {
-				r = -ENOMEM;
-				break;
-			}
-			r = bls_entry(nb, &env, path);
-			free(path);
-		}
-		names_free(&n);
-	}
 	envs_free(&env);
 	return r;
+}
+
+/* The little-endian 32 bits at p (PE's fields; a 16-bit field masked by the caller). */
+static size_t le32(const unsigned char *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return le32toh(v);
+}
+
+/*
+ * A UKI's .cmdline: the PE image's headers and section table, read at once from the file's
+ * first 4 KiB, where a PE image's headers are, then that section's bytes (the smaller of
+ * its virtual and raw sizes, at most CONFIG_MAX_SIZE) into *text, NULL when it has none.
+ * -ENOEXEC for what is no PE image gpuvm reads, -EFBIG, -errno.
+ */
+static int uki_cmdline(int fd, char **text)
+{
+	unsigned char h[4096], *s;
+	ssize_t len = pread(fd, h, sizeof(h), 0);
+	size_t pe, at, end, size;
+
+	if (len < 0)
+		return -errno;
+	if (len < 64 || memcmp(h, "MZ", 2) != 0)
+		return -ENOEXEC;
+	pe = le32(h + 60);
+	if (pe > (size_t)len - 24 || memcmp(h + pe, "PE\0\0", 4) != 0)
+		return -ENOEXEC;
+	at = pe + 24 + (le32(h + pe + 20) & 0xffff); /* past the optional header */
+	end = at + 40 * (le32(h + pe + 4) >> 16);    /* 40 bytes a section */
+	if (end > (size_t)len)
+		return -ENOEXEC;
+	for (; at < end; at += 40) {
+		s = h + at;
+		if (memcmp(s, ".cmdline", 8) != 0)
+			continue;
+		size = le32(s + 8) < le32(s + 16) ? le32(s + 8) : le32(s + 16);
+		if (size > CONFIG_MAX_SIZE)
+			return -EFBIG;
+		*text = calloc(1, size + 1);
+		if (!*text)
+			return -ENOMEM;
+		len = pread(fd, *text, size, (off_t)le32(s + 20));
+		if (len < 0)
+			return -errno;
+		return (size_t)len == size ? 0 : -ENOEXEC;
+	}
+	return 0;
+}
+
+/* A UKI ("/boot/EFI/Linux/NAME.efi"): its .cmdline's words, or the reason it is not read. */
+static int uki(struct nextboot *nb, const char *path, void *data)
+{
+	char *text = NULL;
+	int fd = root_open(path), r;
+
+	(void)data;
+	r = fd < 0 ? fd : uki_cmdline(fd, &text);
+	if (fd >= 0)
+		close(fd);
+	if (r == 0 && text)
+		r = line_words(&nb->line, text, path);
+	else if (r < 0 && r != -ENOMEM)
+		r = set_unknown(nb, "/%s cannot be read: %s", path + 1, strerror(-r));
+	free(text);
+	return r;
+}
+
+/*
+ * The UKIs (systemd-boot's type 2 entries, kernel-install's uki layout), on /boot or the
+ * ESP: each one's .cmdline, which its stub gives the kernel.
+ */
+static int ukis(struct nextboot *nb)
+{
+	static const char *const dirs[] = { "boot/EFI/Linux", "efi/EFI/Linux", "boot/efi/EFI/Linux",
+					    NULL };
+
+	return each_file(nb, dirs, ".efi", uki, NULL);
 }
 
 static int kernel_cmdline(struct nextboot *nb)
@@ -978,6 +1078,10 @@ int nextboot_judge(struct nextboot *nb, const char *config_file, const char *cmd
 		r = kernel_cmdline(nb);
 	if (r == 0)
 		r = bls_entries(nb);
+	if (r == 0)
+		r = ukis(nb);
+	if (r == 0)
+		r = ukis(nb);
 	if (r == 0)
 		r = dracut_line(nb);
 	if (r == 0 && !cmdline) {

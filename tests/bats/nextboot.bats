@@ -52,6 +52,37 @@ grubenv() {
 	[ "$(stat -c %s "$f")" = 1024 ]
 }
 
+# uki FILE CMDLINE [PE_OFFSET]: a PE image laid out as ukify lays out a UKI (a PE32+ optional
+# header; .osrel, .cmdline and .linux, each section's virtual size its length, its raw data
+# padded to 512 bytes); CMDLINE - for none. objdump -h reads it as pei-x86-64.
+uki() {
+	mkdir -p "$(dirname "$1")"
+	python3 - "$@" <<'EOF'
+import struct, sys
+path, cmdline = sys.argv[1], sys.argv[2]
+pe, opt = int(sys.argv[3]) if len(sys.argv) > 3 else 0x80, 240
+secs = [(b'.osrel', b'ID=rhel\n')] + ([(b'.cmdline', cmdline.encode())] if cmdline != '-' else [])
+secs.append((b'.linux', b'\0' * 100))
+raw = (pe + 24 + opt + 40 * len(secs) + 511) // 512 * 512
+out = bytearray(raw)
+out[0:2] = b'MZ'
+struct.pack_into('<I', out, 60, pe)
+out[pe:pe + 4] = b'PE\0\0'
+struct.pack_into('<HHIIIHH', out, pe + 4, 0x8664, len(secs), 0, 0, 0, opt, 0x206)
+struct.pack_into('<HBBIIIIIQIIHHHHHHIIIIHHQQQQII', out, pe + 24, 0x20b, 0, 0, 0, 0, 0, 0x10000,
+                 0x1000, 0x140000000, 0x1000, 0x200, 0, 0, 0, 0, 0, 0, 0, 0x10000 * (len(secs) + 1),
+                 raw, 0, 10, 0, 0, 0, 0, 0, 0, 16)
+at, va = raw, 0x10000
+for i, (name, data) in enumerate(secs):
+    size = (len(data) + 511) // 512 * 512
+    struct.pack_into('<8sIIIIIIHHI', out, pe + 24 + opt + 40 * i, name, len(data), va, size, at,
+                     0, 0, 0, 0, 0x40000040)
+    out += data + b'\0' * (size - len(data))
+    at, va = at + size, va + 0x10000
+open(path, 'wb').write(out)
+EOF
+}
+
 # The next_boot object of status --json.
 nb() {
 	gv status --json
@@ -450,6 +481,66 @@ READS="next boot: reads the file: gpuvm ran in this boot's initramfs and read /e
 	printf 'kernel_cmdline+=" rd.gpuvm.exclude=0000:41:00.0"\n' >"$d/40-exclude.conf"
 	gv config set mode=container
 	assert_line "next boot: unknown: kernel_cmdline at /etc/dracut.conf.d/40-exclude.conf:1 is not a value gpuvm reads (it uses \$, \` or more of sh)"
+}
+
+@test "a UKI's .cmdline (/boot/EFI/Linux, /efi/EFI/Linux, /boot/efi/EFI/Linux): read as the boot line" {
+	local u=$ROOT/boot/efi/EFI/Linux/$RH-5.14.0-427.el9.x86_64.efi
+	bootjson read
+	uki "$u" 'root=/dev/mapper/rhel-root ro gpuvm.mode=vm-vgpu'
+	if command -v objdump >/dev/null; then
+		objdump -h "$u" | grep -q 'file format pei-x86-64'
+		objdump -h "$u" | grep -q ' \.cmdline '
+	fi
+	gv config set mode=container
+	assert_failure 6
+	assert_line "next boot: pinned: gpuvm.mode=vm-vgpu on the boot line (/boot/efi/EFI/Linux/$RH-5.14.0-427.el9.x86_64.efi)"
+	gv config set mode=vm-vgpu
+	assert_success
+	assert_line "next boot: pinned: gpuvm.mode=vm-vgpu on the boot line (/boot/efi/EFI/Linux/$RH-5.14.0-427.el9.x86_64.efi)"
+	# no .cmdline: the stub takes the loader's line, which gpuvm reads where it is
+	uki "$u" -
+	gv config set mode=container
+	assert_success
+	assert_line "$READS"
+	# kernel-install's uki layout on /boot, systemd-boot's ESP at /efi; e_lfanew further on
+	uki "$ROOT/boot/EFI/Linux/a.efi" 'quiet rd.gpuvm.exclude=0000:41:00.0' 1024
+	uki "$ROOT/efi/EFI/Linux/b.efi" 'rd.gpuvm.mode=vm-passthrough quiet'
+	gv config set mode=container
+	assert_failure 6
+	assert_line "next boot: pinned: gpuvm.mode=vm-passthrough on the boot line (/efi/EFI/Linux/b.efi)"
+	gv config set exclude=0000:42:00.0
+	assert_line "next boot: pinned: gpuvm.exclude=0000:41:00.0 on the boot line (/boot/EFI/Linux/a.efi)"
+	rm "$ROOT/efi/EFI/Linux/b.efi" "$ROOT/boot/EFI/Linux/a.efi"
+	# binutils' PE writer (dracut --uefi's way before ukify) adding the section: read alike
+	if command -v objcopy >/dev/null; then
+		printf 'quiet rd.gpuvm.mode=vm-passthrough\n' >"$BATS_TEST_TMPDIR/cmdline"
+		objcopy --add-section .cmdline="$BATS_TEST_TMPDIR/cmdline" --change-section-vma .cmdline=0x50000 \
+			"$u" "$ROOT/boot/efi/EFI/Linux/c.efi" 2>/dev/null
+		gv config set mode=container
+		assert_failure 6
+		assert_line "next boot: pinned: gpuvm.mode=vm-passthrough on the boot line (/boot/efi/EFI/Linux/c.efi)"
+	fi
+}
+
+@test "a UKI gpuvm cannot read (no PE image, headers past 4 KiB, cut short, .cmdline over 64 KiB): unknown, said" {
+	local u=$ROOT/boot/efi/EFI/Linux/x.efi
+	bootjson read
+	mkdir -p "$(dirname "$u")"
+	printf 'not a PE image\n' >"$u"
+	gv config set mode=container
+	assert_success
+	assert_line "next boot: unknown: /boot/efi/EFI/Linux/x.efi cannot be read: Exec format error"
+	uki "$u" 'gpuvm.mode=vm-vgpu' 3900
+	gv config set mode=container
+	assert_line "next boot: unknown: /boot/efi/EFI/Linux/x.efi cannot be read: Exec format error"
+	uki "$u" 'gpuvm.mode=vm-vgpu'
+	truncate -s 1030 "$u" # its .cmdline (19 bytes at 1024) cut short
+	gv config set mode=container
+	assert_line "next boot: unknown: /boot/efi/EFI/Linux/x.efi cannot be read: Exec format error"
+	uki "$u" "$(head -c 70000 /dev/zero | tr '\0' x) gpuvm.mode=vm-vgpu"
+	gv config set mode=container
+	assert_success
+	assert_line "next boot: unknown: /boot/efi/EFI/Linux/x.efi cannot be read: File too large"
 }
 
 @test "reboot: this boot's mode (the state file) against the file's; other keys at the next boot" {
