@@ -1205,7 +1205,14 @@ void nextboot_verdict(const struct nextboot *nb, const char *key, const char *va
 			"this boot read the host config from config='s disk (/run/gpuvm/boot.json: host_config disk): the file here is not what the boot reads");
 		return;
 	}
-	if (!streq(nb->host_config, "read") && !streq(nb->host_config, "missing")) {
+	/* pinned: the first call's record, which the last stays with where it changes nothing */
+	if (streq(nb->host_config, "pinned")) {
+		if (!same) {
+			unknown(j, false,
+				"this boot's mode was pinned on its line and its record is the first call's (/run/gpuvm/boot.json: host_config pinned): it does not say that the root's file was read");
+			return;
+		}
+	} else if (!streq(nb->host_config, "read") && !streq(nb->host_config, "missing")) {
 		unknown(j, false,
 			"this boot's initramfs did not read the root's file (/run/gpuvm/boot.json: host_config %s%s%s)",
 			nb->host_config[0] ? nb->host_config : "not said",

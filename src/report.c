@@ -199,7 +199,9 @@ static void json_next_boot(struct json *j, const struct nextboot *nb, const stru
 /*
  * A boot call's: which call wrote it, whether the mode is decided, and what became of the
  * host config. The same document is the boot's record (boot.json), read by config set and
- * the label mirror: what this boot's initramfs did, and from which config.
+ * the label mirror: what this boot's initramfs did, and from which config. A first call
+ * whose mode the boot line set says "pinned": the record stays its own where the root's
+ * config, read at the last call, changes nothing over the line.
  */
 static void json_boot(struct json *j, const struct report *r)
 {
@@ -213,6 +215,8 @@ static void json_boot(struct json *j, const struct report *r)
 	} else if (src->status == SRC_ROOT) {
 		stage = "root";
 		host = root_config_name(src->root);
+	} else if (src->status == SRC_CMDLINE && streq(r->settings->source[KEY_MODE], "cmdline")) {
+		host = "pinned";
 	}
 	json_object_begin(j, "boot");
 	json_string(j, "boot_id", r->boot_id && r->boot_id[0] ? r->boot_id : NULL);

@@ -174,6 +174,42 @@ READS="next boot: reads the file: gpuvm ran in this boot's initramfs and read /e
 	assert_line --partial "next boot: reads the file: "
 }
 
+@test "a boot pinned on its line whose root config changes nothing: its record says pinned, the next boot reads as pinned" {
+	local f u line="root=/dev/sda1 ro gpuvm.mode=vm-passthrough" sysroot=$BATS_TEST_TMPDIR/sysroot
+	# the boot's two calls as the initramfs makes them (tests/bats/rootconfig.bats)
+	nodriver 0000:01:00.0
+	gv --cmdline "$line" apply --defer
+	assert_success
+	output=$(cat "$ROOT/run/gpuvm/boot.json")
+	[ "$(jqr '[.boot.stage, .boot.host_config, .mode_source] | join("|")')" = "first|pinned|cmdline" ]
+	# --root has no kernel to bind: the tree says what the first call's binds did
+	for f in 0 1 2 3; do
+		u=$ROOT/sys/bus/pci/devices/0000:01:00.$f/uevent
+		sed -i '/^DRIVER=/d' "$u"
+		echo DRIVER=vfio-pci >>"$u"
+	done
+	mkdir -p "$sysroot/etc/gpuvm"
+	printf 'mode=vm-passthrough\n' >"$sysroot/etc/gpuvm/gpuvm.conf"
+	gv --cmdline "$line" apply --resume --sysroot "$sysroot"
+	assert_success
+	assert_regex "$stderr" "the root's config changes nothing over the kernel command line"
+	output=$(cat "$ROOT/run/gpuvm/boot.json")
+	[ "$(jqr .boot.host_config)" = pinned ]
+	# the running host: the same pin in the GRUB defaults
+	cp "$sysroot/etc/gpuvm/gpuvm.conf" "$CONF"
+	mkdir -p "$ROOT/etc/default"
+	printf 'GRUB_CMDLINE_LINUX="%s"\n' "${line#root=/dev/sda1 ro }" >"$ROOT/etc/default/grub"
+	gv --cmdline "$line" config set mode=vm-passthrough
+	assert_success
+	assert_line "next boot: pinned: gpuvm.mode=vm-passthrough on the boot line (/etc/default/grub:1)"
+	gv --cmdline "$line" config set mode=container
+	assert_failure 6
+	# a key the line does not pin: the record does not say that the root's file was read
+	gv --cmdline "$line" config set exclude=0000:41:00.0
+	assert_success
+	assert_line "next boot: unknown: this boot's mode was pinned on its line and its record is the first call's (/run/gpuvm/boot.json: host_config pinned): it does not say that the root's file was read"
+}
+
 @test "this boot's /proc/cmdline has gpuvm.mode= that no boot-loader file gpuvm reads sets: unknown" {
 	bootjson read "$ID" cmdline
 	printf 'BOOT_IMAGE=/vmlinuz root=/dev/sda1 ro rd.gpuvm.mode=vm-vgpu\n' >"$ROOT/proc/cmdline"

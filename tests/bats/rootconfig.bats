@@ -230,6 +230,7 @@ boot() {
 	[ "$(jqr .result)" = ok ]
 	[ "$(jqr .boot.decided)" = true ]
 	[ "$(jqr .mode_source)" = cmdline ]
+	[ "$(jqr .boot.host_config)" = pinned ]
 	grep -qx first_result=ok "$ROOT/run/gpuvm/root-pending"
 	# No config on the root: the last call changes nothing, and the records stay the first
 	# call's (what this boot did: bound, verified), not a run that found all in place.
