@@ -377,14 +377,15 @@ doc_files() {
 
 # nextboot_paths NEXTBOOT_C README: the files the next-boot judge opens (the string literals of
 # nextboot.c that are paths under the root, %s as *) against the paths the README's "The
-# next-boot judge reads" sentence names (up to "It does not read"). Each path of the source
-# is one the README names, a folder the README names a file under, or a glob that matches one
-# it names; each path the README names is one of the source's or matched by its glob.
+# next-boot judge reads" sentence names (up to "It does not read" or "A file it cannot read").
+# Each path of the source is one the README names, a folder the README names a file under, or
+# a glob that matches one it names; each path the README names is one of the source's, matched
+# by its glob, or a file under a folder of the source's.
 nextboot_paths() {
 	local s r ok bad=0
 	grep -oE '"(etc|boot|efi|run|proc|usr|var|lib)/[^"]*"' "$1" | tr -d '"' | sed 's|^|/|; s|%s|*|g' | sort -u >"$BATS_TEST_TMPDIR/src.paths"
 	[ -s "$BATS_TEST_TMPDIR/src.paths" ] || { echo "no paths in $1" >&2; return 1; }
-	tr '\n' ' ' <"$2" | sed -n 's/.*The next-boot judge reads \(.*\)/\1/p' | sed 's/It does not read.*//' |
+	tr '\n' ' ' <"$2" | sed -n 's/.*The next-boot judge reads \(.*\)/\1/p' | sed 's/It does not read.*//; s/A file it cannot read.*//' |
 		grep -oE '`/[^`]*`' | tr -d '`' | sort -u >"$BATS_TEST_TMPDIR/readme.paths"
 	[ -s "$BATS_TEST_TMPDIR/readme.paths" ] || { echo "$2: no 'The next-boot judge reads' with paths" >&2; return 1; }
 	# names R S: the README's R is the source's S, or matched by S's glob
@@ -401,7 +402,7 @@ nextboot_paths() {
 	done <"$BATS_TEST_TMPDIR/src.paths"
 	while read -r r; do
 		ok=0
-		while read -r s; do names "$r" "$s" && ok=1 && break; done <"$BATS_TEST_TMPDIR/src.paths"
+		while read -r s; do { names "$r" "$s" || [[ $r == "$s"/* ]]; } && ok=1 && break; done <"$BATS_TEST_TMPDIR/src.paths"
 		[ "$ok" = 1 ] || { echo "$2: says the next-boot judge reads $r, which nextboot.c does not open" >&2; bad=1; }
 	done <"$BATS_TEST_TMPDIR/readme.paths"
 	return "$bad"
@@ -413,13 +414,13 @@ nextboot_paths() {
 	grep -qx '/etc/kernel/cmdline' "$BATS_TEST_TMPDIR/src.paths"
 	grep -qx '/boot/efi/EFI/\*/grubenv' "$BATS_TEST_TMPDIR/src.paths"
 	[ "$(wc -l <"$BATS_TEST_TMPDIR/readme.paths")" -ge 12 ]
-	# The judge learns to read a UKI's .cmdline; the README claims a file it does not open.
-	sed 's|^#define BOOT_ID .*|&\n#define UKI_DIR "efi/EFI/Linux"|' "$TOP/src/nextboot.c" >"$BATS_TEST_TMPDIR/nextboot.c"
+	# The judge learns to read another file; the README claims a file it does not open.
+	sed 's|^#define BOOT_ID .*|&\n#define INSTALL_CONF "etc/kernel/install.conf"|' "$TOP/src/nextboot.c" >"$BATS_TEST_TMPDIR/nextboot.c"
 	run --separate-stderr nextboot_paths "$BATS_TEST_TMPDIR/nextboot.c" "$TOP/README.md"
 	assert_failure
-	assert_regex "$stderr" "the next-boot judge reads /efi/EFI/Linux \(nextboot.c\), the README does not say so"
-	sed 's|`/etc/kernel/cmdline`,|`/etc/kernel/cmdline`, `/boot/efi/EFI/Linux/*.efi`,|' "$TOP/README.md" >"$BATS_TEST_TMPDIR/README.md"
+	assert_regex "$stderr" "the next-boot judge reads /etc/kernel/install.conf \(nextboot.c\), the README does not say so"
+	sed 's|`/etc/kernel/cmdline`,|`/etc/kernel/cmdline`, `/etc/kernel/uki.conf`,|' "$TOP/README.md" >"$BATS_TEST_TMPDIR/README.md"
 	run --separate-stderr nextboot_paths "$TOP/src/nextboot.c" "$BATS_TEST_TMPDIR/README.md"
 	assert_failure
-	assert_regex "$stderr" "says the next-boot judge reads /boot/efi/EFI/Linux/\*.efi, which nextboot.c does not open"
+	assert_regex "$stderr" "says the next-boot judge reads /etc/kernel/uki.conf, which nextboot.c does not open"
 }
