@@ -1260,12 +1260,13 @@ build_fleet() {
 	done
 	assert_success
 	grep -q 'KubeVirt entries for gpuvm.dev/kubevirt failed (exit 3' "$BATS_TEST_TMPDIR/log"
-	# The wall clock steps a day (NTP, by hand) while a pass hangs: the probe, on the time since
-	# boot, neither fails the loop for a step forward nor misses the hang for a step back.
+	# The wall clock steps a day (NTP, by hand): the probe, on the time since boot, does not
+	# fail a healthy loop for a step forward (a loop whose heartbeat is fresh, 60 s allowed),
+	# nor pass a heartbeat 100 s old (30 s allowed) for a step back.
 	kill "$pid"
 	wait "$pid" || true
 	rm -f "$hb"
-	env "${MENV[@]}" GPUVM_HEARTBEAT="$hb" GPUVM_ALIVE_MAX=2 GPUVM_KUBEVIRT_CMD='sleep 30' \
+	env "${MENV[@]}" GPUVM_HEARTBEAT="$hb" GPUVM_ALIVE_MAX=60 GPUVM_KUBEVIRT_CMD='sleep 30' \
 		"$MIRROR" --interval 1 2>/dev/null >/dev/null 3>&- &
 	pid=$!
 	for _ in $(seq 1 50); do
@@ -1280,12 +1281,14 @@ build_fleet() {
 	}
 	stepped +86400
 	assert_success
-	sleep 3 # past GPUVM_ALIVE_MAX: the pass hangs
+	kill "$pid"
+	wait "$pid" || true
+	pid=''
+	read -r up _ </proc/uptime
+	printf '%s 30\n' "$((${up%%.*} - 100))" >"$hb"
 	stepped -86400
 	assert_failure 1
-	assert_output --regexp "not alive: the loop's last step was [0-9]s ago, more than 2s: a pass hangs"
-	kill "$pid"
-	pid=''
+	assert_output --regexp "not alive: the loop's last step was 10[0-9]s ago, more than 30s: a pass hangs"
 	rm "$BIN/date"
 	run env GPUVM_HEARTBEAT="$K/nothing" "$MIRROR" --alive
 	assert_failure 1
