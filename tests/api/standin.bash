@@ -4,6 +4,7 @@
 #   setup:         standin_reset       (empty store, the shipped RBAC, tokens, no faults, an
 #                                       empty request log) and standin_vars (API, STORE, SERVER)
 #   teardown_file: standin_stop
+# and real kubectl clients against it: debian_kubectl, kubectls, kubeconfig.
 # The server reads its tokens, RBAC, faults and store at each request, so a test changes them
 # between calls. See tests/api/README.md.
 
@@ -17,6 +18,8 @@ standin_vars() {
 	SERVER="https://127.0.0.1:$(cat "$API/port")"
 }
 
+# standin_start [OPTION...]: the options go to the server (--bookmark-seconds S,
+# --watch-max-seconds S, --watch-history N: tests/api/README.md).
 standin_start() {
 	API="$BATS_FILE_TMPDIR/api"
 	mkdir -p "$API"
@@ -25,7 +28,7 @@ standin_start() {
 	# Debian's python3, not another one the PATH may put first.
 	/usr/bin/python3 "$TOP/tests/api/kube-api-standin" --dir "$API/store" --rbac "$API/rbac.yaml" \
 		--tokens "$API/tokens" --cert "$API/tls/server.crt" --key "$API/tls/server.key" \
-		--log "$API/requests.jsonl" --port-file "$API/port" --faults "$API/faults.json" \
+		--log "$API/requests.jsonl" --port-file "$API/port" --faults "$API/faults.json" "$@" \
 		>"$API/server.log" 2>&1 3>&- &
 	echo $! >"$API/pid"
 	for _ in $(seq 1 200); do
@@ -83,8 +86,11 @@ rbac_sed() {
 	ln -sfn "$API/rbac.copy.yaml" "$API/rbac.yaml"
 }
 
-# fault JSON...: the faults the server applies from now on, each {"path", "method"?, "delay"?
-# seconds before it answers, "code"? and "reason"/"message" of a Status, or "text" as the body}.
+# fault JSON...: the faults the server applies from now on, each {"path", "method"?, "verb"?,
+# "times"? (the first N requests only), "delay"? seconds before it answers, "code"? and
+# "reason"/"message"/"details" of a Status, or "text" as the body, "headers"? of the answer;
+# for a watch also "error_event" (the Status as an ERROR event), "drop_after_events" N or
+# "drop_after_seconds" S (the connection cut)}: tests/api/README.md.
 fault() {
 	jq -s . <<<"$*" >"$API/faults.json"
 }
@@ -104,4 +110,57 @@ apicurl() {
 	else
 		curl -sS --cacert "$API/tls/ca.crt" -H "Authorization: Bearer $tok" -w '\n%{http_code}\n' "$@"
 	fi
+}
+
+# The kubectl of Debian's kubernetes-client (scripts/install-packages.sh), or DEBIAN_KUBECTL,
+# or, where another package owns /usr/bin/kubectl, Debian's unpacked into build/ (apt-get
+# download; dpkg-deb -x: scripts/fetch-debian-kubectl.sh).
+debian_kubectl() {
+	if dpkg-query -W -f='${Status}\n' kubernetes-client 2>/dev/null | grep -q '^install ok installed$'; then
+		dpkg-query -L kubernetes-client | grep -m 1 '/bin/kubectl$'
+	elif [ -n "${DEBIAN_KUBECTL-}" ]; then
+		printf '%s\n' "$DEBIAN_KUBECTL"
+	else
+		sh "$TOP/scripts/fetch-debian-kubectl.sh" "$TOP/build/kubernetes-client" 2>/dev/null || true
+	fi
+}
+
+# kubectls: the kubectl clients to check against the stand-in, one a line: Debian's (which must
+# be there: need), then the one on PATH where it is another (a newer release).
+kubectls() {
+	local d k
+	d=$(debian_kubectl)
+	[ -n "$d" ] && [ -x "$d" ] && echo "$d"
+	k=$(command -v kubectl) || return 0
+	if [ -z "$d" ] || [ "$(readlink -f "$k")" != "$(readlink -f "$d")" ]; then
+		echo "$k"
+	fi
+}
+
+# kubeconfig: $KC, the stand-in's cluster, its CA, the mirror's token (context mirror, current)
+# and an admin's (system:masters).
+kubeconfig() {
+	KC=$BATS_TEST_TMPDIR/kubeconfig
+	cat >"$KC" <<EOF
+apiVersion: v1
+kind: Config
+clusters:
+- name: standin
+  cluster:
+    server: $SERVER
+    certificate-authority: $API/tls/ca.crt
+users:
+- name: mirror
+  user:
+    token: mirror-token
+- name: admin
+  user:
+    token: admin-token
+contexts:
+- name: mirror
+  context: {cluster: standin, user: mirror}
+- name: admin
+  context: {cluster: standin, user: admin}
+current-context: mirror
+EOF
 }

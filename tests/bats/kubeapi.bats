@@ -61,47 +61,6 @@ status_is() {
 
 # Real kubectl clients (the tests at the end).
 
-# The kubectl of Debian's kubernetes-client (scripts/install-packages.sh), or DEBIAN_KUBECTL,
-# or, where another package owns /usr/bin/kubectl, Debian's unpacked into build/ (apt-get
-# download; dpkg-deb -x: scripts/fetch-debian-kubectl.sh).
-debian_kubectl() {
-	if dpkg-query -W -f='${Status}\n' kubernetes-client 2>/dev/null | grep -q '^install ok installed$'; then
-		dpkg-query -L kubernetes-client | grep -m 1 '/bin/kubectl$'
-	elif [ -n "${DEBIAN_KUBECTL-}" ]; then
-		printf '%s\n' "$DEBIAN_KUBECTL"
-	else
-		sh "$TOP/scripts/fetch-debian-kubectl.sh" "$TOP/build/kubernetes-client" 2>/dev/null || true
-	fi
-}
-
-# kubeconfig: the stand-in's cluster, its CA, the mirror's token (context mirror, current) and
-# an admin's (system:masters).
-kubeconfig() {
-	KC=$K/kubeconfig
-	cat >"$KC" <<EOF
-apiVersion: v1
-kind: Config
-clusters:
-- name: standin
-  cluster:
-    server: $SERVER
-    certificate-authority: $API/tls/ca.crt
-users:
-- name: mirror
-  user:
-    token: mirror-token
-- name: admin
-  user:
-    token: admin-token
-contexts:
-- name: mirror
-  context: {cluster: standin, user: mirror}
-- name: admin
-  context: {cluster: standin, user: admin}
-current-context: mirror
-EOF
-}
-
 # The fixture host of a node that runs vm-passthrough (its state.json), for the mirror to
 # publish its KubeVirt entries from.
 vm_host() {
@@ -333,11 +292,12 @@ kubectl_checks() {
 	run curl -sS --max-time 1 --cacert "$API/tls/ca.crt" -H 'Authorization: Bearer mirror-token' "$SERVER/api/v1/nodes/$NODE"
 	assert_failure 28
 	rm "$API/faults.json"
+	# the built-in groups first (resource.k8s.io), then the CRDs'
 	call admin-token GET /apis
-	[ "$(jqr '.groups | length')" = 0 ]
+	[ "$(jqr '[.groups[].name] | join(",")')" = resource.k8s.io ]
 	mkdir -p "$STORE/apis/nvidia.com/v1/clusterpolicies"
 	call admin-token GET /apis
-	[ "$(jqr '.groups[0].preferredVersion.groupVersion')" = nvidia.com/v1 ]
+	[ "$(jqr '[.groups[].preferredVersion.groupVersion] | join(",")')" = resource.k8s.io/v1,nvidia.com/v1 ]
 	call mirror-token GET /apis/nvidia.com/v1/clusterpolicies
 	[ "$code" = 200 ]
 	[ "$(jqc '[.kind, .items]')" = '["ClusterPolicyList",[]]' ]
