@@ -141,17 +141,18 @@ memcheck: $(UNIT_TESTS)
 # The bats suites, and those of them that test the binary's behaviour: all but the suites of
 # the tree's other parts (bench's size map, the docs, the end-to-end harness's reading of the
 # console, the fixture library, make install's layout, the label mirror's shell and its
-# fleet patch, the packages, the provisioning recipes, the reproducible build), each of which
-# runs the binary only through commands the binary's own suites cover, or not at all. Those
-# run once, on the shipped binary; the binary's suites run again under ASan+UBSan and on
-# aarch64.
+# fleet patch, the packages, the provisioning recipes, the reproducible build, the API
+# stand-in's watches and DRA resources), each of which runs the binary only through commands
+# the binary's own suites cover, or not at all. Those run once, on the shipped binary; the
+# binary's suites run again under ASan+UBSan and on aarch64.
 # The suites that take longest come first (prove --timer, scratch on tmpfs: mirror 104 s,
-# mirror-guard 85, fixture 28, plan 24, kubeapi 14, check 13 of some 400 s), so that prove -j2
-# does not end on one long suite and an idle CPU.
+# mirror-guard 85, fixture 28, plan 24, standin 20, kubeapi 14, check 13 of some 420 s), so
+# that prove -j2 does not end on one long suite and an idle CPU.
 SLOW_BATS := $(wildcard tests/bats/mirror.bats tests/bats/mirror-guard.bats tests/bats/fixture.bats \
-	tests/bats/plan.bats tests/bats/kubeapi.bats tests/bats/check.bats tests/bats/config.bats)
+	tests/bats/plan.bats tests/bats/standin.bats tests/bats/kubeapi.bats tests/bats/check.bats \
+	tests/bats/config.bats)
 BATS := $(SLOW_BATS) $(filter-out $(SLOW_BATS),$(sort $(wildcard tests/bats/*.bats)))
-TREE_SUITES := bench deploy docs e2elib fixture image install kubevirt-patch mirror mirror-guard nfd packages provisioning release repo rollout tree
+TREE_SUITES := bench deploy docs e2elib fixture image install kubevirt-patch mirror mirror-guard nfd packages provisioning release repo rollout standin tree
 BIN_BATS := $(filter-out $(TREE_SUITES:%=tests/bats/%.bats),$(BATS))
 
 # ASan + UBSan over the same sources: every unit test and the binary's bats suites.
