@@ -176,6 +176,14 @@ events() {
 	call admin-token GET '/api/v1/nodes?resourceVersion=101'
 	status_is 504 Timeout "Too large resource version: 101, current: 100"
 	[ "$(requests '.verb == "watch"' | jq -r '"\(.events) \(.end)"' | tr '\n' ' ')" = "4 timeout 1 error 1 error " ]
+	# Events count on their own, as in an etcd of their own: the nodes' numbers do not move
+	ev='{"apiVersion": "v1", "kind": "Event", "metadata": {"generateName": "n."}, "type": "Normal", "reason": "R", "involvedObject": {"kind": "Node", "name": "gpu-node-1"}}'
+	call admin-token POST /api/v1/namespaces/default/events application/json "$ev"
+	[ "$(jqr .metadata.resourceVersion)" = 1 ]
+	call admin-token PATCH "/api/v1/nodes/$NODE" application/merge-patch+json '{"metadata": {"labels": {"a": "8"}}}'
+	[ "$(jqr .metadata.resourceVersion)" = 101 ]
+	call admin-token GET '/api/v1/namespaces/default/events?watch=1&resourceVersion=0&timeoutSeconds=1'
+	[ "$(jqr '"\(.type) \(.object.kind) \(.object.metadata.resourceVersion)"')" = "ADDED Event 1" ]
 }
 
 @test "watch: bookmarks (allowWatchBookmarks), sendInitialEvents' last bookmark, selectors' ADDED and DELETED" {
