@@ -75,15 +75,11 @@ status_is() {
 	[ "$(jqr .message)" = "$3" ] || { echo "message: $(jqr .message)"; return 1; }
 }
 
-# watch_bg OUT PATH: a watch with curl in the background ($WPID), as the admin: its body in OUT,
-# its headers in OUT.hdr, curl's exit status in OUT.rc when it ends.
+# watch_bg OUT PATH: a watch with curl in the background ($WPID, its exit status `wait`'s), as
+# the admin: its body in OUT, its headers in OUT.hdr.
 watch_bg() {
-	local out=$1
-	(
-		curl -sS -N --cacert "$API/tls/ca.crt" -H 'Authorization: Bearer admin-token' -D "$out.hdr" \
-			-o "$out" "$SERVER$2"
-		echo $? >"$out.rc"
-	) 3>&- &
+	curl -sS -N --cacert "$API/tls/ca.crt" -H 'Authorization: Bearer admin-token' -D "$1.hdr" \
+		-o "$1" "$SERVER$2" 3>&- &
 	WPID=$!
 }
 
@@ -115,7 +111,6 @@ events() {
 	[ "$(jqr .metadata.resourceVersion)" = 9 ]
 	rm "$NODEF"
 	wait "$WPID"
-	[ "$(cat "$K/w.rc")" = 0 ]
 	[ "$(events "$K/w")" = "$(printf '%s\n' "ADDED $NODE 7 1" "MODIFIED $NODE 8 2" "MODIFIED $NODE 9 3" "DELETED $NODE 10 3")" ]
 	# the lines as the API server writes them: type and the whole object
 	[ "$(head -n 1 "$K/w")" = '{"type":"ADDED","object":{"apiVersion":"v1","kind":"Node","metadata":{"name":"gpu-node-1","resourceVersion":"7","creationTimestamp":"2026-01-01T00:00:00Z","labels":{"a":"1"},"uid":"'"$(jq -r .object.metadata.uid "$K/w" | head -n 1)"'"},"status":{"conditions":[{"type":"Ready","status":"True"}],"nodeInfo":{"kubeletVersion":"v1.34.0"}}}}' ]
@@ -141,11 +136,20 @@ events() {
 	SECONDS=0
 	wait "$WPID"
 	[ "$SECONDS" -lt 5 ]
-	[ "$(cat "$K/w.rc")" = 0 ]
-	[ "$(wc -l <"$K/w")" = 1 ]
+	# (a look of the server's while rm -rf was emptying the old store saw the node deleted)
+	[ "$(events "$K/w" | sed 's/ .*//' | tr '\n' ' ')" = "ADDED " ] || [ "$(events "$K/w" | sed 's/ .*//' | tr '\n' ' ')" = "ADDED DELETED " ]
 	call admin-token GET "/api/v1/nodes/$NODE"
 	[ "$(jqr .metadata.resourceVersion)" = 7 ]
 	[ "$(requests '.verb == "watch"')" = "" ]
+	# a client that hangs up: seen, its watch ended and written to the log
+	watch_bg "$K/w2" '/api/v1/nodes?watch=1&timeoutSeconds=10'
+	lines_at_least 1 "$K/w2"
+	kill "$WPID"
+	SECONDS=0
+	until [ -n "$(requests '.verb == "watch"')" ] || [ "$SECONDS" -ge 3 ]; do
+		sleep 0.05
+	done
+	[ "$(requests '.verb == "watch"' | jq -r '"\(.events) \(.end)"')" = "1 client" ]
 }
 
 @test "watch from a resourceVersion: the changes after it; older than the history: ERROR 410 Expired; newer: ERROR 504" {
@@ -190,8 +194,14 @@ events() {
 	node cpu-1 20 '{}'
 	watch_bg "$K/w" '/api/v1/nodes?watch=1&labelSelector=a%20in%20(1,2)&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&timeoutSeconds=2'
 	watch_bg "$K/f" '/api/v1/nodes?watch=1&fieldSelector=metadata.name%3Dcpu-1&timeoutSeconds=2'
+	watch_bg "$K/n" '/api/v1/nodes?watch=1&sendInitialEvents=false&resourceVersionMatch=NotOlderThan&timeoutSeconds=2'
 	lines_at_least 2 "$K/w"
 	lines_at_least 1 "$K/f"
+	# (its headers: it has started, at the store as it is)
+	SECONDS=0
+	until [ -s "$K/n.hdr" ] || [ "$SECONDS" -ge 5 ]; do
+		sleep 0.05
+	done
 	# cpu-1 comes into the label selector, gpu-node-1 leaves it
 	edit "$NODES/cpu-1.json" '.metadata.labels.a = "2"'
 	call admin-token PATCH "/api/v1/nodes/$NODE" application/merge-patch+json '{"metadata": {"labels": {"a": "9"}}}'
@@ -205,6 +215,8 @@ events() {
 	[ "$(grep '"BOOKMARK"' "$K/w" | tail -n 1)" = '{"type":"BOOKMARK","object":{"kind":"Node","apiVersion":"v1","metadata":{"resourceVersion":"22"}}}' ]
 	# the field selector: one node; no bookmarks unasked
 	[ "$(events "$K/f")" = "$(printf '%s\n' "ADDED cpu-1 20 null" "MODIFIED cpu-1 21 2")" ]
+	# sendInitialEvents=false: the changes only
+	[ "$(events "$K/n")" = "$(printf '%s\n' "MODIFIED cpu-1 21 2" "MODIFIED $NODE 22 9")" ]
 }
 
 @test "watch: the shipped RBAC refuses it (403, the name of the field selector); selectors and options the API refuses" {
@@ -226,6 +238,16 @@ events() {
 	status_is 400 BadRequest "field label not supported: spec.providerID"
 	call admin-token GET '/api/v1/nodes?fieldSelector=metadata.name%3Dgpu-node-1,spec.unschedulable%3Dfalse'
 	[ "$(jqr '[.items[].metadata.name] | join(",")')" = "$NODE" ]
+	# label selectors: cpu-1 has b (empty) and no a; a key not there is not in a set and not V
+	node cpu-1 8 '{"b": ""}'
+	for sel in 'a' '!b' 'a%20notin%20(2)' 'a!%3D1' 'a%3D%3D1' 'b,a%20in%20(1,2)' 'a%3D1,!b' 'b%3D,!a'; do
+		call admin-token GET "/api/v1/nodes?labelSelector=$sel"
+		printf '%s %s\n' "$sel" "$(jqr '[.items[].metadata.name] | join(",")')"
+	done >"$K/sel"
+	[ "$(cat "$K/sel")" = "$(printf '%s\n' "a $NODE" "!b $NODE" "a%20notin%20(2) cpu-1,$NODE" "a!%3D1 cpu-1" \
+		"a%3D%3D1 $NODE" "b,a%20in%20(1,2) " "a%3D1,!b $NODE" "b%3D,!a cpu-1")" ]
+	call admin-token GET '/api/v1/nodes?labelSelector=a%3E1'
+	[ "$code" = 400 ]
 	call admin-token GET '/api/v1/nodes?watch=1&sendInitialEvents=true'
 	status_is 422 Invalid 'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan'
 	call admin-token GET '/api/v1/nodes?resourceVersionMatch=Exact'
@@ -255,6 +277,12 @@ events() {
 	[ "${#lines[@]}" = 1 ]
 	[ "$(jq -r .type <<<"${lines[0]}")" = ADDED ]
 	[ "$(requests '.verb == "watch"' | tail -n 1 | jq -r '"\(.events) \(.end)"')" = "1 dropped" ]
+	# or after S seconds
+	fault '{"path": "/api/v1/nodes", "verb": "watch", "drop_after_seconds": 0.3}'
+	SECONDS=0
+	run --separate-stderr curl -sS --cacert "$API/tls/ca.crt" -H 'Authorization: Bearer admin-token' "$SERVER/api/v1/nodes?watch=1&timeoutSeconds=5"
+	assert_failure 18
+	[ "$SECONDS" -lt 3 ]
 	fault '{"path": "/api/v1/nodes", "verb": "watch", "code": 503, "reason": "ServiceUnavailable", "message": "later"}'
 	call admin-token GET '/api/v1/nodes?watch=1'
 	status_is 503 ServiceUnavailable later
@@ -275,13 +303,24 @@ slice() {
 	[ "$(jqr '[.resources[] | "\(.name):\(.kind):\(.namespaced)"] | join(" ")')" = \
 		"deviceclasses:DeviceClass:false resourceclaims:ResourceClaim:true resourceclaims/status:ResourceClaim:true resourceslices:ResourceSlice:false" ]
 	[ "$(jqr '.resources[] | select(.name == "resourceslices") | .verbs | join(",")')" = create,delete,deletecollection,get,list,patch,update,watch ]
+	call mirror-token GET /apis/resource.k8s.io
+	[ "$(jqc '[.kind, .name, .preferredVersion.groupVersion]')" = '["APIGroup","resource.k8s.io","resource.k8s.io/v1"]' ]
+	# a DeviceClass: its selectors' CEL expressions present (not compiled)
+	dc='{"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "gpu.example.com"}, "spec": {"selectors": [{"cel": {"expression": "device.driver == \"gpu.example.com\""}}]}}'
+	call admin-token POST /apis/resource.k8s.io/v1/deviceclasses application/json "$dc"
+	[ "$code" = 201 ]
+	call admin-token POST /apis/resource.k8s.io/v1/deviceclasses application/json "$(jq -c '.metadata.name = "x" | .spec.selectors[0].cel = {}' <<<"$dc")"
+	status_is 422 Invalid 'DeviceClass.resource.k8s.io "x" is invalid: spec.selectors[0].cel.expression: Required value'
+	# a create with a resourceVersion: the storage's refusal
+	call admin-token POST /apis/resource.k8s.io/v1/deviceclasses application/json "$(jq -c '.metadata.name = "y" | .metadata.resourceVersion = "3"' <<<"$dc")"
+	[ "$(jqr '"\(.code) \(.message)"')" = "500 resourceVersion should not be set on objects to be created" ]
 	R=/apis/resource.k8s.io/v1/resourceslices
 	for s in "n1-a n1 a.example.com" "n1-b n1 b.example.com" "n2-a n2 a.example.com"; do
 		# shellcheck disable=SC2086 # the three words
 		call admin-token POST "$R" application/json "$(slice $s)"
 		[ "$code" = 201 ]
 	done
-	[ "$(jqr '"\(.apiVersion) \(.kind) \(.metadata.resourceVersion)"')" = "resource.k8s.io/v1 ResourceSlice 10" ]
+	[ "$(jqr '"\(.apiVersion) \(.kind) \(.metadata.resourceVersion)"')" = "resource.k8s.io/v1 ResourceSlice 11" ]
 	call admin-token GET "$R?fieldSelector=spec.nodeName%3Dn1"
 	[ "$(jqr '"\(.kind) \([.items[].metadata.name] | join(","))"')" = "ResourceSliceList n1-a,n1-b" ]
 	call admin-token GET "$R?fieldSelector=spec.pool.name%3Dn1"
@@ -328,6 +367,9 @@ del(.spec.nodeName)%spec: Required value: exactly one of \`nodeName\`, \`nodeSel
 .spec.devices[0].attributes.model.string = "$(printf 'x%.0s' {1..65})"%spec.devices[0].attributes[model].string: Too long: may not be more than 64 bytes
 .spec.devices[0].attributes["1st"] = {int: 1}%spec.devices[0].attributes[1st]: Invalid value: "1st": $cid
 .spec.devices[0].attributes["gpu.example.com/$(printf 'x%.0s' {1..33})"] = {int: 1}%spec.devices[0].attributes[gpu.example.com/$(printf 'x%.0s' {1..33})]: Too long: may not be more than 32 bytes
+.spec.perDeviceNodeSelection = true | del(.spec.nodeName)%spec.devices[0]: Required value: exactly one of \`nodeName\`, \`nodeSelector\`, or \`allNodes\` is required when \`perDeviceNodeSelection\` is set to true in the ResourceSlice spec
+.spec.devices[0].nodeName = "n1"%spec.devices[0]: Invalid value: "{\`nodeName\`}": \`nodeName\`, \`nodeSelector\` and \`allNodes\` can only be set if \`perDeviceNodeSelection\` is set to true in the ResourceSlice spec
+del(.spec.nodeName) | .spec.nodeSelector = {nodeSelectorTerms: []}%spec.nodeSelector.nodeSelectorTerms: Invalid value: []: must have exactly one node selector term
 .spec.devices[0].attributes.driverVersion.version = "1.0"%spec.devices[0].attributes[driverVersion].version: Invalid value: "1.0": must be a string compatible with semver.org spec 2.0.0
 EOF
 	# the Status: the kind with its group, every cause in the message
@@ -370,6 +412,10 @@ EOF
 	status_is 422 Invalid 'ResourceClaim.resource.k8s.io "c" is invalid: status.allocation: Invalid value: {"devices":{"results":[{"request":"gpu","driver":"gpu.example.com","pool":"n1","device":"gpu-1"}]}}: field is immutable'
 	call admin-token PUT "$C/c/status" application/json "$(jq -c '.metadata.resourceVersion = "10" | .status = {allocation: {devices: {results: [{request: "cpu", driver: "gpu.example.com", pool: "n1", device: "GPU"}]}}}' <<<"$claim")"
 	[ "$(jqr '[.details.causes[] | "\(.field): \(.message)"] | join("; ")')" = "status.allocation.devices.results[0].request: Invalid value: \"cpu\": must be the name of a request in the claim or the name of a request and a subrequest separated by '/'; status.allocation.devices.results[0].device: Invalid value: \"GPU\": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?'); status.allocation: Invalid value: {\"devices\":{\"results\":[{\"request\":\"cpu\",\"driver\":\"gpu.example.com\",\"pool\":\"n1\",\"device\":\"GPU\"}]}}: field is immutable" ]
+	# a request: exactly one of exactly and firstAvailable; the class named
+	call admin-token POST "$C" application/json "$(jq -c '.metadata.name = "d" | .spec.devices.requests = [{name: "a"}, {name: "b", exactly: {}}]' <<<"$claim")"
+	# shellcheck disable=SC2016 # the backquotes of the API's message
+	[ "$(jqr '[.details.causes[] | "\(.field): \(.message)"] | join("; ")')" = 'spec.devices.requests[0]: Required value: exactly one of `exactly` or `firstAvailable` is required; spec.devices.requests[1].exactly.deviceClassName: Required value' ]
 	# the spec does not change after create
 	call admin-token PATCH "$C/c" application/json-patch+json '[{"op": "replace", "path": "/spec/devices/requests/0/name", "value": "gpu2"}]'
 	[ "$(jqr '[.details.causes[] | "\(.field) \(.message | sub(".*: "; ""))"] | join("; ")')" = "spec field is immutable" ]
@@ -399,7 +445,11 @@ EOF
 			lines_at_least 2 "$K/out"
 			# after the list: the node not Ready, in the file
 			edit "$NODEF" ".status.conditions[0].status = \"False\" | .metadata.labels.a = \"$n\""
-			wait "$pid" || { echo "$k ${args[*]}: $(cat "$K/err")"; return 1; }
+			wait "$pid" || {
+				echo "$k ${args[*]}: exit $?: $(cat "$K/out" "$K/err")"
+				requests 'true' | tail -n 3
+				return 1
+			}
 			if [ "$o" = table ]; then
 				[[ "$(sed -n 2p "$K/out")" =~ ^gpu-node-1\ +Ready\  ]]
 				[[ "$(sed -n 3p "$K/out")" =~ ^gpu-node-1\ +NotReady\  ]] || { echo "$k: $(cat "$K/out")"; return 1; }
