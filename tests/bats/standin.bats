@@ -360,6 +360,7 @@ del(.spec.nodeName)%spec: Required value: exactly one of \`nodeName\`, \`nodeSel
 .spec.allNodes = true%spec: Invalid value: "{\`nodeName\`, \`allNodes\`}": exactly one of \`nodeName\`, \`nodeSelector\`, \`allNodes\`, \`perDeviceNodeSelection\` is required, but multiple fields are set
 .spec.devices += [.spec.devices[0]]%spec.devices[1].name: Duplicate value: "gpu-0"
 .spec.devices[0].name = "GPU_0"%spec.devices[0].name: Invalid value: "GPU_0": $label
+.spec.devices = [null]%spec.devices[0].name: Invalid value: "": $label
 .spec.devices = [range(129) | {name: "gpu-\(.)"}]%spec.devices: Too many: 129: must have at most 128 items
 .spec.devices[0].attributes = ([range(32) | {key: "a\(.)", value: {int: .}}] | from_entries)%spec.devices[0]: Invalid value: 33: the total number of attributes and capacities must not exceed 32
 .spec.devices[0].attributes.model = {string: "A100", int: 1}%spec.devices[0].attributes[model]: Invalid value: {"string":"A100","int":1}: exactly one value must be specified
