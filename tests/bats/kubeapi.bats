@@ -33,32 +33,6 @@ setup() {
 		status: {conditions: [{type: "Ready", status: "True"}], nodeInfo: {kubeletVersion: "v1.32.1"}}}' >"$NODEF"
 }
 
-# call TOKEN METHOD PATH [CONTENT_TYPE BODY]: one request; $output is the body, $code the status.
-call() {
-	local tok=$1 m=$2 p=$3
-	shift 3
-	if [ $# -ge 2 ]; then
-		run apicurl "$tok" -X "$m" -H "Content-Type: $1" --data-binary "$2" "$SERVER$p"
-	else
-		run apicurl "$tok" -X "$m" "$SERVER$p"
-	fi
-	[ "$status" = 0 ]
-	code=${lines[${#lines[@]} - 1]}
-	output=$(printf '%s\n' "$output" | sed '$d')
-}
-
-# jqc FILTER: FILTER on $output, compact.
-jqc() {
-	printf '%s' "$output" | jq -c "$1"
-}
-
-# status_is CODE REASON MESSAGE: the answer is the API's Status object with these.
-status_is() {
-	[ "$code" = "$1" ] || { echo "code $code, not $1: $output"; return 1; }
-	[ "$(jqr '"\(.kind) \(.apiVersion) \(.status) \(.code) \(.reason)"')" = "Status v1 Failure $1 $2" ]
-	[ "$(jqr .message)" = "$3" ] || { echo "message: $(jqr .message)"; return 1; }
-}
-
 # Real kubectl clients (the tests at the end).
 
 # The fixture host of a node that runs vm-passthrough (its state.json), for the mirror to

@@ -49,32 +49,6 @@ edit() {
 	jq "$2" "$1" >"$K/edit.json" && mv "$K/edit.json" "$1"
 }
 
-# call TOKEN METHOD PATH [CONTENT_TYPE BODY]: one request; $output is the body, $code the status.
-call() {
-	local tok=$1 m=$2 p=$3
-	shift 3
-	if [ $# -ge 2 ]; then
-		run apicurl "$tok" -X "$m" -H "Content-Type: $1" --data-binary "$2" "$SERVER$p"
-	else
-		run apicurl "$tok" -X "$m" "$SERVER$p"
-	fi
-	[ "$status" = 0 ]
-	code=${lines[${#lines[@]} - 1]}
-	output=$(printf '%s\n' "$output" | sed '$d')
-}
-
-# jqc FILTER: FILTER on $output, compact.
-jqc() {
-	printf '%s' "$output" | jq -c "$1"
-}
-
-# status_is CODE REASON MESSAGE: the answer is the API's Status object with these.
-status_is() {
-	[ "$code" = "$1" ] || { echo "code $code, not $1: $output"; return 1; }
-	[ "$(jqr '"\(.kind) \(.apiVersion) \(.status) \(.code) \(.reason)"')" = "Status v1 Failure $1 $2" ]
-	[ "$(jqr .message)" = "$3" ] || { echo "message: $(jqr .message)"; return 1; }
-}
-
 # watch_bg OUT PATH: a watch with curl in the background ($WPID, its exit status `wait`'s), as
 # the admin: its body in OUT, its headers in OUT.hdr.
 watch_bg() {
