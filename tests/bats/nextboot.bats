@@ -428,6 +428,21 @@ READS="next boot: reads the file: gpuvm ran in this boot's initramfs and read /e
 	assert_line "next boot: unknown: /boot/efi/EFI/redhat/grubenv cannot be read: Is a directory"
 }
 
+# nobody_gpuvm: $NOBODY_BIN, a copy of $GPUVM that user nobody can run. The tree's own may sit
+# under a folder closed to others (a clone in a 0700 folder, as mktemp -d makes); with the
+# aarch64 wrapper, its binary is copied beside it too (GPUVM_ARM64, which the wrapper takes).
+nobody_gpuvm() {
+	local d=$BATS_TEST_TMPDIR/nobody
+	mkdir -p "$d"
+	cp "$GPUVM" "$d/gpuvm"
+	if [ "$(head -c 4 "$GPUVM" | tail -c 3)" != ELF ]; then
+		cp "$TOP/build/arm64/gpuvm" "$d/gpuvm-arm64"
+		export GPUVM_ARM64=$d/gpuvm-arm64
+	fi
+	chmod -R o+rX "$d"
+	NOBODY_BIN=$d/gpuvm
+}
+
 @test "a boot-loader folder a non-root user cannot list (RHEL's 0700 BLS entries): unknown, said" {
 	local e="$RH-5.14.0-427.el9.x86_64.conf" d
 	[ "$(id -u)" = 0 ] || skip "needs root (setpriv to another user)"
@@ -443,12 +458,13 @@ READS="next boot: reads the file: gpuvm ran in this boot's initramfs and read /e
 		d=$(dirname "$d")
 	done
 	chmod 0700 "$ROOT/boot/loader/entries"
+	nobody_gpuvm
 	gv status
 	assert_line "next boot: pinned: gpuvm.mode=vm-vgpu on the boot line (/boot/loader/entries/$e)"
-	run --separate-stderr setpriv --reuid=65534 --regid=65534 --clear-groups "$GPUVM" --root "$ROOT" status
+	run --separate-stderr setpriv --reuid=65534 --regid=65534 --clear-groups "$NOBODY_BIN" --root "$ROOT" status
 	assert_success
 	assert_line "next boot: unknown: cannot list /boot/loader/entries: Permission denied"
-	run --separate-stderr setpriv --reuid=65534 --regid=65534 --clear-groups "$GPUVM" --root "$ROOT" check --mode container
+	run --separate-stderr setpriv --reuid=65534 --regid=65534 --clear-groups "$NOBODY_BIN" --root "$ROOT" check --mode container
 	assert_line "next boot: unknown: cannot list /boot/loader/entries: Permission denied"
 	# listed, but its grubenv 0600 (RHEL's /boot/grub2/grubenv): that file, named
 	chmod 0755 "$ROOT/boot/loader/entries"
@@ -457,7 +473,7 @@ READS="next boot: reads the file: gpuvm ran in this boot's initramfs and read /e
 	grubenv "$ROOT/boot/grub2/grubenv" 'kernelopts=root=/dev/sda1 ro gpuvm.mode=vm-vgpu'
 	chmod 0600 "$ROOT/boot/grub2/grubenv"
 	chmod o+x "$ROOT/boot/grub2"
-	run --separate-stderr setpriv --reuid=65534 --regid=65534 --clear-groups "$GPUVM" --root "$ROOT" status
+	run --separate-stderr setpriv --reuid=65534 --regid=65534 --clear-groups "$NOBODY_BIN" --root "$ROOT" status
 	assert_line "next boot: unknown: /boot/grub2/grubenv cannot be read: Permission denied"
 }
 
