@@ -21,7 +21,8 @@ SRCS := util.c strpool.c log.c mode.c cmdline.c kcmdline.c config.c settings.c p
 	nextboot.c metrics.c \
 	inventory.c pciproc.c plan.c json.c report.c state.c execute.c inuse.c live.c kmod.c iomem.c check.c kvsnippet.c \
 	vgpu.c pciids.c tagspec.c blkdev.c hostdev.c confsource.c pending.c writefile.c prepare.c tarw.c modindex.c \
-	cmd/apply.c cmd/plan.c cmd/status.c cmd/check.c cmd/cmdline.c cmd/config.c cmd/kubevirt.c cmd/dump.c \
+	hostreport.c bootrun.c \
+	cmd/apply.c cmd/applyhost.c cmd/plan.c cmd/status.c cmd/check.c cmd/cmdline.c cmd/config.c cmd/kubevirt.c cmd/dump.c \
 	main.c
 OBJS := $(SRCS:%.c=$(B)/obj/%.o)
 HOST_OBJS := $(SRCS:%.c=$(B)/host/%.o)

@@ -17,9 +17,9 @@ host: iommu inventory pciproc hostdev inuse pciids
 asked: settings kcmdline confsource pending
 decide: plan nextboot check kvsnippet
 act: execute live
-report: report state metrics
+report: report state metrics hostreport
 prepare: prepare
-command: cmd main
+command: cmd main bootrun
 '
 
 if [ "${1-}" = --list ]; then

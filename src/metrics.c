@@ -11,7 +11,6 @@
 
 #include "log.h"
 #include "metrics.h"
-#include "nextboot.h"
 #include "rootio.h"
 #include "util.h"
 #include "writefile.h"
@@ -84,14 +83,6 @@ static void state_set(FILE *f, const char *name, const char *label, const char *
 	}
 }
 
-/* The mode the host is in, as the state file's "mode" says it; NULL when unknown. */
-static const char *host_mode(const struct report *r)
-{
-	if (r->live && r->exec && r->exec->n_refused)
-		return r->live->mode_before;
-	return mode_name(r->settings->mode);
-}
-
 static void devices(FILE *f, const struct report *r)
 {
 	size_t i;
@@ -142,16 +133,6 @@ static void groups(FILE *f, const struct report *r)
 	}
 }
 
-/* What the next boot runs: the pin's mode, the host config's, or NULL when unknown. */
-static const char *next_mode(const struct nextboot *nb, const struct nb_judgement *v)
-{
-	if (v->verdict == NB_PINNED)
-		return v->pin->value;
-	if (v->verdict == NB_READS)
-		return nb->file_mode;
-	return NULL;
-}
-
 void metrics_render(FILE *f, const struct report *r)
 {
 	static const struct report_run none = { .call = "" };
@@ -186,7 +167,7 @@ void metrics_render(FILE *f, const struct report *r)
 	state_set(f, "gpuvm_result", "result", results, ARRAY_SIZE(results), r->result);
 	family(f, "gpuvm_mode",
 	       "The mode the host is in: 1 for it, 0 for the others (all 0 after a refused live switch with no state file before it).");
-	state_set(f, "gpuvm_mode", "mode", modes, ARRAY_SIZE(modes), host_mode(r));
+	state_set(f, "gpuvm_mode", "mode", modes, ARRAY_SIZE(modes), report_host_mode(r));
 	family(f, "gpuvm_mode_info",
 	       "The mode the run was asked for and where that came from (cmdline, FILE:LINE, default); always 1.");
 	{
@@ -205,9 +186,8 @@ void metrics_render(FILE *f, const struct report *r)
 	sample_u(f, "gpuvm_run_errors", NULL, 0, log_count(LOG_ERR) + log_dropped(LOG_ERR));
 	family(f, "gpuvm_next_boot_info",
 	       "What the next boot makes of the host config's mode: verdict reads (the file), pinned (gpuvm.mode= on the boot line) or unknown, and the mode it runs (empty when unknown); always 1. No sample after a boot call, which does not judge it.");
-	if (run->next_boot && run->next_boot_verdict) {
-		const char *kv[] = { "verdict", nextboot_verdict_name(run->next_boot_verdict->verdict),
-				     "mode", next_mode(run->next_boot, run->next_boot_verdict) };
+	if (run->next_verdict) {
+		const char *kv[] = { "verdict", run->next_verdict, "mode", run->next_mode };
 
 		sample(f, "gpuvm_next_boot_info", kv, 2, "1");
 	}

@@ -3,7 +3,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "inuse.h"
 #include "json.h"
 #include "log.h"
 #include "report.h"
@@ -41,23 +40,6 @@ static void json_vfio_nodes(struct json *j, const struct pci_dev *d, const struc
 	} else {
 		json_null(j, "vfio_cdev");
 	}
-}
-
-/* apply --live: the processes that held the device at its last check. */
-static void json_holders(struct json *j, const struct inuse *u)
-{
-	size_t k;
-
-	json_array_begin(j, "holders");
-	for (k = 0; k < u->n && k < INUSE_HOLDERS_MAX; k++) {
-		json_object_begin(j, NULL);
-		json_int(j, "pid", u->h[k].pid);
-		json_string(j, "comm", u->h[k].comm);
-		json_string(j, "node", u->h[k].node);
-		json_object_end(j);
-	}
-	json_array_end(j);
-	json_int(j, "holders_total", (long long)u->n);
 }
 
 static void json_device(struct json *j, const struct report *r, size_t i)
@@ -104,10 +86,8 @@ static void json_device(struct json *j, const struct report *r, size_t i)
 		json_string(j, "result", dev_result_name(ed->result));
 		json_string(j, "error", ed->error[0] ? ed->error : NULL);
 	}
-	if (r->live)
-		json_holders(j, &r->live->holders[i]);
-	if (r->live && !r->exec && r->live->in_use)
-		json_string(j, "in_use", r->live->in_use[i][0] ? r->live->in_use[i] : NULL);
+	if (r->more && r->more->json_device)
+		r->more->json_device(j, r, i);
 	json_object_end(j);
 }
 
@@ -157,45 +137,6 @@ static void json_log(struct json *j, const char *key, enum log_level level)
 	json_int(j, dropped, (long long)log_dropped(level));
 }
 
-/* A string that "" leaves out: null. */
-static void json_opt(struct json *j, const char *key, const char *s)
-{
-	json_string(j, key, s[0] ? s : NULL);
-}
-
-/*
- * The next boot's judgement of the mode (nextboot.h): verdict, the words status prints,
- * the mode it runs and from where (null when unknown), the boot line's gpuvm.mode= and what
- * this boot's boot.json said.
- */
-static void json_next_boot(struct json *j, const struct nextboot *nb, const struct nb_judgement *v)
-{
-	const struct nb_word *pin = nextboot_line_word(nb, "mode");
-	char say[2 * NB_TEXT];
-
-	nextboot_say(v, say, sizeof(say));
-	json_object_begin(j, "next_boot");
-	json_string(j, "verdict", nextboot_verdict_name(v->verdict));
-	json_string(j, "says", say);
-	if (v->verdict == NB_PINNED) {
-		json_string(j, "mode", v->pin->value);
-		json_string(j, "mode_source", v->pin->source);
-	} else if (v->verdict == NB_READS) {
-		json_string(j, "mode", nb->file_mode);
-		json_string(j, "mode_source", nb->file_mode_source);
-	} else {
-		json_null(j, "mode");
-		json_null(j, "mode_source");
-	}
-	json_opt(j, "why", v->verdict == NB_PINNED ? "" : v->why);
-	json_string(j, "cmdline_mode", pin ? pin->value : NULL);
-	json_string(j, "cmdline_source", pin ? pin->source : NULL);
-	json_bool(j, "boot_json", nb->boot_json == 1);
-	json_opt(j, "host_config", nb->boot_json == 1 ? nb->host_config : "");
-	json_int(j, "bls_entries", (long long)nb->n_entries);
-	json_object_end(j);
-}
-
 /*
  * A boot call's: which call wrote it, whether the mode is decided, and what became of the
  * host config. The same document is the boot's record (boot.json), read by config set and
@@ -237,6 +178,13 @@ void report_json_begin(struct json *j, FILE *f, const char *command)
 	json_string(j, "command", command);
 }
 
+const char *report_host_mode(const struct report *r)
+{
+	if (r->more && r->more->host_mode)
+		return r->more->host_mode(r);
+	return mode_name(r->settings->mode);
+}
+
 void report_json(FILE *f, const struct report *r)
 {
 	const struct settings *s = r->settings;
@@ -251,23 +199,9 @@ void report_json(FILE *f, const struct report *r)
 		json_string(&j, "kernel", r->kernel);
 		json_int(&j, "elapsed_us", (long long)r->elapsed_us);
 	}
-	/*
-	 * The mode the host is in. A live switch that refused a device left the host in the
-	 * mode it was in (config set judges the running boot by this).
-	 */
-	if (r->live && r->exec && r->exec->n_refused)
-		json_string(&j, "mode", r->live->mode_before);
-	else
-		json_string(&j, "mode", mode_name(s->mode));
-	if (r->live) {
-		json_object_begin(&j, "live");
-		json_string(&j, "mode_before", r->live->mode_before);
-		json_string(&j, "mode_requested", mode_name(s->mode));
-		json_int(&j, "wait_s", (long long)r->live->wait_s);
-		json_int(&j, "waited_ms", (long long)r->live->waited_ms);
-		json_int(&j, "refused", (long long)(r->exec ? r->exec->n_refused : r->live->n_in_use));
-		json_object_end(&j);
-	}
+	json_string(&j, "mode", report_host_mode(r));
+	if (r->more && r->more->json_head)
+		r->more->json_head(&j, r);
 	json_string(&j, "mode_source", s->source[KEY_MODE]);
 	json_object_begin(&j, "settings");
 	for (k = 0; k < KEY__MAX; k++) {
@@ -345,8 +279,8 @@ void report_json(FILE *f, const struct report *r)
 		else
 			json_null(&j, "last_apply");
 	}
-	if (r->next_boot && r->next_boot_verdict)
-		json_next_boot(&j, r->next_boot, r->next_boot_verdict);
+	if (r->more && r->more->json_tail)
+		r->more->json_tail(&j, r);
 	json_object_end(&j);
 	json_finish(&j);
 }
@@ -375,22 +309,6 @@ static void text_device(FILE *f, const struct report *r, size_t i)
 		term_safe(pd->target, to + 3, sizeof(to) - 3);
 	}
 	fprintf(f, " %-7s %-22s %s\n", action_name(pd->action), to, safe(pd->reason, why, sizeof(why)));
-}
-
-void report_next_boot_line(FILE *f, const char *say)
-{
-	char a[2 * NB_TEXT];
-
-	fprintf(f, "next boot: %s\n", safe(say, a, sizeof(a)));
-}
-
-/* status: the next boot in a line, as config set and check print it. */
-static void text_next_boot(FILE *f, const struct nb_judgement *v)
-{
-	char say[2 * NB_TEXT];
-
-	nextboot_say(v, say, sizeof(say));
-	report_next_boot_line(f, say);
 }
 
 void report_text(FILE *f, const struct report *r)
@@ -477,15 +395,8 @@ void report_text(FILE *f, const struct report *r)
 			fputc('\n', f);
 		}
 	}
-	if (r->live && !r->exec && r->live->in_use) {
-		fprintf(f, "in use now (apply --live would leave %zu group%s as %s):\n",
-			r->live->n_in_use, r->live->n_in_use == 1 ? "" : "s",
-			r->live->n_in_use == 1 ? "it is" : "they are");
-		for (i = 0; i < r->inv->n; i++)
-			if (r->live->in_use[i][0])
-				fprintf(f, "  %s: %s\n", r->inv->dev[i].name,
-					safe(r->live->in_use[i], c, sizeof(c)));
-	}
+	if (r->more && r->more->text_groups)
+		r->more->text_groups(f, r);
 	if (r->plan && r->plan->n_modules) {
 		fprintf(f, "modules:");
 		for (i = 0; i < r->plan->n_modules; i++)
@@ -495,8 +406,8 @@ void report_text(FILE *f, const struct report *r)
 	if (r->state_path)
 		fprintf(f, "last apply: %s\n",
 			r->last_state ? safe(r->state_path, a, sizeof(a)) : "(no state file)");
-	if (r->next_boot_verdict)
-		text_next_boot(f, r->next_boot_verdict);
+	if (r->more && r->more->text_tail)
+		r->more->text_tail(f, r);
 }
 
 void report_warn_shared_groups(const struct plan *p)

@@ -11,6 +11,7 @@
 #include "json.h"
 #include "kmod.h"
 #include "log.h"
+#include "hostreport.h"
 #include "nextboot.h"
 #include "prepare.h"
 #include "report.h"

@@ -101,6 +101,8 @@ extern const struct command cmd_kubevirt; /* KubeVirt's permittedHostDevices */
 
 /* plan's run, which apply --dry-run is too. */
 void plan_run(const struct options *o, struct outcome *out);
+/* apply on a running host, plain or --live (cmd/applyhost.c): the boot's flow and its hooks. */
+void apply_host_run(const struct options *o, struct outcome *out);
 
 struct plan;
 /* A plan's counts as an outcome (plan, apply before it executes). */

@@ -11,6 +11,7 @@
 #include "cmd.h"
 #include "config.h"
 #include "log.h"
+#include "hostreport.h"
 #include "nextboot.h"
 #include "report.h"
 #include "settings.h"

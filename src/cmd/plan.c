@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "cmd.h"
+#include "hostreport.h"
 #include "live.h"
 #include "log.h"
 #include "prepare.h"
@@ -79,6 +80,7 @@ void plan_run(const struct options *o, struct outcome *out)
 		.command = "plan", .settings = &pp.s, .inv = &pp.inv, .source = &pp.src, .plan = &pp.p
 	};
 	struct live live = { 0 };
+	struct host_report more;
 	char before[32];
 	bool live_on = false;
 
@@ -106,7 +108,8 @@ void plan_run(const struct options *o, struct outcome *out)
 		live_on = true;
 		live.rep.mode_before = state_top("mode", before, sizeof(before)) ? before : NULL;
 		look_all(&live, &pp.p, &pp.inv);
-		rep.live = &live.rep;
+		host_report_init(&more, &live.rep, NULL, NULL);
+		rep.more = &more.more;
 		out->in_use = live.rep.n_in_use > 0;
 	}
 	if (o->json)

@@ -10,6 +10,7 @@
 
 #include "cmd.h"
 #include "config.h"
+#include "hostreport.h"
 #include "log.h"
 #include "prepare.h"
 #include "report.h"
@@ -89,6 +90,7 @@ static void run(const struct options *o, struct outcome *out)
 			      .state_path = "/" STATE_PATH };
 	struct nextboot *nb;
 	struct nb_judgement v;
+	struct host_report more;
 	char *state;
 
 	if (prep_settings(&pp, o->root, o->cmdline, o->config, SRC_LOOK, NULL) < 0 ||
@@ -111,8 +113,8 @@ static void run(const struct options *o, struct outcome *out)
 	}
 	/* the mode the host config gives: does the next boot read it? */
 	nextboot_verdict(nb, "mode", nb->file_mode, &v);
-	rep.next_boot = nb;
-	rep.next_boot_verdict = &v;
+	host_report_init(&more, NULL, nb, &v);
+	rep.more = &more.more;
 	state = state_read();
 	rep.last_state = state;
 	if (o->json)

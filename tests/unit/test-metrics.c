@@ -7,6 +7,7 @@
 #include <errno.h>
 
 #include "fake-kernel.h"
+#include "hostreport.h"
 #include "log.h"
 #include "metrics.h"
 #include "nextboot.h"
@@ -223,9 +224,8 @@ static void by_hand(void)
 	struct nb_word pin = { .key = "mode", .value = "vm-vgpu", .source = "/etc/default/grub:4" };
 	struct nextboot nb = { .file_mode = "vm-passthrough" };
 	struct nb_judgement v = { .verdict = NB_PINNED, .pin = &pin };
-	struct report_run run = {
-		.call = "live", .time_ms = 1700000000045LL, .next_boot = &nb, .next_boot_verdict = &v
-	};
+	struct report_run run = { .call = "live", .time_ms = 1700000000045LL };
+	struct host_report more;
 	struct report r = { .command = "apply",
 			    .settings = &s,
 			    .inv = &inv,
@@ -234,10 +234,12 @@ static void by_hand(void)
 			    .result = "partial",
 			    .kernel = "6.1.0-99-amd64",
 			    .elapsed_us = 2002101,
-			    .live = &live,
+			    .more = &more.more,
 			    .run = &run };
 	char *a, *b;
 
+	host_report_init(&more, &live, NULL, NULL);
+	host_report_run(&run, &nb, &v);
 	settings_default(&s);
 	s.mode = MODE_VM_PASSTHROUGH;
 	snprintf(s.source[KEY_MODE], sizeof(s.source[KEY_MODE]), "%s", NASTY_SOURCE);
@@ -260,10 +262,9 @@ static void by_hand(void)
 	free(b);
 
 	/* A boot call: the next boot not judged, the mode the one asked for. */
-	r.live = NULL;
+	r.more = NULL;
 	run.call = "defer";
-	run.next_boot = NULL;
-	run.next_boot_verdict = NULL;
+	host_report_run(&run, NULL, NULL);
 	r.result = "waiting";
 	a = render(&r);
 	CHECK(well_formed(a), "a boot call's file: every family still there");
@@ -274,7 +275,7 @@ static void by_hand(void)
 	free(a);
 
 	/* A refused live switch with no state file before it: the host's mode unknown. */
-	r.live = &live;
+	r.more = &more.more;
 	live.mode_before = NULL;
 	a = render(&r);
 	CHECK(!strstr(a, "gpuvm_mode{mode=\"container\"} 1") &&

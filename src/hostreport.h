@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef GPUVM_HOSTREPORT_H
+#define GPUVM_HOSTREPORT_H
+
+#include <stdio.h>
+
+#include "live.h"
+#include "nextboot.h"
+#include "report.h"
+
+/*
+ * What a command on a running host adds to report.c's documents (report.h's struct
+ * report_more): apply --live's switch and the holders of each device, plan --in-use's look,
+ * status's next-boot judgement; and the next boot's words for the metrics file. The boot
+ * never has any of it: the boot's report links no call here.
+ */
+struct host_report {
+	struct report_more more; /* give the report &hr.more */
+	const struct live_report *live;
+	const struct nextboot *nb;
+	const struct nb_judgement *v;
+};
+
+/* live: apply --live's or plan --in-use's (NULL: none); nb, v: status's judgement (NULL: none). */
+void host_report_init(struct host_report *h, const struct live_report *live,
+		      const struct nextboot *nb, const struct nb_judgement *v);
+/* The metrics file's next-boot words (report_run's next_verdict, next_mode), from nb and v. */
+void host_report_run(struct report_run *run, const struct nextboot *nb, const struct nb_judgement *v);
+/* "next boot: SAY" (nextboot_say's words, masked): the one line status, check and config set print. */
+void report_next_boot_line(FILE *f, const char *say);
+
+#endif
