@@ -16,14 +16,20 @@ CFLAGS_STATIC := -Os -ffunction-sections -fdata-sections -fno-asynchronous-unwin
 	-fno-unwind-tables $(WARN) $(DEFS) -std=gnu11
 LDFLAGS_STATIC := -static -Wl,--gc-sections -s
 
-# The sources of the binary; tests link the same objects (but main.o) into test programs.
-SRCS := util.c strpool.c log.c mode.c cmdline.c kcmdline.c config.c settings.c pci.c rootio.c iommu.c \
-	nextboot.c metrics.c \
-	inventory.c pciproc.c plan.c json.c report.c state.c execute.c inuse.c live.c kmod.c iomem.c check.c kvsnippet.c \
-	vgpu.c pciids.c tagspec.c blkdev.c hostdev.c confsource.c pending.c writefile.c prepare.c tarw.c modindex.c \
-	hostreport.c bootrun.c \
-	cmd/apply.c cmd/applyhost.c cmd/plan.c cmd/status.c cmd/check.c cmd/cmdline.c cmd/config.c cmd/kubevirt.c cmd/dump.c \
-	main.c
+# The sources of the binary, by where they run (doc/HACKING.md, "The tree"): boot/, every unit
+# the boot can reach; tools/, what only a command on a running host runs; cmd/ and main.c, the
+# commands. A file includes a header by its name alone (SRC_INC), so a unit moves by a rename.
+# The tests link the same objects (but main.o) into test programs.
+BOOT_SRCS := util.c strpool.c log.c mode.c cmdline.c kcmdline.c config.c settings.c pci.c \
+	rootio.c iommu.c metrics.c inventory.c pciproc.c plan.c json.c report.c state.c execute.c \
+	kmod.c vgpu.c pciids.c tagspec.c blkdev.c hostdev.c confsource.c pending.c writefile.c \
+	prepare.c bootrun.c
+TOOLS_SRCS := nextboot.c inuse.c live.c iomem.c check.c kvsnippet.c tarw.c modindex.c \
+	hostreport.c
+CMD_SRCS := cmd/apply.c cmd/applyhost.c cmd/plan.c cmd/status.c cmd/check.c cmd/cmdline.c \
+	cmd/config.c cmd/kubevirt.c cmd/dump.c main.c
+SRCS := $(BOOT_SRCS:%=boot/%) $(TOOLS_SRCS:%=tools/%) $(CMD_SRCS)
+SRC_INC := -Isrc -Isrc/boot -Isrc/tools
 OBJS := $(SRCS:%.c=$(B)/obj/%.o)
 HOST_OBJS := $(SRCS:%.c=$(B)/host/%.o)
 
@@ -66,7 +72,7 @@ define compile
 endef
 
 $(B)/obj/%.o: src/%.c | $(B)/obj $(DEPS)/VERSIONS
-	$(call compile,$(MUSL_CC),$(CFLAGS_STATIC) -Isrc -I$(DEPS)/include -isystem $(DEPS)/uapi)
+	$(call compile,$(MUSL_CC),$(CFLAGS_STATIC) $(SRC_INC) -I$(DEPS)/include -isystem $(DEPS)/uapi)
 
 # The size budget of the static binary: 512 KiB for x86_64, 544 KiB for aarch64 (its fixed
 # 4-byte instructions make the same code some 4 % larger). The host-side readers, the metrics
@@ -81,12 +87,12 @@ $(B)/gpuvm: $(OBJS) $(DEPS)/VERSIONS
 	  [ $$size -le $(SIZE_BUDGET) ] || { echo "gpuvm: over the $(SIZE_BUDGET)-byte budget" >&2; exit 1; }
 
 # Unit tests: the same sources, built for the host with glibc, with debug info.
-CFLAGS_HOST := -O1 -g $(WARN) $(DEFS) -std=gnu11 -Isrc $(EXTRA_CFLAGS)
+CFLAGS_HOST := -O1 -g $(WARN) $(DEFS) -std=gnu11 $(SRC_INC) $(EXTRA_CFLAGS)
 $(B)/host/%.o: src/%.c | $(B)/host
 	$(call compile,$(CC),$(CFLAGS_HOST))
 
 # Unit tests link the fake kernel in place of the two files that reach the real one.
-UNIT_OBJS := $(filter-out $(B)/host/main.o $(B)/host/rootio.o $(B)/host/kmod.o,$(HOST_OBJS)) \
+UNIT_OBJS := $(filter-out $(B)/host/main.o $(B)/host/boot/rootio.o $(B)/host/boot/kmod.o,$(HOST_OBJS)) \
 	$(B)/host/fake-kernel.o
 $(B)/host/fake-kernel.o: tests/unit/fake-kernel.c | $(B)/host
 	$(call compile,$(CC),$(CFLAGS_HOST) -Itests/unit)
@@ -98,10 +104,10 @@ $(B)/unit/%: tests/unit/%.c tests/unit/unit.h tests/unit/unit-log.h $(UNIT_OBJS)
 	@$(if $(Q),echo "  CCLD    $@")
 	$(Q)$(CC) $(CFLAGS_HOST) -Itests/unit -o $@ $< $(UNIT_OBJS) $(EXTRA_LDFLAGS) $(WRAP) -lblkid
 
-# The unit test of src/blkdev.c links the real src/rootio.c (a root of image files, not the
+# The unit test of src/boot/blkdev.c links the real src/boot/rootio.c (a root of image files, not the
 # fake kernel) and the host's libblkid, each of whose calls it fails through the linker
 # (fault injection), and syscall() for a kernel without openat2 (tests/unit/test-blkdev.c).
-BLKDEV_TEST_OBJS = $(addprefix $(B)/host/,blkdev.o rootio.o writefile.o tagspec.o util.o log.o)
+BLKDEV_TEST_OBJS = $(addprefix $(B)/host/boot/,blkdev.o rootio.o writefile.o tagspec.o util.o log.o)
 BLKDEV_TEST_WRAP := -Wl,--wrap=blkid_new_probe,--wrap=blkid_free_probe,--wrap=blkid_probe_set_device \
 	-Wl,--wrap=blkid_do_safeprobe,--wrap=blkid_probe_lookup_value,--wrap=blkid_probe_get_partitions \
 	-Wl,--wrap=blkid_partlist_numof_partitions,--wrap=blkid_partlist_get_partition \
@@ -179,7 +185,7 @@ bats: $(B)/gpuvm
 	$(PROVE) $(BATS)
 
 # Static analysis, gating CI: zero findings, or a justified suppression at the line.
-ANALYZE_FLAGS := -Isrc -std=gnu11 -D_GNU_SOURCE -DGPUVM_VERSION='"$(VERSION)"' -I$(DEPS)/include \
+ANALYZE_FLAGS := $(SRC_INC) -std=gnu11 -D_GNU_SOURCE -DGPUVM_VERSION='"$(VERSION)"' -I$(DEPS)/include \
 	-isystem $(DEPS)/uapi
 C_FILES = $(shell git ls-files '*.c' '*.h' 2>/dev/null)
 SHELL_FILES = init tests/tap-run tests/fixture/mkfixture \
@@ -202,7 +208,7 @@ lint: $(DEPS)/VERSIONS
 	$(Q)$(MAKE) -s --no-print-directory -j$(LINT_JOBS) lint-files
 	@echo "  CPPCHECK"
 	$(Q)cppcheck -j$(LINT_JOBS) --enable=warning,portability --std=c11 --quiet --error-exitcode=1 \
-		--inline-suppr --suppress=missingIncludeSystem -D_GNU_SOURCE -DGPUVM_VERSION='"x"' -Isrc src/
+		--inline-suppr --suppress=missingIncludeSystem -D_GNU_SOURCE -DGPUVM_VERSION='"x"' $(SRC_INC) src/
 	@echo "  SHELLCHECK $(words $(SHELL_FILES)) files"
 	$(Q)shellcheck -x -P SCRIPTDIR $(SHELL_FILES)
 	@echo "  STYLE (.editorconfig)"
@@ -316,7 +322,7 @@ $(A64)/deps/VERSIONS: scripts/deps.sh
 	sh scripts/deps.sh --arch arm64 $(A64)/deps
 
 $(A64)/obj/%.o: src/%.c | $(A64)/deps/VERSIONS
-	$(call compile,$(A64_CC),$(CFLAGS_STATIC) -Isrc -I$(A64)/deps/include -isystem $(A64)/deps/uapi)
+	$(call compile,$(A64_CC),$(CFLAGS_STATIC) $(SRC_INC) -I$(A64)/deps/include -isystem $(A64)/deps/uapi)
 
 $(A64)/gpuvm: $(A64_OBJS) $(A64)/deps/VERSIONS
 	@$(if $(Q),echo "  LD      $@")
@@ -325,21 +331,21 @@ $(A64)/gpuvm: $(A64_OBJS) $(A64)/deps/VERSIONS
 	  file $@ | grep -q 'ARM aarch64.*statically linked' || { file $@ >&2; exit 1; }; \
 	  [ $$size -le $(A64_SIZE_BUDGET) ] || { echo "gpuvm (arm64): over the $(A64_SIZE_BUDGET)-byte budget" >&2; exit 1; }
 
-# The unit test of src/kmod.c links it, not the fake kernel, with the host's libkmod: variant
+# The unit test of src/boot/kmod.c links it, not the fake kernel, with the host's libkmod: variant
 # drivers looked up in a real modules.alias (tests/unit/test-kmod.c).
-$(B)/unit/test-kmod: tests/unit/test-kmod.c tests/unit/unit.h $(B)/host/kmod.o $(B)/host/util.o $(B)/host/log.o | $(B)/unit
+$(B)/unit/test-kmod: tests/unit/test-kmod.c tests/unit/unit.h $(B)/host/boot/kmod.o $(B)/host/boot/util.o $(B)/host/boot/log.o | $(B)/unit
 	@$(if $(Q),echo "  CCLD    $@")
-	$(Q)$(CC) $(CFLAGS_HOST) -Itests/unit -o $@ $< $(B)/host/kmod.o $(B)/host/util.o \
-		$(B)/host/log.o $(EXTRA_LDFLAGS) -lkmod
+	$(Q)$(CC) $(CFLAGS_HOST) -Itests/unit -o $@ $< $(B)/host/boot/kmod.o $(B)/host/boot/util.o \
+		$(B)/host/boot/log.o $(EXTRA_LDFLAGS) -lkmod
 
-# Every libkmod call of src/kmod.c failing in turn (--wrap; the module insert is never real).
+# Every libkmod call of src/boot/kmod.c failing in turn (--wrap; the module insert is never real).
 KMOD_WRAP := -Wl,--wrap=kmod_new,--wrap=kmod_load_resources,--wrap=kmod_module_new_from_lookup \
 	-Wl,--wrap=kmod_module_get_initstate,--wrap=kmod_module_get_path \
 	-Wl,--wrap=kmod_module_probe_insert_module,--wrap=kmod_set_log_fn
-$(B)/unit/test-kmod-faults: tests/unit/test-kmod-faults.c tests/unit/unit.h $(B)/host/kmod.o $(B)/host/util.o $(B)/host/log.o | $(B)/unit
+$(B)/unit/test-kmod-faults: tests/unit/test-kmod-faults.c tests/unit/unit.h $(B)/host/boot/kmod.o $(B)/host/boot/util.o $(B)/host/boot/log.o | $(B)/unit
 	@$(if $(Q),echo "  CCLD    $@")
-	$(Q)$(CC) $(CFLAGS_HOST) -Itests/unit -o $@ $< $(B)/host/kmod.o $(B)/host/util.o \
-		$(B)/host/log.o $(EXTRA_LDFLAGS) $(KMOD_WRAP) -lkmod
+	$(Q)$(CC) $(CFLAGS_HOST) -Itests/unit -o $@ $< $(B)/host/boot/kmod.o $(B)/host/boot/util.o \
+		$(B)/host/boot/log.o $(EXTRA_LDFLAGS) $(KMOD_WRAP) -lkmod
 
 # The binary's bats suites on the aarch64 binary, each run through qemu-user.
 test-arm64: $(A64)/gpuvm

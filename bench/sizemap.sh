@@ -59,12 +59,15 @@ while read -r o; do
 done <"$tmp/objs" >"$tmp/uses"
 
 # The units the boot path reaches: from main.o and cmd/apply.o, main.o's uses of the other
-# commands' entry points (cmd_*) left out.
+# commands' entry points (cmd_*) left out, and cmd/apply.o's of a running host's apply
+# (apply_host_run, cmd/applyhost.c) and of plan (plan_run, apply --dry-run), which the
+# boot's calls (--defer, --resume) never take.
 awk '
 FNR == 1 { part++ }
 part == 1 { def[$1] = $2; next }
 part == 2 {
 	if ($1 == "main.o" && $2 ~ /^cmd_/ && $2 != "cmd_apply") next
+	if ($1 == "cmd/apply.o" && ($2 == "apply_host_run" || $2 == "plan_run")) next
 	n[$1]++; use[$1, n[$1]] = $2; next
 }
 END {

@@ -20,6 +20,15 @@
 #include "util.h"
 #include "writefile.h"
 
+/* Here, not in cmd/plan.c, which the boot does not reach: plan and apply both ask it. */
+void outcome_of_plan(struct outcome *out, const struct plan *p)
+{
+	out->iommu_unusable = p->iommu_unusable;
+	out->selected = p->n_selected;
+	out->failed = p->n_failed + p->n_unidentified;
+	out->ok = p->n_selected - p->n_failed;
+}
+
 static const char *call_name(const struct options *o)
 {
 	if (o->defer)

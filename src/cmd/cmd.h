@@ -105,7 +105,7 @@ void plan_run(const struct options *o, struct outcome *out);
 void apply_host_run(const struct options *o, struct outcome *out);
 
 struct plan;
-/* A plan's counts as an outcome (plan, apply before it executes). */
+/* A plan's counts as an outcome (plan, apply before it executes; bootrun.c). */
 void outcome_of_plan(struct outcome *out, const struct plan *p);
 
 #endif

@@ -17,14 +17,6 @@
 #include "state.h"
 #include "util.h"
 
-void outcome_of_plan(struct outcome *out, const struct plan *p)
-{
-	out->iommu_unusable = p->iommu_unusable;
-	out->selected = p->n_selected;
-	out->failed = p->n_failed + p->n_unidentified;
-	out->ok = p->n_selected - p->n_failed;
-}
-
 /* Whether the plan changes one of members. */
 static bool changes(const struct plan *p, const size_t *members, size_t n)
 {

@@ -32,11 +32,15 @@ load helpers
 	# apply's own units are on the boot path; dump's tar writer and check are not
 	boot=$(printf '%s\n' "$output" | sed -n "s/^The boot path's units, largest first (bytes): //p")
 	host=$(printf '%s\n' "$output" | sed -n 's/^The host-side units, largest first (bytes): //p')
-	for u in cmd/apply.o execute.o rootio.o kmod.o inventory.o plan.o; do
+	for u in cmd/apply.o boot/execute.o boot/rootio.o boot/kmod.o boot/inventory.o boot/plan.o; do
 		case ", $boot" in *", $u "*) ;; *) fail "$u is not on the boot path: $boot" ;; esac
 	done
-	for u in cmd/dump.o tarw.o check.o cmd/kubevirt.o; do
+	for u in cmd/dump.o tools/tarw.o tools/check.o cmd/kubevirt.o tools/live.o tools/nextboot.o; do
 		case ", $host" in *", $u "*) ;; *) fail "$u is not host-side only: $host" ;; esac
 		case ", $boot" in *", $u "*) fail "$u is on the boot path" ;; esac
+	done
+	# and what the boot path reaches is boot/'s, but for the command it runs
+	for u in $(printf '%s\n' "$boot" | tr ',' '\n' | awk '{ print $1 }'); do
+		case $u in boot/*.o | cmd/apply.o | main.o) ;; *) fail "$u is on the boot path, not in src/boot/" ;; esac
 	done
 }

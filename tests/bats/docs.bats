@@ -125,7 +125,7 @@ bad_links() {
 	[ "${#lines[@]}" = 3 ]
 }
 
-# The keys of src/settings.c's keys[], of gpuvm.conf(5)'s KEYS (each .TP's name) and of the
+# The keys of src/boot/settings.c's keys[], of gpuvm.conf(5)'s KEYS (each .TP's name) and of the
 # example config's commented lines, one a line, sorted.
 src_keys() {
 	sed -n 's/^[[:space:]]*\[KEY_[A-Z_]*\] = { "\([a-z_]*\)".*/\1/p' "$1" | LC_ALL=C sort
@@ -151,15 +151,15 @@ conf_keys() {
 }
 
 @test "gpuvm.conf(5) and the example config name settings.c's keys, no other; the page renders without a warning" {
-	run conf_keys "$TOP/src/settings.c" "$TOP/doc/gpuvm.conf.5" "$TOP/doc/gpuvm.conf.example"
+	run conf_keys "$TOP/src/boot/settings.c" "$TOP/doc/gpuvm.conf.5" "$TOP/doc/gpuvm.conf.example"
 	assert_success
 	[ "$(wc -l <"$BATS_TEST_TMPDIR/src")" -ge 9 ]
 	# A key the page leaves out, one it has too many, a key settings.c gains: each fails.
 	sed '/^\.SH KEYS$/,/^\.SH /{/^\.B nvswitch$/s/nvswitch/nvswitches/}' "$TOP/doc/gpuvm.conf.5" >"$BATS_TEST_TMPDIR/gpuvm.conf.5"
-	run --separate-stderr conf_keys "$TOP/src/settings.c" "$BATS_TEST_TMPDIR/gpuvm.conf.5" "$TOP/doc/gpuvm.conf.example"
+	run --separate-stderr conf_keys "$TOP/src/boot/settings.c" "$BATS_TEST_TMPDIR/gpuvm.conf.5" "$TOP/doc/gpuvm.conf.example"
 	assert_failure
 	assert_regex "$stderr" "keys: page5 differs from settings.c's"
-	sed 's|^\(.*\[KEY_MODE\] = .*\)$|\1\n\t[KEY_NEW] = { "new_key", "x", parse_new },|' "$TOP/src/settings.c" >"$BATS_TEST_TMPDIR/settings.c"
+	sed 's|^\(.*\[KEY_MODE\] = .*\)$|\1\n\t[KEY_NEW] = { "new_key", "x", parse_new },|' "$TOP/src/boot/settings.c" >"$BATS_TEST_TMPDIR/settings.c"
 	run --separate-stderr conf_keys "$BATS_TEST_TMPDIR/settings.c" "$TOP/doc/gpuvm.conf.5" "$TOP/doc/gpuvm.conf.example"
 	assert_failure
 	assert_regex "$stderr" "-new_key"
@@ -408,19 +408,19 @@ nextboot_paths() {
 	return "$bad"
 }
 
-@test "the README's list of what the next-boot judge reads is the files src/nextboot.c opens" {
-	run nextboot_paths "$TOP/src/nextboot.c" "$TOP/README.md"
+@test "the README's list of what the next-boot judge reads is the files src/tools/nextboot.c opens" {
+	run nextboot_paths "$TOP/src/tools/nextboot.c" "$TOP/README.md"
 	assert_success
 	grep -qx '/etc/kernel/cmdline' "$BATS_TEST_TMPDIR/src.paths"
 	grep -qx '/boot/efi/EFI/\*/grubenv' "$BATS_TEST_TMPDIR/src.paths"
 	[ "$(wc -l <"$BATS_TEST_TMPDIR/readme.paths")" -ge 12 ]
 	# The judge learns to read another file; the README claims a file it does not open.
-	sed 's|^#define BOOT_ID .*|&\n#define INSTALL_CONF "etc/kernel/install.conf"|' "$TOP/src/nextboot.c" >"$BATS_TEST_TMPDIR/nextboot.c"
+	sed 's|^#define BOOT_ID .*|&\n#define INSTALL_CONF "etc/kernel/install.conf"|' "$TOP/src/tools/nextboot.c" >"$BATS_TEST_TMPDIR/nextboot.c"
 	run --separate-stderr nextboot_paths "$BATS_TEST_TMPDIR/nextboot.c" "$TOP/README.md"
 	assert_failure
 	assert_regex "$stderr" "the next-boot judge reads /etc/kernel/install.conf \(nextboot.c\), the README does not say so"
 	sed 's|`/etc/kernel/cmdline`,|`/etc/kernel/cmdline`, `/etc/kernel/uki.conf`,|' "$TOP/README.md" >"$BATS_TEST_TMPDIR/README.md"
-	run --separate-stderr nextboot_paths "$TOP/src/nextboot.c" "$BATS_TEST_TMPDIR/README.md"
+	run --separate-stderr nextboot_paths "$TOP/src/tools/nextboot.c" "$BATS_TEST_TMPDIR/README.md"
 	assert_failure
 	assert_regex "$stderr" "says the next-boot judge reads /etc/kernel/uki.conf, which nextboot.c does not open"
 }

@@ -16,13 +16,31 @@ load helpers
 	local s=$BATS_TEST_TMPDIR/src
 	cp -r "$TOP/src" "$s"
 	# inventory (the host) including settings (what is asked): the kind the check is for
-	sed -i 's/#include "iommu.h"/#include "iommu.h"\n#include "settings.h"/' "$s/inventory.h"
-	printf '#include "util.h"\n' >"$s/newunit.c"
+	sed -i 's/#include "iommu.h"/#include "iommu.h"\n#include "settings.h"/' "$s/boot/inventory.h"
+	printf '#include "util.h"\n' >"$s/boot/newunit.c"
 	run sh "$TOP/scripts/layers.sh" "$s"
 	assert_failure
-	assert_line "inventory.h: includes settings.h (layer asked) from layer host: an include that reaches up"
-	assert_line "newunit.c: unit newunit is in no layer of scripts/layers.sh"
+	assert_line "boot/inventory.h: includes settings.h (layer asked) from layer machine: an include that reaches up"
+	assert_line "boot/newunit.c: unit newunit is in no layer of scripts/layers.sh"
 	[ "${#lines[@]}" = 2 ]
+}
+
+@test "layers: the boot's path (src/boot/, main.c, cmd/apply.c) including a header of src/tools/ fails" {
+	local s=$BATS_TEST_TMPDIR/src
+	cp -r "$TOP/src" "$s"
+	# report (the report layer) including live (the act layer, below it): no layer is
+	# crossed, but live is a running host's, in tools/
+	sed -i 's/#include "json.h"/#include "json.h"\n#include "live.h"/' "$s/boot/report.c"
+	sed -i 's/#include "cmd.h"/#include "cmd.h"\n#include "nextboot.h"/' "$s/cmd/apply.c"
+	sed -i 's/#include "log.h"/#include "log.h"\n#include "hostreport.h"/' "$s/main.c"
+	# a command of a running host may include both
+	sed -i 's/#include "cmd.h"/#include "cmd.h"\n#include "nextboot.h"/' "$s/cmd/kubevirt.c"
+	run sh "$TOP/scripts/layers.sh" "$s"
+	assert_failure
+	assert_line "boot/report.c: includes live.h, a header of src/tools/: the boot's path (src/boot/, main.c, cmd/apply.c) includes none"
+	assert_line "cmd/apply.c: includes nextboot.h, a header of src/tools/: the boot's path (src/boot/, main.c, cmd/apply.c) includes none"
+	assert_line "main.c: includes hostreport.h, a header of src/tools/: the boot's path (src/boot/, main.c, cmd/apply.c) includes none"
+	[ "${#lines[@]}" = 3 ]
 }
 
 @test "subjects: the commits since the rule began pass; a long or area-less subject fails" {

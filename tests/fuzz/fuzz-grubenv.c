@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The next boot's pure readers of GRUB's environment (src/nextboot.c):
+ * The next boot's pure readers of GRUB's environment (src/tools/nextboot.c):
  * nextboot_grubenv_get and nextboot_expand, over a grubenv block of the input.
  *
  * Input: NAME '\0' LINE '\0' ENV (the rest, an exact buffer). Invariants: the value of a

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * An in-memory kernel for the unit tests, linked in place of src/rootio.c and src/kmod.c.
+ * An in-memory kernel for the unit tests, linked in place of src/boot/rootio.c and src/boot/kmod.c.
  * It behaves as the PCI core does where gpuvm depends on it: driver_override keeps every
  * other driver off; unbind removes the driver link; a write to drivers_probe succeeds
  * even when nothing binds; vfio-pci's probe fails for a device without an IOMMU group;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * src/blkdev.c against the host's libblkid and the real src/rootio.c, not the fake kernel:
+ * src/boot/blkdev.c against the host's libblkid and the real src/boot/rootio.c, not the fake kernel:
  * a root directory whose /proc/partitions lists devices and whose /dev/NAME are image files
  * made here without privileges (mkfs.ext4 -L -U, mkfs.vfat -i -n, sfdisk for a GPT with
  * fixed partition UUIDs and names, garbage bytes); a regular file probes like a block device.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The scan (src/inventory.c) against the fake kernel: every function's IDs from
+ * The scan (src/boot/inventory.c) against the fake kernel: every function's IDs from
  * /proc/bus/pci/devices with no uevent read for a function no plan looks at; the uevent,
  * the details and the group of a function that may matter and of the other functions of
  * its slot; /proc/bus/pci alone where each bus is one domain's, the listing only for a bus

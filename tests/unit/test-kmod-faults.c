@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Every libkmod call of src/kmod.c failing, each with its outcome: src/kmod.c linked with
+ * Every libkmod call of src/boot/kmod.c failing, each with its outcome: src/boot/kmod.c linked with
  * the host's libkmod, with -Wl,--wrap= on kmod_new, kmod_load_resources,
  * kmod_module_new_from_lookup, kmod_module_get_initstate, kmod_module_get_path and
  * kmod_module_probe_insert_module (and kmod_set_log_fn, to speak as libkmod would). The last is never passed to libkmod: this test must not

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * src/kmod.c against the real libkmod and a module tree whose modules.alias carries the
+ * src/boot/kmod.c against the real libkmod and a module tree whose modules.alias carries the
  * alias lines of nvgrace_gpu_vfio_pci, the vfio variant driver for Grace Hopper and Grace
  * Blackwell. The lines are what the kernel's file2alias makes of the driver's
  * MODULE_DEVICE_TABLE (drivers/vfio/pci/nvgrace-gpu/main.c, Linux 6.18: GH200 120GB 0x2342

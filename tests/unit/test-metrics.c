@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The metrics file (src/metrics.c): a report made by hand rendered to the byte (every
+ * The metrics file (src/boot/metrics.c): a report made by hand rendered to the byte (every
  * family, its HELP and TYPE, the order, label values escaped and masked), the same twice;
  * then apply against the fake kernel: the file each call writes, and a write that fails.
  */

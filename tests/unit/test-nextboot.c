@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The pure readers of the next-boot judgement (src/nextboot.c): a grubenv block's values
+ * The pure readers of the next-boot judgement (src/tools/nextboot.c): a grubenv block's values
  * (escapes, the '#' padding, a name that is a prefix of another) and a BLS line's $NAME and
  * ${NAME} resolved from one or several grubenv files, or refused with the reason.
  */

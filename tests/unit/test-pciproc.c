@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * /proc/bus/pci/devices (src/pciproc.c): a line's key and IDs; the index of the functions by
+ * /proc/bus/pci/devices (src/boot/pciproc.c): a line's key and IDs; the index of the functions by
  * key; the file read in chunks however they cut it; which functions it names without doubt
  * (one domain, or as many identical lines as domains), and which it cannot (a key named by
  * fewer lines than domains have it, two lines of one key with other IDs, a key no line

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * config= values (src/tagspec.c): every accepted form, every rejection with its reason, quotes,
+ * config= values (src/boot/tagspec.c): every accepted form, every rejection with its reason, quotes,
  * the split at the first ":/", the 127/128-byte limits, UUID matching without regard to
  * case, and tag_format's output parsing back to the same spec.
  */
@@ -309,7 +309,7 @@ static void formats(void)
 		round_trip(specs[i]);
 	/*
 	 * A blank and a quote in one value: tag_format quotes it for the blank, and the quote
-	 * inside then ends the quoted value early (src/tagspec.c, tag_format).
+	 * inside then ends the quoted value early (src/boot/tagspec.c, tag_format).
 	 */
 	/* A quote inside a value could not be written back (no escapes): refused. */
 	reject("LABEL=a\"b c", "a double quote inside the value");

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * src/tarw.c, gpuvm dump's archive: the ustar headers as POSIX has them (checksum, magic,
+ * src/tools/tarw.c, gpuvm dump's archive: the ustar headers as POSIX has them (checksum, magic,
  * type, size), a pax record for a name or link target past its field, each directory once
  * and before what it holds, paths that are not plain refused, no member through a link
  * member, and the bounds (bytes, members) refused before anything is written past them.
