@@ -89,16 +89,38 @@ static void load(struct settings *s, const char *cmdline, const char *buf, size_
 	settings_msgs_free(&m);
 }
 
-/* The same from the image's config; its read error is told here too (if tell). */
-static void image_load(struct settings *s, const char *cmdline, const struct image_config *ic, bool tell)
+/*
+ * The settings from the image's config (none at boot) and the command line: loaded once a
+ * call, first, their messages kept in m for image_tell.
+ */
+static void image_load(struct settings *s, const char *cmdline, const struct image_config *ic,
+		       struct settings_msgs *m)
+{
+	struct settings_input in = {
+		.cmdline = cmdline,
+		.config = ic->buf,
+		.config_len = ic->len,
+		.config_path = ic->path,
+	};
+
+	settings_load(s, &in, m);
+}
+
+/*
+ * The image's settings decide: what their load found is told (if tell), the config's read
+ * error first, in the place the load was the call's decision. Nothing is loaded again.
+ */
+static void image_tell(const struct image_config *ic, const struct settings_msgs *m, bool tell)
 {
 	char why[128];
 
-	if (tell && ic->err < 0) {
+	if (!tell)
+		return;
+	if (ic->err < 0) {
 		config_read_why(ic->err, CONFIG_MAX_SIZE, why, sizeof(why));
 		log_err("%s: %s; file ignored", ic->path, why);
 	}
-	load(s, cmdline, ic->buf, ic->len, ic->path, tell);
+	settings_msgs_log(m);
 }
 
 struct retry_ctx {
@@ -124,7 +146,7 @@ static unsigned wait_seconds(const struct settings *s, const char *cmdline)
 {
 	struct retry_ctx c = { .seconds = -1 };
 
-	if (!streq(s->source[KEY_CONFIG_TIMEOUT], "default"))
+	if (s->from[KEY_CONFIG_TIMEOUT] != FROM_DEFAULT)
 		return s->config_timeout_s;
 	if (cmdline)
 		cmdline_parse(cmdline, on_retry, &c);
@@ -270,7 +292,8 @@ static bool same_dir(const char *dir)
  * else the GPUs are held. Last call (--sysroot): the root's config under the command line.
  */
 static void boot_root(struct settings *s, struct source *src, const char *cmdline,
-		      enum source_policy pol, const char *sysroot)
+		      enum source_policy pol, const char *sysroot, const struct image_config *ic,
+		      const struct settings_msgs *first)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -278,13 +301,13 @@ static void boot_root(struct settings *s, struct source *src, const char *cmdlin
 
 	if (pol == SRC_RESUME && !sysroot && pending_read(src) != -ENOENT) {
 		/* A wait for config='s disk whose config= is gone: decided by the line now. */
-		load(s, cmdline, NULL, 0, CONFIG_PATH, true);
+		image_tell(ic, first, true);
 		src->status = SRC_CMDLINE;
 		return;
 	}
 	if (pol == SRC_DEFER || !sysroot) {
-		load(s, cmdline, NULL, 0, CONFIG_PATH, pol == SRC_DEFER);
-		src->status = streq(s->source[KEY_MODE], "cmdline") ? SRC_CMDLINE : SRC_HOLD;
+		image_tell(ic, first, pol == SRC_DEFER);
+		src->status = settings_mode_pinned(s) ? SRC_CMDLINE : SRC_HOLD;
 		return;
 	}
 	root_pending_read(src); /* what the first call held */
@@ -299,29 +322,28 @@ static void boot_root(struct settings *s, struct source *src, const char *cmdlin
 		log_info("config: %s read from the root at %s", CONFIG_PATH, sysroot);
 		load(s, cmdline, buf, len, CONFIG_PATH, true);
 		free(buf);
-		if (startswith(s->source[KEY_CONFIG], CONFIG_PATH)) {
+		if (s->from[KEY_CONFIG] == FROM_CONFIG) {
 			log_warn("%s: config= in the root's config is ignored: the root is read already (config= belongs on the kernel command line)",
-				 s->source[KEY_CONFIG]);
+				 settings_source(s, KEY_CONFIG));
 			s->config[0] = '\0';
-			strscpy(s->source[KEY_CONFIG], "default", SOURCE_LEN);
+			settings_set_from(s, KEY_CONFIG, FROM_DEFAULT, NULL);
 		}
 		return;
 	}
-	load(s, cmdline, NULL, 0, CONFIG_PATH, true);
+	image_tell(ic, first, true); /* the root's config unread: the first load stands */
 	if (r == -ENOENT) {
 		src->root = RC_MISSING;
 		log_info("config: no %s on the root at %s: %s", CONFIG_PATH, sysroot,
-			 streq(s->source[KEY_MODE], "cmdline") ? "the kernel command line decides" :
-								 "no mode is set");
+			 settings_mode_pinned(s) ? "the kernel command line decides" :
+						   "no mode is set");
 		return;
 	}
 	src->root = r == -ENOTDIR ? RC_NO_ROOT : RC_UNREADABLE;
 	log_warn("config: %s; %s", src->reason,
-		 streq(s->source[KEY_MODE], "cmdline") ?
-			 "the kernel command line decides" :
+		 settings_mode_pinned(s) ? "the kernel command line decides" :
 			 s->on_error == ON_ERROR_HOLD ?
-			 "the GPUs stay held (on_error=hold)" :
-			 "the GPUs go to the host driver (on_error=release)");
+					   "the GPUs stay held (on_error=hold)" :
+					   "the GPUs go to the host driver (on_error=release)");
 }
 
 void source_resolve(const char *config_file, bool under_root, const char *cmdline,
@@ -330,7 +352,9 @@ void source_resolve(const char *config_file, bool under_root, const char *cmdlin
 	struct image_config ic;
 	struct tag_spec t;
 	const char *why;
-	char *disk = NULL, spec[300], config_source[SOURCE_LEN];
+	char *disk = NULL, spec[300], config_where[SOURCE_LEN];
+	enum set_from config_from;
+	struct settings_msgs first = { 0 };
 	size_t disk_len = 0;
 	unsigned long long now;
 	bool boot = pol == SRC_DEFER || pol == SRC_RESUME;
@@ -339,13 +363,14 @@ void source_resolve(const char *config_file, bool under_root, const char *cmdlin
 	memset(src, 0, sizeof(*src));
 	src->boot = boot;
 	image_read(config_file, boot, &ic);
-	image_load(s, cmdline, &ic, false); /* a first, quiet look: is there a config=? */
-	strscpy(config_source, s->source[KEY_CONFIG], sizeof(config_source));
+	image_load(s, cmdline, &ic, &first); /* is there a config=? told where it decides */
+	config_from = s->from[KEY_CONFIG];
+	strscpy(config_where, s->where[KEY_CONFIG], sizeof(config_where));
 	if (pol == SRC_NO_DISK || !s->config[0] || tag_parse(s->config, &t, &why) < 0) {
 		if (boot)
-			boot_root(s, src, cmdline, pol, sysroot);
+			boot_root(s, src, cmdline, pol, sysroot, &ic, &first);
 		else
-			image_load(s, cmdline, &ic, true);
+			image_tell(&ic, &first, true);
 		goto out;
 	}
 	src->baked = pol == SRC_DEFER && root_exists(&CONFIG_PATH[1]);
@@ -378,26 +403,27 @@ void source_resolve(const char *config_file, bool under_root, const char *cmdlin
 		load(s, cmdline, disk, disk_len, spec, true);
 		free(disk);
 		/* The disk's config cannot send gpuvm further: config= keeps its first source. */
-		if (startswith(s->source[KEY_CONFIG], spec))
+		if (s->from[KEY_CONFIG] == FROM_CONFIG)
 			log_warn("%s: config= in a config read from a disk is ignored",
-				 s->source[KEY_CONFIG]);
+				 settings_source(s, KEY_CONFIG));
 		strscpy(s->config, src->spec, sizeof(s->config));
-		strscpy(s->source[KEY_CONFIG], config_source, SOURCE_LEN);
+		settings_set_from(s, KEY_CONFIG, config_from, config_where);
 		goto out;
 	}
 	if (r == -ENODEV && pol != SRC_LOOK && src->timeout_s > 0 && now < src->deadline_ms) {
 		/* --resume polls: the settings were logged when the wait began. */
 		src->status = SRC_WAITING;
-		image_load(s, cmdline, &ic, pol != SRC_RESUME);
+		image_tell(&ic, &first, pol != SRC_RESUME);
 		goto out;
 	}
 	if (r == -ENODEV && pol != SRC_LOOK && src->timeout_s > 0)
 		snprintf(src->reason + strlen(src->reason), sizeof(src->reason) - strlen(src->reason),
 			 " after waiting %u s", src->timeout_s);
 	src->status = SRC_FALLBACK;
-	image_load(s, cmdline, &ic, true);
+	image_tell(&ic, &first, true);
 	log_err("config: %s; using %s", src->reason,
 		ic.buf ? ic.path : "the kernel command line and the defaults");
 out:
+	settings_msgs_free(&first);
 	free(ic.buf);
 }

@@ -171,7 +171,8 @@ void metrics_render(FILE *f, const struct report *r)
 	family(f, "gpuvm_mode_info",
 	       "The mode the run was asked for and where that came from (cmdline, FILE:LINE, default); always 1.");
 	{
-		const char *kv[] = { "mode", mode_name(s->mode), "source", s->source[KEY_MODE] };
+		const char *kv[] = { "mode", mode_name(s->mode), "source",
+				     settings_source(s, KEY_MODE) };
 
 		sample(f, "gpuvm_mode_info", kv, 2, "1");
 	}

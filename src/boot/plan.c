@@ -197,7 +197,8 @@ static void classify(struct plan *p, const struct settings *s, const struct inve
 		if (excluded(s, d)) {
 			/* Any device, not only a matching one: an excluded companion blocks its group. */
 			pd->role = ROLE_EXCLUDED;
-			decide(pd, ACT_SKIP, NULL, "excluded by exclude= (%s)", s->source[KEY_EXCLUDE]);
+			decide(pd, ACT_SKIP, NULL, "excluded by exclude= (%s)",
+			       settings_source(s, KEY_EXCLUDE));
 			continue;
 		}
 		if (!id_matches(s, d))
@@ -623,7 +624,7 @@ static void host_side(struct plan *p, const struct inventory *inv, size_t i, siz
 
 		fmt_cut(r, sizeof(r), "%s: reserved for %s (%s)", what, reserve_for, why);
 		want(pd, d, ACT_RESERVE, reserve_for, r);
-	} else if (streq(s->source[KEY_MODE], "default") &&
+	} else if (s->from[KEY_MODE] == FROM_DEFAULT &&
 		   (driver_is_vfio(d->driver) || driver_is_vfio(d->override))) {
 		/*
 		 * Nothing set the mode (gpuvm installed, not configured): a vfio bind someone

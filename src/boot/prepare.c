@@ -162,7 +162,7 @@ int prep_mode(struct prep *pp, const char *given)
 			shown);
 		return -EINVAL;
 	}
-	strscpy(pp->s.source[KEY_MODE], "--mode", SOURCE_LEN);
+	settings_set_from(&pp->s, KEY_MODE, FROM_OPTION, NULL);
 	return 0;
 }
 
@@ -219,7 +219,7 @@ int prep_scan(struct prep *pp)
  */
 static bool hold_what(const struct settings *s, const struct source *src, char *until, size_t size)
 {
-	bool pinned = streq(s->source[KEY_MODE], "cmdline");
+	bool pinned = settings_mode_pinned(s);
 
 	if (src->status == SRC_WAITING)
 		snprintf(until, size, "its config (config=%s)", s->config);

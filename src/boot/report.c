@@ -156,7 +156,7 @@ static void json_boot(struct json *j, const struct report *r)
 	} else if (src->status == SRC_ROOT) {
 		stage = "root";
 		host = root_config_name(src->root);
-	} else if (src->status == SRC_CMDLINE && streq(r->settings->source[KEY_MODE], "cmdline")) {
+	} else if (src->status == SRC_CMDLINE && settings_mode_pinned(r->settings)) {
 		host = "pinned";
 	}
 	json_object_begin(j, "boot");
@@ -202,13 +202,13 @@ void report_json(FILE *f, const struct report *r)
 	json_string(&j, "mode", report_host_mode(r));
 	if (r->more && r->more->json_head)
 		r->more->json_head(&j, r);
-	json_string(&j, "mode_source", s->source[KEY_MODE]);
+	json_string(&j, "mode_source", settings_source(s, KEY_MODE));
 	json_object_begin(&j, "settings");
 	for (k = 0; k < KEY__MAX; k++) {
 		settings_value(s, (enum setting_key)k, val, sizeof(val));
 		json_object_begin(&j, key_name((enum setting_key)k));
 		json_string(&j, "value", val[0] ? val : NULL);
-		json_string(&j, "source", s->source[k]);
+		json_string(&j, "source", settings_source(s, (enum setting_key)k));
 		json_object_end(&j);
 	}
 	json_object_end(&j);
@@ -318,7 +318,8 @@ void report_text(FILE *f, const struct report *r)
 	size_t i, k, shown = 0;
 	char a[320], b[320], c[320]; /* the longest: a source's reason, 300 */
 
-	fprintf(f, "mode: %s (from %s)\n", mode_name(s->mode), safe(s->source[KEY_MODE], a, sizeof(a)));
+	fprintf(f, "mode: %s (from %s)\n", mode_name(s->mode),
+		safe(settings_source(s, KEY_MODE), a, sizeof(a)));
 	if (r->source && r->source->spec[0]) {
 		const struct source *src = r->source;
 

@@ -167,7 +167,33 @@ void settings_default(struct settings *s)
 	s->write_timeout_ms = WRITE_TIMEOUT_MS_DEFAULT;
 	s->config_timeout_s = CONFIG_TIMEOUT_DEFAULT;
 	for (k = 0; k < KEY__MAX; k++)
-		strscpy(s->source[k], "default", SOURCE_LEN);
+		s->from[k] = FROM_DEFAULT;
+}
+
+const char *settings_source(const struct settings *s, enum setting_key k)
+{
+	switch (s->from[k]) {
+	case FROM_CONFIG:
+		return s->where[k];
+	case FROM_CMDLINE:
+		return "cmdline";
+	case FROM_OPTION:
+		return "--mode"; /* the one key an option sets */
+	case FROM_DEFAULT:
+		break;
+	}
+	return "default";
+}
+
+void settings_set_from(struct settings *s, enum setting_key k, enum set_from from, const char *where)
+{
+	s->from[k] = from;
+	strscpy(s->where[k], from == FROM_CONFIG ? where : "", SOURCE_LEN);
+}
+
+bool settings_mode_pinned(const struct settings *s)
+{
+	return s->from[KEY_MODE] == FROM_CMDLINE;
 }
 
 /* The last value each source gave for each key, before validation. */
@@ -407,8 +433,8 @@ static size_t count_entries(const char *v)
 }
 
 /* Take one source's value for key k if it is valid; otherwise say why and keep the lower one. */
-static int resolve(struct settings *s, int k, const char *value, const char *where,
-		   struct settings_msgs *m)
+static int resolve(struct settings *s, int k, const char *value, enum set_from from,
+		   const char *where, struct settings_msgs *m)
 {
 	struct settings tmp = *s;
 	char bad[80] = "";
@@ -423,7 +449,7 @@ static int resolve(struct settings *s, int k, const char *value, const char *whe
 	if (r == -E2BIG) {
 		say(m, LOG_ERR, "%s: %s: %zu entries, more than the %d gpuvm takes; using the %s value",
 		    where, keys[k].name, count_entries(value), SETTINGS_LIST_MAX,
-		    streq(s->source[k], "default") ? "default" : s->source[k]);
+		    settings_source(s, (enum setting_key)k));
 		return 1;
 	}
 	if (r < 0) {
@@ -435,11 +461,11 @@ static int resolve(struct settings *s, int k, const char *value, const char *whe
 		term_safe(bad, badp, sizeof(badp));
 		say(m, LOG_ERR, "%s: %s: invalid value '%s'%s%s%s (expected %s); using the %s value",
 		    where, keys[k].name, shown, badp[0] ? " at '" : "", badp, badp[0] ? "'" : "",
-		    keys[k].expect, streq(s->source[k], "default") ? "default" : s->source[k]);
+		    keys[k].expect, settings_source(s, (enum setting_key)k));
 		return 1;
 	}
 	memcpy(s, &tmp, sizeof(tmp));
-	strscpy(s->source[k], where, SOURCE_LEN);
+	settings_set_from(s, (enum setting_key)k, from, where);
 	return 0;
 }
 
@@ -462,8 +488,8 @@ int settings_load(struct settings *s, const struct settings_input *in, struct se
 	cap_close(&kc.cap, "cmdline", "words", m);
 	errors += cc.errors + kc.errors;
 	for (k = 0; k < KEY__MAX; k++) {
-		errors += resolve(s, k, file.value[k], file.where[k], m);
-		errors += resolve(s, k, cmd.value[k], cmd.where[k], m);
+		errors += resolve(s, k, file.value[k], FROM_CONFIG, file.where[k], m);
+		errors += resolve(s, k, cmd.value[k], FROM_CMDLINE, cmd.where[k], m);
 		free(file.value[k]);
 		free(cmd.value[k]);
 	}

@@ -44,6 +44,17 @@ enum setting_key {
 	KEY__MAX
 };
 
+/*
+ * Where a key's value came from: set where the settings are resolved (settings_load, and
+ * prep_mode for --mode), asked as this type; settings_source() words it for display only.
+ */
+enum set_from {
+	FROM_DEFAULT,
+	FROM_CONFIG,  /* a host config's line: where[] says FILE:LINE */
+	FROM_CMDLINE, /* the kernel command line, gpuvm.KEY= */
+	FROM_OPTION,  /* a command's option (--mode) */
+};
+
 struct settings {
 	enum mode mode;
 	struct pci_id ids[SETTINGS_LIST_MAX];
@@ -55,9 +66,9 @@ struct settings {
 	enum on_error on_error;
 	char config[256]; /* where the host config lives, "" when in the image */
 	unsigned write_timeout_ms;
-	unsigned config_timeout_s; /* how long a boot waits for the config's disk */
-	/* per key: "default", "cmdline" or "FILE:LINE" */
-	char source[KEY__MAX][SOURCE_LEN];
+	unsigned config_timeout_s;	  /* how long a boot waits for the config's disk */
+	enum set_from from[KEY__MAX];	  /* per key: where its value came from */
+	char where[KEY__MAX][SOURCE_LEN]; /* FROM_CONFIG: "FILE:LINE"; else "" */
 };
 
 /* The sources of settings; config may be NULL (no file), config_path names it. */
@@ -102,6 +113,19 @@ int settings_check(const char *key, const char *value, const char **expect);
 bool settings_same_key(const char *a, const char *b);
 
 const char *key_name(enum setting_key k);
+/*
+ * Where key k came from, as the documents say it: "default", "cmdline", "--mode" or
+ * FILE:LINE. For display only: a decision asks s->from[k] (and settings_mode_pinned).
+ */
+const char *settings_source(const struct settings *s, enum setting_key k);
+/* Set where key k came from (where: FILE:LINE for FROM_CONFIG, else ignored). */
+void settings_set_from(struct settings *s, enum setting_key k, enum set_from from, const char *where);
+/*
+ * Whether the kernel command line pins the mode (gpuvm.mode=): the boot's first call then
+ * acts on it and holds nothing, and no host config can change it. The one place this is
+ * decided; the boot (confsource, prepare, report) and cmdline's conflicts ask it.
+ */
+bool settings_mode_pinned(const struct settings *s);
 /*
  * The value of a key as text, for the report: whole in SETTINGS_VALUE_MAX bytes; a smaller
  * buffer gets the entries that fit.

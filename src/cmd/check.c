@@ -153,7 +153,7 @@ static void run(const struct options *o, struct outcome *out)
 
 		report_json_begin(&j, stdout, "check");
 		json_string(&j, "mode", mode_name(pp.s.mode));
-		json_string(&j, "mode_source", pp.s.source[KEY_MODE]);
+		json_string(&j, "mode_source", settings_source(&pp.s, KEY_MODE));
 		json_string(&j, "cpu_vendor", cpu_vendor_name(pp.inv.iommu.cpu));
 		json_string(&j, "kernel", pp.kver);
 		json_bool(&j, "ready", errors == 0);
@@ -176,10 +176,12 @@ static void run(const struct options *o, struct outcome *out)
 		json_finish(&j);
 	} else {
 		/* Findings name drivers from sysfs and framebuffers from /proc/iomem: masked. */
-		term_safe(pp.s.source[KEY_MODE], pp.s.source[KEY_MODE], SOURCE_LEN);
+		char from[SOURCE_LEN];
+
+		term_safe(settings_source(&pp.s, KEY_MODE), from, sizeof(from));
 		term_safe(pp.kver, pp.kver, sizeof(pp.kver));
-		printf("gpuvm check: %s (from %s) on %s, kernel %s\n", mode_name(pp.s.mode),
-		       pp.s.source[KEY_MODE], cpu_vendor_name(pp.inv.iommu.cpu), pp.kver);
+		printf("gpuvm check: %s (from %s) on %s, kernel %s\n", mode_name(pp.s.mode), from,
+		       cpu_vendor_name(pp.inv.iommu.cpu), pp.kver);
 		report_next_boot_line(stdout, say);
 		for (i = 0; i < n; i++) {
 			term_safe(f[i].what, f[i].what, sizeof(f[i].what));

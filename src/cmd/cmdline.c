@@ -123,7 +123,7 @@ static void run(const struct options *o, struct outcome *out)
 	w.running = running;
 	cmdline_parse(line, check_param, &w);
 	iommu_params_parse(running, &ip);
-	conflicts(&ip, m, cpu, !pinned && streq(pp.s.source[KEY_MODE], "cmdline"), conf, &n);
+	conflicts(&ip, m, cpu, !pinned && settings_mode_pinned(&pp.s), conf, &n);
 
 	if (o->json) {
 		struct json j;

@@ -66,7 +66,7 @@ static int stored_value(const char *key, const char *value, char *out, size_t si
 		in.config = line;
 		in.config_len = (size_t)n;
 		errors = settings_load(&st, &in, NULL); /* a quiet look: does it read back? */
-		if (errors || streq(st.source[k], "default"))
+		if (errors || st.from[k] == FROM_DEFAULT)
 			break;
 		settings_value(&st, (enum setting_key)k, got, sizeof(got));
 		if (streq(got, out))
@@ -128,7 +128,7 @@ static void config_get(const struct options *o, const char *arg, struct outcome 
 		;
 	if (k < KEY__MAX) {
 		char v[SETTINGS_VALUE_MAX];
-		bool unset = streq(s.source[k], "default");
+		bool unset = s.from[k] == FROM_DEFAULT;
 
 		settings_value(&s, (enum setting_key)k, v, sizeof(v));
 		term_safe(v, v, sizeof(v)); /* validated, and text for a terminal all the same */

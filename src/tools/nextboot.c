@@ -1055,7 +1055,7 @@ static int host_file(struct nextboot *nb, const char *config_file)
 	in.config_len = buf ? len : 0;
 	settings_load(s, &in, NULL);
 	strscpy(nb->file_mode, mode_name(s->mode), sizeof(nb->file_mode));
-	strscpy(nb->file_mode_source, s->source[KEY_MODE], sizeof(nb->file_mode_source));
+	strscpy(nb->file_mode_source, settings_source(s, KEY_MODE), sizeof(nb->file_mode_source));
 	strscpy(nb->file_config, s->config, sizeof(nb->file_config));
 	free(buf);
 	free(s);

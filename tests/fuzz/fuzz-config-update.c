@@ -171,7 +171,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	snprintf(a, sizeof(a), "%s=%s\n", key, value);
 	load(&want, a, strlen(a));
 	load(&after, neu, newlen);
-	fuzz_assert(!streq(after.source[k], "default"), "%s=%s not taken from the file", key, value);
+	fuzz_assert(after.from[k] != FROM_DEFAULT, "%s=%s not taken from the file", key, value);
 	for (i = 0; i < KEY__MAX; i++) {
 		const struct settings *ref = i == k ? &want : &before;
 
@@ -180,8 +180,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fuzz_assert(streq(a, b), "%s is '%s' after setting %s=%s, expected '%s'",
 			    key_name((enum setting_key)i), a, key, value, b);
 		if (i != k)
-			fuzz_assert(streq(after.source[i], before.source[i]), "%s moved from %s to %s",
-				    key_name((enum setting_key)i), before.source[i], after.source[i]);
+			fuzz_assert(after.from[i] == before.from[i] &&
+					    streq(settings_source(&after, (enum setting_key)i),
+						  settings_source(&before, (enum setting_key)i)),
+				    "%s moved from %s to %s", key_name((enum setting_key)i),
+				    settings_source(&before, (enum setting_key)i),
+				    settings_source(&after, (enum setting_key)i));
 	}
 	free(old);
 	free(neu);

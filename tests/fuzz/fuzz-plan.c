@@ -190,7 +190,7 @@ static void build_world(struct world *w, struct fuzz_in *in)
 	}
 
 	if (n_ids)
-		strscpy(w->s.source[KEY_IDS], "cmdline", SOURCE_LEN);
+		settings_set_from(&w->s, KEY_IDS, FROM_CMDLINE, NULL);
 	for (i = 0; i < n_ids; i++) {
 		struct pci_id *id = &w->s.ids[w->s.n_ids++];
 
@@ -199,7 +199,7 @@ static void build_world(struct world *w, struct fuzz_in *in)
 		id->device = id->any_device ? 0 : (uint16_t)(0x2200 + ids[i][1] / 2 % 4);
 	}
 	if (n_ex)
-		strscpy(w->s.source[KEY_EXCLUDE], "/etc/gpuvm/gpuvm.conf:3", SOURCE_LEN);
+		settings_set_from(&w->s, KEY_EXCLUDE, FROM_CONFIG, "/etc/gpuvm/gpuvm.conf:3");
 	for (i = 0; i < n_ex; i++) {
 		struct pci_addr *a = &w->s.exclude[w->s.n_exclude++];
 

@@ -70,12 +70,13 @@ static int on_word(const char *key, const char *value, void *data)
 
 static void check_source(const struct settings *s, enum setting_key k)
 {
-	const char *src = s->source[k];
+	const char *src = settings_source(s, k);
 	size_t plen = strlen(PATH);
 
-	fuzz_assert(memchr(src, '\0', SOURCE_LEN), "%s: source not terminated", key_name(k));
-	if (streq(src, "default") || streq(src, "cmdline"))
+	fuzz_assert(memchr(s->where[k], '\0', SOURCE_LEN), "%s: source not terminated", key_name(k));
+	if (s->from[k] == FROM_DEFAULT || s->from[k] == FROM_CMDLINE)
 		return;
+	fuzz_assert(s->from[k] == FROM_CONFIG, "%s: from %d", key_name(k), (int)s->from[k]);
 	fuzz_assert(strncmp(src, PATH, plen) == 0 && src[plen] == ':' && src[plen + 1] &&
 			    strspn(src + plen + 1, "0123456789") == strlen(src + plen + 1),
 		    "%s: source '%s'", key_name(k), src);
@@ -86,21 +87,21 @@ static void check_defaults(const struct settings *s)
 	struct settings d;
 
 	settings_default(&d);
-	if (streq(s->source[KEY_MODE], "default"))
+	if (s->from[KEY_MODE] == FROM_DEFAULT)
 		fuzz_assert(s->mode == d.mode, "mode not the default");
-	if (streq(s->source[KEY_IDS], "default"))
+	if (s->from[KEY_IDS] == FROM_DEFAULT)
 		fuzz_assert(s->n_ids == 0, "ids not the default");
-	if (streq(s->source[KEY_EXCLUDE], "default"))
+	if (s->from[KEY_EXCLUDE] == FROM_DEFAULT)
 		fuzz_assert(s->n_exclude == 0, "exclude not the default");
-	if (streq(s->source[KEY_NVSWITCH], "default"))
+	if (s->from[KEY_NVSWITCH] == FROM_DEFAULT)
 		fuzz_assert(s->nvswitch_vm == d.nvswitch_vm, "nvswitch not the default");
-	if (streq(s->source[KEY_HOST_DRIVER], "default"))
+	if (s->from[KEY_HOST_DRIVER] == FROM_DEFAULT)
 		fuzz_assert(!s->host_driver[0], "host_driver not the default");
-	if (streq(s->source[KEY_ON_ERROR], "default"))
+	if (s->from[KEY_ON_ERROR] == FROM_DEFAULT)
 		fuzz_assert(s->on_error == d.on_error, "on_error not the default");
-	if (streq(s->source[KEY_CONFIG], "default"))
+	if (s->from[KEY_CONFIG] == FROM_DEFAULT)
 		fuzz_assert(!s->config[0], "config not the default");
-	if (streq(s->source[KEY_WRITE_TIMEOUT_MS], "default"))
+	if (s->from[KEY_WRITE_TIMEOUT_MS] == FROM_DEFAULT)
 		fuzz_assert(s->write_timeout_ms == d.write_timeout_ms,
 			    "write_timeout_ms not the default");
 }
@@ -224,11 +225,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* The command line is the highest source: a valid last gpuvm.mode= wins. */
 	cmdline_parse(cmdline, on_word, &last);
 	if (last.value && mode_parse(last.value, &m) == 0)
-		fuzz_assert(s.mode == m && streq(s.source[KEY_MODE], "cmdline"),
+		fuzz_assert(s.mode == m && settings_mode_pinned(&s),
 			    "gpuvm.mode=%s on the command line lost to %s", last.value,
-			    s.source[KEY_MODE]);
+			    settings_source(&s, KEY_MODE));
 	else if (last.value)
-		fuzz_assert(!streq(s.source[KEY_MODE], "cmdline"), "an invalid mode taken");
+		fuzz_assert(!settings_mode_pinned(&s), "an invalid mode taken");
 	free(last.value);
 
 	log_close();

@@ -242,7 +242,7 @@ static void by_hand(void)
 	host_report_run(&run, &nb, &v);
 	settings_default(&s);
 	s.mode = MODE_VM_PASSTHROUGH;
-	snprintf(s.source[KEY_MODE], sizeof(s.source[KEY_MODE]), "%s", NASTY_SOURCE);
+	settings_set_from(&s, KEY_MODE, FROM_CONFIG, NASTY_SOURCE);
 	inv.iommu.active = true;
 	log_close();
 	log_setup(false, 0);

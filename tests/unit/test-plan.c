@@ -130,13 +130,13 @@ static void workstation(void)
 	 * someone else made stays, whatever made it.
 	 */
 	s.mode = MODE_CONTAINER;
-	CHECK_STR(s.source[KEY_MODE], "default", "no source has set the mode");
+	CHECK(s.from[KEY_MODE] == FROM_DEFAULT, "no source has set the mode");
 	build();
 	expect("0000:01:00.0", ACT_KEEP, NULL, "left on vfio-pci: no mode is set");
 	expect("0000:01:00.1", ACT_KEEP, NULL, "no mode is set");
 
 	/* The same machine in container mode, as a source says: off vfio, back to the host. */
-	strcpy(s.source[KEY_MODE], "cmdline");
+	settings_set_from(&s, KEY_MODE, FROM_CMDLINE, NULL);
 	build();
 	expect("0000:01:00.0", ACT_UNBIND, NULL, "back to the host driver");
 	expect("0000:01:00.1", ACT_UNBIND, NULL, "companion of 0000:01:00.0");

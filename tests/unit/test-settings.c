@@ -46,23 +46,23 @@ static void precedence(void)
 
 	CHECK_INT(load(NULL, NULL), 0, "no sources: no errors");
 	CHECK_STR(mode_name(s.mode), "container", "default mode is container");
-	CHECK_STR(s.source[KEY_MODE], "default", "default source");
+	CHECK_STR(settings_source(&s, KEY_MODE), "default", "default source");
 	CHECK(s.on_error == ON_ERROR_HOLD && !s.nvswitch_vm && s.n_ids == 0, "defaults");
 
 	load(NULL, "mode=vm-passthrough\n");
 	CHECK_STR(mode_name(s.mode), "vm-passthrough", "config sets mode");
-	CHECK_STR(s.source[KEY_MODE], "/etc/gpuvm/gpuvm.conf:1", "source is file:line");
+	CHECK_STR(settings_source(&s, KEY_MODE), "/etc/gpuvm/gpuvm.conf:1", "source is file:line");
 
 	load("ro gpuvm.mode=vm-vgpu", "mode=vm-passthrough\n");
 	CHECK_STR(mode_name(s.mode), "vm-vgpu", "cmdline beats config");
-	CHECK_STR(s.source[KEY_MODE], "cmdline", "source is cmdline");
+	CHECK_STR(settings_source(&s, KEY_MODE), "cmdline", "source is cmdline");
 
 	load("gpuvm.mode=vm-vgpu rd.gpuvm.mode=container", NULL);
 	CHECK_STR(mode_name(s.mode), "container", "rd.gpuvm. works and the last occurrence wins");
 
 	load(NULL, "# mirror of the node label\n\nnvidia.com/gpu.workload.config=vm-passthrough\n");
 	CHECK_STR(mode_name(s.mode), "vm-passthrough", "the label line is read as mode");
-	CHECK_STR(s.source[KEY_MODE], "/etc/gpuvm/gpuvm.conf:3", "label line's source");
+	CHECK_STR(settings_source(&s, KEY_MODE), "/etc/gpuvm/gpuvm.conf:3", "label line's source");
 
 	load("gpuvm.on-error=release gpuvm.host-driver=nvidia", "on_error=hold\nhost-driver=nouveau\n");
 	CHECK(s.on_error == ON_ERROR_RELEASE, "on-error with a dash on the cmdline");
@@ -72,7 +72,7 @@ static void precedence(void)
 	     "ids=10de:2204, 10de:1aef\nexclude=0000:41:00.0\nnvswitch=vm\n");
 	CHECK_STR(mode_name(s.mode), "vm-passthrough", "per key: mode from cmdline");
 	CHECK_INT(s.n_ids, 2, "per key: ids from the config");
-	CHECK_STR(s.source[KEY_IDS], "/etc/gpuvm/gpuvm.conf:1", "ids source");
+	CHECK_STR(settings_source(&s, KEY_IDS), "/etc/gpuvm/gpuvm.conf:1", "ids source");
 	CHECK_INT(s.n_exclude, 1, "exclude from the config");
 	CHECK(s.nvswitch_vm, "nvswitch=vm");
 	settings_value(&s, KEY_IDS, v, sizeof(v));
