@@ -6,17 +6,20 @@
 # message string is never split across lines (so that grep finds it; a line of text that
 # ends in \n may be followed by the next), a string literal is not glued to a macro across a
 # line break (a #define holds the whole message), ?: is not chained (a small function or an
-# if says it), and a file is opened with openat(2), never open(2) (musl follows an open()
-# with O_CLOEXEC by a fcntl F_SETFD, a syscall more, for kernels older than 2.6.23). Exit 1
-# with each offence named FILE:LINE.
+# if says it), a file is opened with openat(2), never open(2) (musl follows an open()
+# with O_CLOEXEC by a fcntl F_SETFD, a syscall more, for kernels older than 2.6.23), and
+# where a setting came from is never decided by its text: no string compared with a
+# literal holds a setting's source (settings.h's enum set_from says it; settings_source()
+# words it for display only). The ?: chain and the source are read in a statement, however
+# many lines it spans. Exit 1 with each offence named FILE:LINE.
 #
 #   scripts/style.sh [FILE...]     every file git tracks, or those named
 set -eu
 cd "$(dirname "$0")/.."
 bad=0
 
-# c_rules FILE: HACKING's four, each offence FILE:LINE: what; status 1 if any. Literals and
-# comments are blanked first (a '?' or a quote inside them is no code).
+# c_rules FILE: HACKING's five, each offence FILE:LINE: what; status 1 if any. Literals and
+# comments are blanked first (a '?' or a quote inside them is no code; a literal is "S").
 c_rules() {
 	awk -v f="$1" '
 		function code(l) {
@@ -24,11 +27,53 @@ c_rules() {
 			gsub(/"[^"]*"/, "\"S\"", l)
 			gsub(/\047[^\047]*\047/, "C", l)
 			gsub(/\/\*.*\*\//, "", l)
+			sub(/\/\*.*/, "", l)
 			sub(/\/\/.*/, "", l)
 			return l
 		}
+		# Whether a comparison call of st has among its arguments a literal and a setting'"'"'s
+		# source (settings_source(), a where[] or source[] member).
+		function source_compared(st,   i, c, depth, start, args) {
+			while (match(st, /(streq|strcmp|strncmp|strcasecmp|startswith|memcmp)[ \t]*\(/)) {
+				start = RSTART + RLENGTH
+				depth = 1
+				for (i = start; i <= length(st) && depth > 0; i++) {
+					c = substr(st, i, 1)
+					if (c == "(") depth++
+					else if (c == ")") depth--
+				}
+				args = substr(st, start, i - start)
+				if (args ~ /"S"/ && args ~ /settings_source[ \t]*\(|(->|\.)(source|where)[ \t]*\[/)
+					return 1
+				st = substr(st, start)
+			}
+			return 0
+		}
+		# One statement (to a ; { or }), begun at line at.
+		function statement(st, at) {
+			if (st ~ /\?[^?:;,()]*:[ \t]*\(?[^?:;,()]*\?/ || st ~ /\?[ \t]*\([^?:;,]*\?/) {
+				printf "%s:%d: a chain of ?: (a small function or an if)\n", f, at
+				bad = 1
+			}
+			if (source_compared(st)) {
+				printf "%s:%d: a setting'"'"'s source compared as text (ask its enum set_from)\n", f, at
+				bad = 1
+			}
+		}
 		{ cur = code($0) }
 		cur !~ /^[ \t]*(#|\*)/ {
+			rest = cur
+			while (match(rest, /[;{}]/)) {
+				end = RSTART # statement() matches too
+				if (st == "") at = NR
+				statement(st " " substr(rest, 1, end), at)
+				st = ""
+				rest = substr(rest, end + 1)
+			}
+			if (rest ~ /[^ \t]/) {
+				if (st == "") at = NR
+				st = st " " rest
+			}
 			if (prev ~ /"[ \t]*$/ && prev_raw !~ /\\n"[ \t]*$/ && cur ~ /^[ \t]*"/) {
 				printf "%s:%d: a string split across lines (one literal, so that grep finds it)\n", f, NR
 				bad = 1
@@ -36,10 +81,6 @@ c_rules() {
 			if ((prev ~ /"[ \t]*$/ && cur ~ /^[ \t]*[A-Z_][A-Z0-9_]*[ \t]*("|$|[,)])/) ||
 			    (prev ~ /(^|[^A-Za-z0-9_])[A-Z_][A-Z0-9_]*[ \t]*$/ && prev !~ /^[ \t]*#/ && cur ~ /^[ \t]*"/)) {
 				printf "%s:%d: a string glued to a macro across a line break (a #define holds the whole message)\n", f, NR
-				bad = 1
-			}
-			if (cur ~ /\?[^?:;,()]*:[ \t]*\(?[^?:;,()]*\?/ || cur ~ /\?[ \t]*\([^?:;,]*\?/) {
-				printf "%s:%d: a chain of ?: (a small function or an if)\n", f, NR
 				bad = 1
 			}
 			if (cur ~ /(^|[^A-Za-z0-9_.>])open[ \t]*\(/) {

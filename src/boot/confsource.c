@@ -287,6 +287,16 @@ static bool same_dir(const char *dir)
 		a.st_ino == b.st_ino;
 }
 
+/* What becomes of the GPUs when the root's config cannot be read: the line's, or on_error's. */
+static const char *root_unread_outcome(const struct settings *s)
+{
+	if (settings_mode_pinned(s))
+		return "the kernel command line decides";
+	if (s->on_error == ON_ERROR_HOLD)
+		return "the GPUs stay held (on_error=hold)";
+	return "the GPUs go to the host driver (on_error=release)";
+}
+
 /*
  * The boot without config=. First call: the command line alone; the mode on it acts now,
  * else the GPUs are held. Last call (--sysroot): the root's config under the command line.
@@ -339,11 +349,7 @@ static void boot_root(struct settings *s, struct source *src, const char *cmdlin
 		return;
 	}
 	src->root = r == -ENOTDIR ? RC_NO_ROOT : RC_UNREADABLE;
-	log_warn("config: %s; %s", src->reason,
-		 settings_mode_pinned(s) ? "the kernel command line decides" :
-			 s->on_error == ON_ERROR_HOLD ?
-					   "the GPUs stay held (on_error=hold)" :
-					   "the GPUs go to the host driver (on_error=release)");
+	log_warn("config: %s; %s", src->reason, root_unread_outcome(s));
 }
 
 void source_resolve(const char *config_file, bool under_root, const char *cmdline,

@@ -62,7 +62,7 @@ load helpers
 	[ "${#lines[@]}" = 2 ]
 }
 
-@test "style: HACKING's rules for src/ pass on the tree; a split string, a glued macro, a ?: chain, open() fail" {
+@test "style: HACKING's rules for src/ pass on the tree; a split string, a glued macro, a ?: chain (one line or several), open(), a source compared as text fail" {
 	run sh "$TOP/scripts/style.sh"
 	assert_success
 	local d=$BATS_TEST_TMPDIR/src
@@ -88,6 +88,21 @@ int c(const char *p)
 	/* open() in a comment, openat(), fopen(), o->open(): no offence */
 	return fd + openat(AT_FDCWD, p, O_RDONLY) + !fopen(p, "r") + o->open(p);
 }
+const char *d(const struct settings *s, int held)
+{
+	log_warn("%s", s->mode ? "pinned" :
+			 held ?
+			 "held" :
+			 "released");
+	if (streq(settings_source(s, KEY_MODE), "cmdline") || s->from[KEY_IDS] == FROM_DEFAULT)
+		return "a";
+	if (startswith(s->where[KEY_CONFIG],
+		       "/etc/gpuvm/gpuvm.conf"))
+		return "b";
+	/* what is shown, and a source compared with another: no offence */
+	log_info("%s %d", settings_source(s, KEY_MODE), streq(s->where[KEY_IDS], s->where[KEY_MODE]));
+	return streq(s->config, "x") ? settings_source(s, KEY_MODE) : "";
+}
 C
 	run sh "$TOP/scripts/style.sh" "$d/bad.c"
 	assert_failure
@@ -95,5 +110,8 @@ C
 	assert_line "$d/bad.c:6: a string glued to a macro across a line break (a #define holds the whole message)"
 	assert_line "$d/bad.c:9: a chain of ?: (a small function or an if)"
 	assert_line "$d/bad.c:17: open(): openat(AT_FDCWD, ...) (musl follows an open with O_CLOEXEC by a fcntl)"
-	[ "${#lines[@]}" = 4 ]
+	assert_line "$d/bad.c:23: a chain of ?: (a small function or an if)"
+	assert_line "$d/bad.c:27: a setting's source compared as text (ask its enum set_from)"
+	assert_line "$d/bad.c:29: a setting's source compared as text (ask its enum set_from)"
+	[ "${#lines[@]}" = 7 ]
 }
