@@ -17,11 +17,6 @@
 #include "report.h"
 #include "rootio.h"
 
-static const char *const sev_label[] = {
-	[SEV_ERROR] = "ERROR",
-	[SEV_WARNING] = "WARNING",
-	[SEV_INFO] = "INFO",
-};
 #include "util.h"
 
 #define IOMEM_MAX ((size_t)256 * 1024)
@@ -148,52 +143,17 @@ static void run(const struct options *o, struct outcome *out)
 		warnings += f[i].sev == SEV_WARNING;
 	}
 	out->not_ready = errors > 0;
-	if (o->json) {
-		struct json j;
-
-		report_json_begin(&j, stdout, "check");
-		json_string(&j, "mode", mode_name(pp.s.mode));
-		json_string(&j, "mode_source", settings_source(&pp.s, KEY_MODE));
-		json_string(&j, "cpu_vendor", cpu_vendor_name(pp.inv.iommu.cpu));
-		json_string(&j, "kernel", pp.kver);
-		json_bool(&j, "ready", errors == 0);
-		json_int(&j, "errors", (long long)errors);
-		json_int(&j, "warnings", (long long)warnings);
-		json_array_begin(&j, "findings");
-		for (i = 0; i < n; i++) {
-			json_object_begin(&j, NULL);
-			json_string(&j, "severity", severity_name(f[i].sev));
-			json_string(&j, "what", f[i].what);
-			json_string(&j, "fix", f[i].fix);
-			json_object_end(&j);
-		}
-		json_array_end(&j);
-		json_object_begin(&j, "next_boot");
-		json_string(&j, "verdict", nextboot_verdict_name(v.verdict));
-		json_string(&j, "says", say);
-		json_object_end(&j);
-		json_object_end(&j);
-		json_finish(&j);
-	} else {
-		/* Findings name drivers from sysfs and framebuffers from /proc/iomem: masked. */
-		char from[SOURCE_LEN];
-
-		term_safe(settings_source(&pp.s, KEY_MODE), from, sizeof(from));
-		term_safe(pp.kver, pp.kver, sizeof(pp.kver));
-		printf("gpuvm check: %s (from %s) on %s, kernel %s\n", mode_name(pp.s.mode), from,
-		       cpu_vendor_name(pp.inv.iommu.cpu), pp.kver);
-		report_next_boot_line(stdout, say);
-		for (i = 0; i < n; i++) {
-			term_safe(f[i].what, f[i].what, sizeof(f[i].what));
-			printf("%-8s %s\n         fix: %s\n", sev_label[f[i].sev], f[i].what, f[i].fix);
-		}
-		if (errors)
-			printf("not ready for %s: %zu error%s, %zu warning%s\n", mode_name(pp.s.mode),
-			       errors, errors == 1 ? "" : "s", warnings, warnings == 1 ? "" : "s");
-		else
-			printf("ready for %s (%zu warning%s)\n", mode_name(pp.s.mode), warnings,
-			       warnings == 1 ? "" : "s");
-	}
+	report_check(stdout,
+		     &(struct check_report){ .s = &pp.s,
+					     .cpu = pp.inv.iommu.cpu,
+					     .kver = pp.kver,
+					     .f = f,
+					     .n = n,
+					     .errors = errors,
+					     .warnings = warnings,
+					     .v = &v,
+					     .say = say },
+		     o->json);
 out:
 	prep_fini(&pp);
 	free(iomem);

@@ -8,6 +8,7 @@
 
 #include "cmd.h"
 #include "cmdline.h"
+#include "hostreport.h"
 #include "iommu.h"
 #include "json.h"
 #include "log.h"
@@ -89,7 +90,7 @@ static void run(const struct options *o, struct outcome *out)
 	char line[256], cpuinfo[4096];
 	const char *running;
 	bool pinned = o->mode != NULL;
-	size_t n, i;
+	size_t n;
 
 	if (prep_settings(&pp, o->root, o->cmdline, o->config, SRC_NO_DISK, NULL) < 0) {
 		out->error = true;
@@ -125,40 +126,14 @@ static void run(const struct options *o, struct outcome *out)
 	iommu_params_parse(running, &ip);
 	conflicts(&ip, m, cpu, !pinned && settings_mode_pinned(&pp.s), conf, &n);
 
-	if (o->json) {
-		struct json j;
-
-		report_json_begin(&j, stdout, "cmdline");
-		if (pinned)
-			json_string(&j, "mode", mode_name(m));
-		else
-			json_null(&j, "mode"); /* the host config's to decide */
-		json_string(&j, "cpu_vendor", cpu_vendor_name(cpu));
-		json_string(&j, "params", line);
-		json_string(&j, "missing", w.missing);
-		json_array_begin(&j, "conflicts");
-		for (i = 0; i < n; i++)
-			json_string(&j, NULL, conf[i]);
-		json_array_end(&j);
-		json_object_end(&j);
-		json_finish(&j);
-	} else {
-		/* The parameters come from a table; what the running line lacks is a copy of them. */
-		term_safe(w.missing, w.missing, sizeof(w.missing));
-		/* No parameter: no empty line (a script's $(gpuvm cmdline) is "" all the same). */
-		if (line[0])
-			printf("%s\n", line);
-		else if (cpu == CPU_ARM)
-			fputs("gpuvm: no kernel parameter is needed on arm: its SMMU has no switch such as intel_iommu=\n",
-			      stderr);
-		else
-			fputs("gpuvm: the CPU vendor is unknown: give --cpu intel, amd or arm\n",
-			      stderr);
-		if (w.missing[0])
-			fprintf(stderr, "gpuvm: the running command line lacks: %s\n", w.missing);
-		for (i = 0; i < n; i++)
-			fprintf(stderr, "gpuvm: the running command line conflicts: %s\n", conf[i]);
-	}
+	report_cmdline(stdout, stderr,
+		       &(struct cmdline_report){ .mode = pinned ? mode_name(m) : NULL,
+						 .cpu = cpu,
+						 .params = line,
+						 .missing = w.missing,
+						 .conflicts = conf,
+						 .n_conflicts = n },
+		       o->json);
 	prep_fini(&pp);
 }
 

@@ -182,3 +182,105 @@ void host_report_run(struct report_run *run, const struct nextboot *nb, const st
 	run->next_verdict = nb && v ? nextboot_verdict_name(v->verdict) : NULL;
 	run->next_mode = nb && v ? next_mode(nb, v) : NULL;
 }
+
+static const char *const sev_label[] = {
+	[SEV_ERROR] = "ERROR",
+	[SEV_WARNING] = "WARNING",
+	[SEV_INFO] = "INFO",
+};
+
+static void check_json(FILE *f, const struct check_report *c)
+{
+	struct json j;
+	size_t i;
+
+	report_json_begin(&j, f, "check");
+	json_string(&j, "mode", mode_name(c->s->mode));
+	json_string(&j, "mode_source", settings_source(c->s, KEY_MODE));
+	json_string(&j, "cpu_vendor", cpu_vendor_name(c->cpu));
+	json_string(&j, "kernel", c->kver);
+	json_bool(&j, "ready", c->errors == 0);
+	json_int(&j, "errors", (long long)c->errors);
+	json_int(&j, "warnings", (long long)c->warnings);
+	json_array_begin(&j, "findings");
+	for (i = 0; i < c->n; i++) {
+		json_object_begin(&j, NULL);
+		json_string(&j, "severity", severity_name(c->f[i].sev));
+		json_string(&j, "what", c->f[i].what);
+		json_string(&j, "fix", c->f[i].fix);
+		json_object_end(&j);
+	}
+	json_array_end(&j);
+	json_object_begin(&j, "next_boot");
+	json_string(&j, "verdict", nextboot_verdict_name(c->v->verdict));
+	json_string(&j, "says", c->say);
+	json_object_end(&j);
+	json_object_end(&j);
+	json_finish(&j);
+}
+
+/* Findings name drivers from sysfs and framebuffers from /proc/iomem: masked. */
+static void check_text(FILE *f, const struct check_report *c)
+{
+	const char *mode = mode_name(c->s->mode);
+	char from[SOURCE_LEN], kver[128], what[sizeof(c->f->what)];
+	size_t i;
+
+	term_safe(settings_source(c->s, KEY_MODE), from, sizeof(from));
+	term_safe(c->kver, kver, sizeof(kver));
+	fprintf(f, "gpuvm check: %s (from %s) on %s, kernel %s\n", mode, from,
+		cpu_vendor_name(c->cpu), kver);
+	report_next_boot_line(f, c->say);
+	for (i = 0; i < c->n; i++) {
+		term_safe(c->f[i].what, what, sizeof(what));
+		fprintf(f, "%-8s %s\n         fix: %s\n", sev_label[c->f[i].sev], what, c->f[i].fix);
+	}
+	if (c->errors)
+		fprintf(f, "not ready for %s: %zu error%s, %zu warning%s\n", mode, c->errors,
+			c->errors == 1 ? "" : "s", c->warnings, c->warnings == 1 ? "" : "s");
+	else
+		fprintf(f, "ready for %s (%zu warning%s)\n", mode, c->warnings,
+			c->warnings == 1 ? "" : "s");
+}
+
+void report_check(FILE *f, const struct check_report *c, bool json)
+{
+	(json ? check_json : check_text)(f, c);
+}
+
+void report_cmdline(FILE *out, FILE *err, const struct cmdline_report *c, bool json)
+{
+	char missing[512];
+	size_t i;
+
+	if (json) {
+		struct json j;
+
+		report_json_begin(&j, out, "cmdline");
+		json_string(&j, "mode", c->mode); /* null: the host config's to decide */
+		json_string(&j, "cpu_vendor", cpu_vendor_name(c->cpu));
+		json_string(&j, "params", c->params);
+		json_string(&j, "missing", c->missing);
+		json_array_begin(&j, "conflicts");
+		for (i = 0; i < c->n_conflicts; i++)
+			json_string(&j, NULL, c->conflicts[i]);
+		json_array_end(&j);
+		json_object_end(&j);
+		json_finish(&j);
+		return;
+	}
+	/* The parameters come from a table; what the running line lacks is a copy of them. */
+	term_safe(c->missing, missing, sizeof(missing));
+	/* No parameter: no empty line (a script's $(gpuvm cmdline) is "" all the same). */
+	if (c->params[0])
+		fprintf(out, "%s\n", c->params);
+	else if (c->cpu == CPU_ARM)
+		fputs("gpuvm: no kernel parameter is needed on arm: its SMMU has no switch such as intel_iommu=\n",
+		      err);
+	else
+		fputs("gpuvm: the CPU vendor is unknown: give --cpu intel, amd or arm\n", err);
+	if (missing[0])
+		fprintf(err, "gpuvm: the running command line lacks: %s\n", missing);
+	for (i = 0; i < c->n_conflicts; i++)
+		fprintf(err, "gpuvm: the running command line conflicts: %s\n", c->conflicts[i]);
+}

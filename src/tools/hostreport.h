@@ -4,6 +4,7 @@
 
 #include <stdio.h>
 
+#include "check.h"
 #include "live.h"
 #include "nextboot.h"
 #include "report.h"
@@ -28,5 +29,29 @@ void host_report_init(struct host_report *h, const struct live_report *live,
 void host_report_run(struct report_run *run, const struct nextboot *nb, const struct nb_judgement *v);
 /* "next boot: SAY" (nextboot_say's words, masked): the one line status, check and config set print. */
 void report_next_boot_line(FILE *f, const char *say);
+
+/* check's document: the mode checked, its findings, the next boot's verdict in words. */
+struct check_report {
+	const struct settings *s;
+	enum cpu_vendor cpu;
+	const char *kver;
+	const struct finding *f;
+	size_t n, errors, warnings;
+	const struct nb_judgement *v;
+	const char *say;
+};
+void report_check(FILE *f, const struct check_report *c, bool json);
+
+/* cmdline's: the parameters a mode needs, what the running line lacks and contradicts. */
+struct cmdline_report {
+	const char *mode; /* NULL: the host config's to decide (the label) */
+	enum cpu_vendor cpu;
+	const char *params;
+	const char *missing;
+	const char *const *conflicts;
+	size_t n_conflicts;
+};
+/* JSON to out; else the parameters to out and what is not right to err (a script's $(...)). */
+void report_cmdline(FILE *out, FILE *err, const struct cmdline_report *c, bool json);
 
 #endif
