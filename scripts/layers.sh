@@ -18,7 +18,7 @@ base: util strpool log json writefile
 pure: pci cmdline tagspec mode vgpu iomem config tarw modindex
 seams: rootio kmod blkdev
 machine: iommu inventory pciproc hostdev inuse pciids
-asked: settings kcmdline confsource pending
+asked: settings kcmdline source pending confsource
 decide: plan nextboot check kvsnippet
 act: execute live
 report: report state metrics hostreport

@@ -4,8 +4,8 @@
 
 #include <stddef.h>
 
-#include "confsource.h"
 #include "pci.h"
+#include "source.h"
 
 /*
  * The pending record, /run/gpuvm/pending: while it exists, GPUs are held and `gpuvm apply
