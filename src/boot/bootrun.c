@@ -12,7 +12,6 @@
 #include <time.h>
 
 #include "bootrun.h"
-#include "config.h"
 #include "log.h"
 #include "pending.h"
 #include "state.h"

@@ -26,7 +26,6 @@
 #include "rootio.h"
 #include "tagspec.h"
 #include "util.h"
-#include "writefile.h"
 
 const char *source_status_name(enum source_status st)
 {

@@ -12,7 +12,6 @@
 
 #include "execute.h"
 #include "kmod.h"
-#include "log.h"
 #include "rootio.h"
 #include "util.h"
 

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "confsource.h"
 #include "json.h"
 #include "log.h"
 #include "report.h"

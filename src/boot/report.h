@@ -8,7 +8,7 @@
 #include "inventory.h"
 #include "plan.h"
 #include "settings.h"
-#include "confsource.h"
+#include "source.h"
 #include "json.h"
 
 /* apply: what the metrics file (metrics.c) says beside the state file's document. */

@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "config.h"
-#include "confsource.h"
 #include "json.h"
 #include "log.h"
 #include "metrics.h"

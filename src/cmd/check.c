@@ -6,17 +6,12 @@
 
 #include "check.h"
 #include "cmd.h"
-#include "config.h"
-#include "iomem.h"
-#include "json.h"
-#include "kmod.h"
-#include "log.h"
 #include "hostreport.h"
+#include "iomem.h"
+#include "kmod.h"
 #include "nextboot.h"
 #include "prepare.h"
-#include "report.h"
 #include "rootio.h"
-
 #include "util.h"
 
 #define IOMEM_MAX ((size_t)256 * 1024)

@@ -10,10 +10,8 @@
 #include "cmdline.h"
 #include "hostreport.h"
 #include "iommu.h"
-#include "json.h"
 #include "log.h"
 #include "prepare.h"
-#include "report.h"
 #include "rootio.h"
 #include "util.h"
 

@@ -10,14 +10,12 @@
 
 #include "cmd.h"
 #include "config.h"
-#include "log.h"
 #include "hostreport.h"
+#include "log.h"
 #include "nextboot.h"
-#include "report.h"
 #include "settings.h"
 #include "state.h"
 #include "rootio.h"
-#include "tagspec.h"
 #include "util.h"
 
 /*

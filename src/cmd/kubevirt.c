@@ -8,7 +8,6 @@
 
 #include "kvsnippet.h"
 #include "cmd.h"
-#include "config.h"
 #include "log.h"
 #include "pciids.h"
 #include "prepare.h"

@@ -9,12 +9,10 @@
 #include <time.h>
 
 #include "cmd.h"
-#include "config.h"
 #include "hostreport.h"
 #include "log.h"
 #include "prepare.h"
 #include "report.h"
-#include "rootio.h"
 #include "state.h"
 #include "util.h"
 
