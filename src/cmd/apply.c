@@ -12,7 +12,7 @@
  * apply --dry-run is plan: what apply would do, changing nothing. The boot's calls are
  * bootrun.c's alone; a running host's apply adds its hooks (cmd/applyhost.c).
  */
-static void run_apply(const struct options *o, struct outcome *out)
+static void apply_by_call(const struct options *o, struct outcome *out)
 {
 	if (o->dry_run)
 		plan_run(o, out);
@@ -62,5 +62,5 @@ const struct command cmd_apply = {
 		"                      last call), decide from DIR/etc/gpuvm/gpuvm.conf; without a\n"
 		"                      pending wait, do nothing\n",
 	.check = check_options,
-	.run = run_apply,
+	.run = apply_by_call,
 };

@@ -92,7 +92,7 @@ static size_t next_boot(const struct settings *s, const char *cmdline, struct fi
 	return n;
 }
 
-static void run(const struct options *o, struct outcome *out)
+static void check_host(const struct options *o, struct outcome *out)
 {
 	struct prep pp = { 0 };
 	struct finding f[48];
@@ -161,5 +161,5 @@ const struct command cmd_check = {
 		"                      is this host ready for the mode; each problem with its fix;\n"
 		"                      vm-vgpu: each GPU's vGPU method by its architecture, the\n"
 		"                      vGPU release (N, else the loaded driver's) and the kernel\n",
-	.run = run,
+	.run = check_host,
 };

@@ -77,7 +77,7 @@ static void conflicts(const struct iommu_params *ip, enum mode m, enum cpu_vendo
 		out[(*n)++] = "amd_iommu=on is not a value the kernel knows (AMD-Vi is on by default)";
 }
 
-static void run(const struct options *o, struct outcome *out)
+static void say_params(const struct options *o, struct outcome *out)
 {
 	struct prep pp = { 0 };
 	struct iommu_params ip;
@@ -143,5 +143,5 @@ const struct command cmd_cmdline = {
 		"                      the mode left to the host config (the label); --mode M\n"
 		"                      pins M with gpuvm.mode=M; what the running command line\n"
 		"                      lacks or contradicts is listed on stderr\n",
-	.run = run,
+	.run = say_params,
 };

@@ -239,7 +239,7 @@ static void config_set(const struct options *o, const char *arg, struct outcome 
 }
 
 /* gpuvm config get KEY | set KEY=VALUE: the host config, edited atomically. */
-static void run(const struct options *o, struct outcome *out)
+static void get_or_set(const struct options *o, struct outcome *out)
 {
 	const char *verb = o->args[0], *arg = o->args[1];
 
@@ -261,5 +261,5 @@ const struct command cmd_config = {
 	.help = "  config get KEY      the host config's value of KEY\n"
 		"  config set KEY=VALUE\n"
 		"                      validate and write it atomically; say when it takes effect\n",
-	.run = run,
+	.run = get_or_set,
 };

@@ -221,7 +221,7 @@ static size_t passthrough_entries(const struct options *o, const struct prep *pp
 	return n;
 }
 
-static void run(const struct options *o, struct outcome *out)
+static void write_snippet(const struct options *o, struct outcome *out)
 {
 	struct prep pp = { 0 };
 	const struct inventory *inv = &pp.inv;
@@ -323,5 +323,5 @@ const struct command cmd_kubevirt = {
 		"                      --kubevirt-version 1.9 on also vm-vgpu's VFs on nvidia;\n"
 		"                      default 1.8)\n",
 	.check = check_options,
-	.run = run,
+	.run = write_snippet,
 };

@@ -78,7 +78,7 @@ static void nfd(struct prep *pp, struct outcome *out)
 	printf(NFD_NS "gpuvm-vfio-gpus=%zu\n", vfio);
 }
 
-static void run(const struct options *o, struct outcome *out)
+static void show_status(const struct options *o, struct outcome *out)
 {
 	struct prep pp = { 0 };
 	struct report rep = { .command = "status",
@@ -139,5 +139,5 @@ const struct command cmd_status = {
 	.help = "  status              devices, IOMMU groups, IOMMU state and the last apply\n"
 		"  status --nfd        a Node Feature Discovery feature file\n",
 	.check = check_options,
-	.run = run,
+	.run = show_status,
 };
