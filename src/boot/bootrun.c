@@ -204,120 +204,200 @@ static void read_boot_id(char *buf, size_t size)
 	rstrip(buf);
 }
 
-void apply_run(const struct options *o, const struct apply_hooks *h, struct outcome *out)
-{
-	struct prep pp = { 0 };
-	struct exec_result x = { 0 };
-	struct report rep = { .command = "apply",
-			      .settings = &pp.s,
-			      .inv = &pp.inv,
-			      .source = &pp.src,
-			      .plan = &pp.p,
-			      .exec = &x,
-			      .kernel = pp.kver };
-	struct report_run run = { .call = call_name(o) };
-	struct exec_opts eo = { .load_modules = !o->root, .verify = !o->root };
-	enum source_policy pol = boot_policy(o);
-	unsigned long long t0 = clock_us(CLOCK_MONOTONIC);
+/* One apply call: what it was asked, and what each step leaves for the next. */
+struct call {
+	const struct options *o;
+	const struct apply_hooks *h;
+	unsigned long long t0; /* CLOCK_MONOTONIC, at the call's start */
+	struct prep pp;
+	struct exec_result x;
+	struct exec_opts eo;
+	struct report rep;
+	struct report_run run;
 	char boot_id[64];
-	bool waiting, unrecorded = false;
+	bool waiting;	 /* the plan holds: config='s disk or the root's config awaited */
+	bool unrecorded; /* the first call could not write its record: nothing held */
+};
+
+/* apply --resume with nothing pending, or with the root's record before --sysroot names it. */
+static bool nothing_to_resume(const struct options *o)
+{
+	if (!o->resume || root_exists("run/gpuvm/pending"))
+		return false;
+	if (!root_exists(ROOT_PENDING_PATH)) {
+		log_debug("apply --resume: nothing is pending");
+		return true;
+	}
+	if (!o->sysroot) {
+		log_debug("apply --resume: the root's config decides, once --sysroot names it");
+		return true;
+	}
+	return false;
+}
+
+/*
+ * Settings, scan and plan; the first call's hold recorded before anything is held. 0, 1
+ * when --resume is still waiting (nothing changes), -1 on an error (logged).
+ */
+static int plan_call(struct call *c, struct outcome *out)
+{
+	const struct options *o = c->o;
+	struct prep *pp = &c->pp;
 	int r;
 
-	if (o->resume && !root_exists("run/gpuvm/pending")) {
-		if (!root_exists(ROOT_PENDING_PATH)) {
-			log_debug("apply --resume: nothing is pending");
-			return;
-		}
-		if (!o->sysroot) {
-			log_debug("apply --resume: the root's config decides, once --sysroot names it");
-			return;
-		}
-	}
-	if (o->defer || o->resume) {
-		read_boot_id(boot_id, sizeof(boot_id));
-		rep.boot_id = boot_id;
-	}
-	if (prep_settings(&pp, o->root, o->cmdline, o->config, pol, o->sysroot) < 0)
-		goto error;
-	if (pp.src.status == SRC_WAITING && o->resume) {
+	if (prep_settings(pp, o->root, o->cmdline, o->config, boot_policy(o), o->sysroot) < 0)
+		return -1;
+	if (pp->src.status == SRC_WAITING && o->resume) {
 		out->pending = true; /* still waiting: nothing changes */
-		goto out;
+		return 1;
 	}
-	if (prep_scan(&pp) < 0 || prep_plan(&pp) < 0)
-		goto error;
-	if (o->defer && (pp.src.status == SRC_WAITING || pp.src.status == SRC_HOLD)) {
-		r = record_hold(&pp.src, &pp.inv, &pp.p);
-		unrecorded = r < 0;
-		if (unrecorded && unhold(&pp, r) < 0)
-			goto error;
+	if (prep_scan(pp) < 0 || prep_plan(pp) < 0)
+		return -1;
+	if (o->defer && (pp->src.status == SRC_WAITING || pp->src.status == SRC_HOLD)) {
+		r = record_hold(&pp->src, &pp->inv, &pp->p);
+		c->unrecorded = r < 0;
+		if (c->unrecorded && unhold(pp, r) < 0)
+			return -1;
 	}
-	report_log_plan(&pp.inv, &pp.p, &pp.s, false);
-	outcome_of_plan(out, &pp.p);
-	out->pending = pp.src.status == SRC_WAITING;
-	waiting = out->pending || pp.src.status == SRC_HOLD;
-	eo.timeout_ms = pp.s.write_timeout_ms;
-	if (h && h->before && h->before(h->data, &pp, &eo, &rep) < 0) {
+	report_log_plan(&pp->inv, &pp->p, &pp->s, false);
+	outcome_of_plan(out, &pp->p);
+	out->pending = pp->src.status == SRC_WAITING;
+	c->waiting = out->pending || pp->src.status == SRC_HOLD;
+	return 0;
+}
+
+/* The plan executed, with a running host's hooks around it. 0, or -1 (logged). */
+static int carry_out(struct call *c)
+{
+	const struct apply_hooks *h = c->h;
+	int r;
+
+	c->eo.timeout_ms = c->pp.s.write_timeout_ms;
+	if (h && h->before && h->before(h->data, &c->pp, &c->eo, &c->rep) < 0) {
 		log_err("out of memory");
-		goto error;
+		return -1;
 	}
-	r = execute(&pp.p, &pp.s, &pp.inv, &eo, &x);
+	r = execute(&c->pp.p, &c->pp.s, &c->pp.inv, &c->eo, &c->x);
 	if (r < 0) {
 		log_err("cannot apply the plan: %s", strerror(-r));
-		goto error;
+		return -1;
 	}
 	if (h && h->after)
-		h->after(h->data, &x);
-	rep.result = waiting ? "waiting" : apply_result(&x);
-	rep.elapsed_us = clock_us(CLOCK_MONOTONIC) - t0;
-	if (out->pending || (o->defer && pp.src.status == SRC_HOLD)) {
-		say_held(&pp.src, &pp.inv, &pp.p);
-	} else if (o->defer && pp.src.status == SRC_CMDLINE) {
-		log_outcome(&pp.inv, &pp.p, &x, (double)rep.elapsed_us / 1000.0);
-		record_root(rep.result);
-	} else {
-		log_outcome(&pp.inv, &pp.p, &x, (double)rep.elapsed_us / 1000.0);
-		if (x.n_refused)
-			log_result(LOG_WARNING,
-				   "live switch to %s: %zu selected device%s in use, left as %s (the next boot applies the mode, or apply --live again once free)",
-				   mode_name(pp.s.mode), x.n_refused, x.n_refused == 1 ? "" : "s",
-				   x.n_refused == 1 ? "it was" : "they were");
-		if (pp.src.pending || o->defer || o->resume) {
-			r = pending_remove();
-			if (r < 0)
-				log_err("cannot remove /run/gpuvm/pending: %s", wf_strerror(r));
-		}
-		if (pp.src.status == SRC_ROOT) {
-			r = root_pending_remove();
-			if (r < 0)
-				log_err("cannot remove /%s: %s", ROOT_PENDING_PATH, wf_strerror(r));
-		}
+		h->after(h->data, &c->x);
+	c->rep.result = c->waiting ? "waiting" : apply_result(&c->x);
+	c->rep.elapsed_us = clock_us(CLOCK_MONOTONIC) - c->t0;
+	return 0;
+}
+
+/* A pending record this call is done with, removed. */
+static void remove_records(const struct call *c)
+{
+	const struct options *o = c->o;
+	int r;
+
+	if (c->pp.src.pending || o->defer || o->resume) {
+		r = pending_remove();
+		if (r < 0)
+			log_err("cannot remove /run/gpuvm/pending: %s", wf_strerror(r));
 	}
-	/*
-	 * The first call applied the command line's mode and changed the host, and the root's
-	 * config changes nothing over it: the records stay the first call's, which say what
-	 * this boot did (a last call that found all in place would say "noop").
-	 */
-	if (pp.src.status == SRC_ROOT && streq(pp.src.first_result, "ok") && x.n_changed == 0) {
+	if (c->pp.src.status == SRC_ROOT) {
+		r = root_pending_remove();
+		if (r < 0)
+			log_err("cannot remove /%s: %s", ROOT_PENDING_PATH, wf_strerror(r));
+	}
+}
+
+/* The outcome told (what is held, or where each device went), and the records it leaves. */
+static void tell_outcome(const struct call *c, const struct outcome *out)
+{
+	const struct options *o = c->o;
+	const struct prep *pp = &c->pp;
+	const struct exec_result *x = &c->x;
+	double ms = (double)c->rep.elapsed_us / 1000.0;
+
+	if (out->pending || (o->defer && pp->src.status == SRC_HOLD)) {
+		say_held(&pp->src, &pp->inv, &pp->p);
+		return;
+	}
+	log_outcome(&pp->inv, &pp->p, x, ms);
+	if (o->defer && pp->src.status == SRC_CMDLINE) {
+		record_root(c->rep.result);
+		return;
+	}
+	if (x->n_refused)
+		log_result(LOG_WARNING,
+			   "live switch to %s: %zu selected device%s in use, left as %s (the next boot applies the mode, or apply --live again once free)",
+			   mode_name(pp->s.mode), x->n_refused, x->n_refused == 1 ? "" : "s",
+			   x->n_refused == 1 ? "it was" : "they were");
+	remove_records(c);
+}
+
+/*
+ * The state file, and the metrics with it. The first call applied the command line's mode
+ * and changed the host, and the root's config changes nothing over it: the records stay
+ * the first call's, which say what this boot did (a last call that found all in place
+ * would say "noop").
+ */
+static void keep_state(struct call *c)
+{
+	const struct apply_hooks *h = c->h;
+
+	if (c->pp.src.status == SRC_ROOT && streq(c->pp.src.first_result, "ok") && c->x.n_changed == 0) {
 		log_info("config: the root's config changes nothing over the kernel command line: the state file stays the first call's");
-	} else {
-		if (h && h->judge)
-			h->judge(h->data, &run);
-		run.time_ms = (long long)clock_ms(CLOCK_REALTIME); /* the metrics: when the run ended */
-		rep.run = &run;
-		state_write(&rep);
+		return;
 	}
-	out->ok = x.n_ok;
-	out->failed = x.n_failed;
-	if (pp.src.status == SRC_HOLD)
-		out->failed = holds_failed(&pp.p, &x); /* held is what this call is for */
-	out->in_use = x.n_refused > 0;
-	out->error = unrecorded; /* the boot's hooks say so: this call could not hold */
-	if (o->json)
-		report_json(stdout, &rep);
-	goto out;
-error:
-	out->error = true;
-out:
-	exec_result_free(&x);
-	prep_fini(&pp);
+	if (h && h->judge)
+		h->judge(h->data, &c->run);
+	c->run.time_ms = (long long)clock_ms(CLOCK_REALTIME); /* the metrics: when the run ended */
+	c->rep.run = &c->run;
+	state_write(&c->rep);
+}
+
+/* What the execution did, for the exit status. */
+static void count_outcome(const struct call *c, struct outcome *out)
+{
+	out->ok = c->x.n_ok;
+	out->failed = c->x.n_failed;
+	if (c->pp.src.status == SRC_HOLD)
+		out->failed = holds_failed(&c->pp.p, &c->x); /* held is what this call is for */
+	out->in_use = c->x.n_refused > 0;
+	out->error = c->unrecorded; /* the boot's hooks say so: this call could not hold */
+}
+
+void apply_run(const struct options *o, const struct apply_hooks *h, struct outcome *out)
+{
+	struct call call = { .o = o,
+			     .h = h,
+			     .t0 = clock_us(CLOCK_MONOTONIC),
+			     .eo = { .load_modules = !o->root, .verify = !o->root },
+			     .run = { .call = call_name(o) } };
+	struct call *c = &call;
+	int r;
+
+	c->rep = (struct report){ .command = "apply",
+				  .settings = &c->pp.s,
+				  .inv = &c->pp.inv,
+				  .source = &c->pp.src,
+				  .plan = &c->pp.p,
+				  .exec = &c->x,
+				  .kernel = c->pp.kver };
+	if (nothing_to_resume(o))
+		return;
+	if (o->defer || o->resume) {
+		read_boot_id(c->boot_id, sizeof(c->boot_id));
+		c->rep.boot_id = c->boot_id;
+	}
+	r = plan_call(c, out);
+	if (r == 0)
+		r = carry_out(c);
+	if (r == 0) {
+		tell_outcome(c, out);
+		keep_state(c);
+		count_outcome(c, out);
+		if (o->json)
+			report_json(stdout, &c->rep);
+	}
+	out->error |= r < 0;
+	exec_result_free(&c->x);
+	prep_fini(&c->pp);
 }
