@@ -117,6 +117,14 @@ $(B)/unit/test-blkdev: tests/unit/test-blkdev.c tests/unit/unit.h $(BLKDEV_TEST_
 	$(Q)$(CC) $(CFLAGS_HOST) -Itests/unit -o $@ $< $(BLKDEV_TEST_OBJS) $(EXTRA_LDFLAGS) \
 		$(BLKDEV_TEST_WRAP) -lblkid
 
+# The unit test of the door to whole files links the real src/boot/rootio.c too, with syscall()
+# wrapped for a kernel without openat2 (tests/unit/test-rootio.c).
+ROOTIO_TEST_OBJS = $(addprefix $(B)/host/boot/,rootio.o writefile.o util.o log.o)
+$(B)/unit/test-rootio: tests/unit/test-rootio.c tests/unit/unit.h $(ROOTIO_TEST_OBJS) | $(B)/unit
+	@$(if $(Q),echo "  CCLD    $@")
+	$(Q)$(CC) $(CFLAGS_HOST) -Itests/unit -o $@ $< $(ROOTIO_TEST_OBJS) $(EXTRA_LDFLAGS) \
+		-Wl,--wrap=syscall
+
 # A glibc build of the binary (system libkmod), for the sanitizers.
 $(B)/host/gpuvm: $(HOST_OBJS)
 	@$(if $(Q),echo "  LD      $@")
@@ -215,6 +223,8 @@ lint: $(DEPS)/VERSIONS
 	$(Q)sh scripts/style.sh
 	@echo "  LAYERS (scripts/layers.sh: no include reaches up)"
 	$(Q)sh scripts/layers.sh
+	@echo "  DOOR (scripts/door.sh: every file beneath the root opened by rootio.c)"
+	$(Q)sh scripts/door.sh
 	@echo "  SUBJECTS (scripts/subjects.sh: area: what changed, 72 at most)"
 	$(Q)sh scripts/subjects.sh
 	@echo "  CLANG-FORMAT (.clang-format) $(words $(C_FILES)) files"

@@ -484,6 +484,7 @@ static int open_beneath(int dirfd, const char *path)
 
 	while (*path == '/')
 		path++;
+	/* door: beneath a disk gpuvm mounted itself (config=), not the root */
 	fd = (int)syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
 	if (fd >= 0 || errno != ENOSYS)
 		return fd < 0 ? -errno : fd;
@@ -500,6 +501,7 @@ static int open_beneath(int dirfd, const char *path)
 		for (c = strtok_r(part, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
 			bool last = !save || !*save;
 
+			/* door: the same disk, without openat2 */
 			next = openat(cur, c,
 				      (last ? how.flags : O_PATH | O_DIRECTORY | O_CLOEXEC) |
 					      O_NOFOLLOW);
@@ -559,7 +561,7 @@ int blkdev_read_config(const struct blkdev_found *f, const struct tag_spec *t, s
 		rmdir(dir);
 		return r;
 	}
-	dirfd = openat(AT_FDCWD, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	dirfd = openat(AT_FDCWD, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC); /* door: its mount */
 	if (dirfd < 0) {
 		r = -errno;
 		snprintf(msg, msgsize, "cannot open %s: %s", dir, strerror(-r));

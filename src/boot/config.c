@@ -103,23 +103,19 @@ int config_parse(const char *buf, size_t len, config_cb cb, void *data)
 	return 0;
 }
 
-int config_read(int dirfd, const char *path, char **buf, size_t *len)
+int config_read(const char *path, char **buf, size_t *len)
 {
-	return config_read_max(dirfd, path, CONFIG_MAX_SIZE, buf, len);
+	return config_read_max(path, CONFIG_MAX_SIZE, buf, len);
 }
 
-/* Read the regular file open at fd, at most max bytes; closes fd. one_link: refuse a hard link. */
-static int read_fd(int fd, size_t max, bool one_link, char **buf, size_t *len)
+/* Read the regular file open at fd, at most max bytes; closes fd. */
+static int read_fd(int fd, size_t max, char **buf, size_t *len)
 {
 	struct stat st;
 	int r = 0;
 
 	if (fstat(fd, &st) < 0) {
 		r = -errno;
-		goto out;
-	}
-	if (one_link && S_ISREG(st.st_mode) && st.st_nlink != 1) {
-		r = -EMLINK;
 		goto out;
 	}
 	if (S_ISDIR(st.st_mode)) {
@@ -140,62 +136,16 @@ out:
 	return r;
 }
 
-int config_read_max(int dirfd, const char *path, size_t max, char **buf, size_t *len)
+int config_read_max(const char *path, size_t max, char **buf, size_t *len)
 {
-	int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	/* door: a path of the caller's (--config, --pciids), never one beneath the root */
+	int fd = openat(AT_FDCWD, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 
+	*buf = NULL;
+	*len = 0;
 	if (fd < 0)
 		return -errno;
-	return read_fd(fd, max, false, buf, len);
-}
-
-int config_read_nofollow(int dirfd, const char *path, char **buf, size_t *len)
-{
-	return config_read_nofollow_max(dirfd, path, CONFIG_MAX_SIZE, buf, len);
-}
-
-int config_read_nofollow_max(int dirfd, const char *path, size_t max, char **buf, size_t *len)
-{
-	char part[PATH_MAX], *c, *next, *save = NULL;
-	struct stat st;
-	int cur, fd, r;
-
-	if (strlen(path) >= sizeof(part))
-		return -ENAMETOOLONG;
-	strscpy(part, path, sizeof(part));
-	/* The walk starts at dirfd itself, which stays the caller's: only what it opens closes. */
-	cur = dirfd;
-	for (c = strtok_r(part, "/", &save); c; c = next) {
-		next = strtok_r(NULL, "/", &save);
-		if (streq(c, "..")) {
-			r = -EXDEV; /* nothing above the directory given */
-			fd = -1;
-		} else {
-			fd = openat(cur, c,
-				    (next ? O_PATH | O_DIRECTORY : O_RDONLY | O_NOCTTY | O_NONBLOCK) |
-					    O_NOFOLLOW | O_CLOEXEC);
-			r = fd < 0 ? -errno : 0;
-		}
-		/* A symlink on the way reads as "not a directory": say what it is. */
-		if (r == -ENOTDIR && fstatat(cur, c, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-		    S_ISLNK(st.st_mode))
-			r = -ELOOP;
-		if (cur != dirfd)
-			close(cur);
-		if (r < 0)
-			return r;
-		cur = fd;
-	}
-	if (cur == dirfd)
-		return -EISDIR; /* no component: the directory itself is no file */
-	return read_fd(cur, max, true, buf, len);
-}
-
-int config_read_host(int rootfd, const char *file, char **buf, size_t *len)
-{
-	if (file)
-		return config_read(AT_FDCWD, file, buf, len);
-	return config_read_nofollow(rootfd, &CONFIG_PATH[1], buf, len);
+	return read_fd(fd, max, buf, len);
 }
 
 void config_read_why(int err, size_t max, char *buf, size_t size)
@@ -302,10 +252,12 @@ static int open_lock(int dfd, const char **why)
 	struct stat st;
 	int fd, r;
 
+	/* door: dfd is the config's directory, from root_open_dir() or --config's path */
 	if (fstatat(dfd, CONFIG_LOCK_NAME, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(st.st_mode)) {
 		*why = S_ISLNK(st.st_mode) ? LOCK_LINK : LOCK_NOT_REG;
 		return S_ISLNK(st.st_mode) ? -ELOOP : -EINVAL;
 	}
+	/* door: in the config's directory, as above */
 	fd = openat(dfd, CONFIG_LOCK_NAME,
 		    O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0600);
 	if (fd < 0) {
@@ -406,7 +358,7 @@ int config_update(int dirfd, const char *path, const char *key, const char *valu
 	if (r >= 0) {
 		if (fstat(r, &st) == 0)
 			mode = st.st_mode & 0777;
-		r = read_fd(r, CONFIG_MAX_SIZE, false, &old, &oldlen);
+		r = read_fd(r, CONFIG_MAX_SIZE, &old, &oldlen);
 	}
 	if (r == -ENOENT) {
 		old = NULL;
@@ -434,6 +386,7 @@ int config_update(int dirfd, const char *path, const char *key, const char *valu
 		goto fail;
 	}
 	fd = -1;
+	/* door: dfd walked by writefile.c from the caller's directory (root_open_dir()) */
 	if (renameat(dfd, tmp, dfd, base) < 0) {
 		r = -errno;
 		goto fail;
@@ -445,7 +398,7 @@ int config_update(int dirfd, const char *path, const char *key, const char *valu
 fail:
 	if (fd >= 0)
 		close(fd);
-	unlinkat(dfd, tmp, 0);
+	unlinkat(dfd, tmp, 0); /* door: the temporary made above, in the same directory */
 out:
 	free(old);
 	free(text);

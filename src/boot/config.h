@@ -30,31 +30,16 @@ typedef void (*config_cb)(const struct config_item *item, void *data);
 int config_parse(const char *buf, size_t len, config_cb cb, void *data);
 
 /*
- * Read a config file relative to dirfd (AT_FDCWD or the --root directory) into a
+ * Read a file of the caller's (--config FILE, --pciids FILE: a path as given, links
+ * followed; never one beneath the root, which rootio.h's root_read_file() reads) into a
  * NUL-terminated buffer the caller frees. -EISDIR, -EFBIG (over CONFIG_MAX_SIZE),
  * -ENOENT, -EACCES and the like are returned as they are; only a regular file is read.
  */
-int config_read(int dirfd, const char *path, char **buf, size_t *len);
+int config_read(const char *path, char **buf, size_t *len);
 /* The same with another size limit (pci.ids is larger than any config). */
-int config_read_max(int dirfd, const char *path, size_t max, char **buf, size_t *len);
-
+int config_read_max(const char *path, size_t max, char **buf, size_t *len);
 /*
- * The same, for gpuvm's own files where a link must not lead elsewhere (the host config,
- * at boot from the mounted root and on the host from /etc; the boot's record): every component is opened with O_NOFOLLOW (-ELOOP
- * at a symlink), and the file must be a regular file with one link (-EMLINK: a hard link
- * could make it another file's name).
- */
-int config_read_nofollow(int dirfd, const char *path, char **buf, size_t *len);
-/* The same with another size limit (the boot's record is larger than any config). */
-int config_read_nofollow_max(int dirfd, const char *path, size_t max, char **buf, size_t *len);
-/*
- * The host config: file as named (--config FILE: the caller's choice, read as any file),
- * or, when file is NULL, gpuvm's own CONFIG_PATH under rootfd, read as the boot reads the
- * root's (config_read_nofollow): a link there leads nowhere.
- */
-int config_read_host(int rootfd, const char *file, char **buf, size_t *len);
-/*
- * Why a read above failed, in words for a message after the file's name ("a symlink on
+ * Why a read above or root_read_file()'s failed, in words for a message after the file's name ("a symlink on
  * the way: not followed", "larger than MAX bytes", "cannot read: ..."); max: the limit.
  */
 void config_read_why(int err, size_t max, char *buf, size_t size);

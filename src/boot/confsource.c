@@ -63,7 +63,7 @@ static void image_read(const char *config_file, bool boot, struct image_config *
 		ic->path = CONFIG_PATH; /* the initramfs's: never read at boot */
 	} else {
 		ic->path = config_file ? config_file : CONFIG_PATH;
-		ic->err = config_read_host(root_fd(), config_file, &ic->buf, &ic->len);
+		ic->err = root_read_config(config_file, &ic->buf, &ic->len);
 		if (config_file)
 			return;
 		if (ic->err == -ENOENT)
@@ -249,25 +249,22 @@ static int read_disk(bool under_root, const struct tag_spec *t, struct source *s
  */
 static int read_root(const char *sysroot, struct source *src, char **buf, size_t *len)
 {
-	struct stat st;
-	int dfd, r;
+	int r;
 
 	strscpy(src->sysroot, sysroot, sizeof(src->sysroot));
-	dfd = openat(AT_FDCWD, sysroot, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0) {
+	r = root_dir_at(sysroot, NULL);
+	if (r < 0) {
 		snprintf(src->reason, sizeof(src->reason), "the root is not there: %s: %s", sysroot,
-			 strerror(errno));
+			 strerror(-r));
 		return -ENOTDIR;
 	}
 	/* A root still unmounted is the initramfs's own directory, where no /etc/gpuvm is. */
-	if (fstatat(dfd, "etc", &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode)) {
+	if (root_dir_at(sysroot, "etc") < 0) {
 		snprintf(src->reason, sizeof(src->reason),
 			 "the root is not there: %s has no /etc (not mounted?)", sysroot);
-		close(dfd);
 		return -ENOTDIR;
 	}
-	r = config_read_nofollow(dfd, &CONFIG_PATH[1], buf, len);
-	close(dfd);
+	r = root_read_file_at(sysroot, &CONFIG_PATH[1], CONFIG_MAX_SIZE, ROOT_FILE_OWN, buf, len);
 	if (r < 0 && r != -ENOENT) {
 		char why[128];
 
@@ -280,10 +277,7 @@ static int read_root(const char *sysroot, struct source *src, char **buf, size_t
 /* Whether dir is the directory gpuvm runs in (--sysroot / without root=: the image is the root). */
 static bool same_dir(const char *dir)
 {
-	struct stat a, b;
-
-	return stat(dir, &a) == 0 && fstat(root_fd(), &b) == 0 && a.st_dev == b.st_dev &&
-		a.st_ino == b.st_ino;
+	return root_is(dir);
 }
 
 /* What becomes of the GPUs when the root's config cannot be read: the line's, or on_error's. */

@@ -87,22 +87,13 @@ static int read_to_eof(const char *path, char *buf, size_t max, size_t *len, siz
 		       char peek[PEEK_LEN])
 {
 	char skip[4096];
-	struct stat st;
 	int fd, r = 0;
 
 	*len = *over = 0;
 	buf[0] = peek[0] = '\0';
-	fd = root_open(path);
+	fd = root_open_file(path, 0);
 	if (fd < 0)
 		return fd;
-	if (fstat(fd, &st) < 0) {
-		r = -errno;
-		goto out;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		r = S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
-		goto out;
-	}
 	while (*over < CMDLINE_COUNT_MAX) {
 		bool keep = *len < max;
 		ssize_t n =
@@ -126,7 +117,6 @@ static int read_to_eof(const char *path, char *buf, size_t max, size_t *len, siz
 		}
 		*over += (size_t)n;
 	}
-out:
 	buf[*len] = '\0';
 	close(fd);
 	return r;

@@ -84,6 +84,7 @@ static bool index_exists(const char *dirname, const char *name)
 	char path[340];
 
 	snprintf(path, sizeof(path), "%s/%s", dirname, name);
+	/* door: the module directory, which libkmod itself reads by its path */
 	return access(path, F_OK) == 0;
 }
 
@@ -101,6 +102,7 @@ int mod_init(const char *dirname)
 		if (uname(&u) < 0)
 			return -errno;
 		snprintf(dir, sizeof(dir), "/lib/modules/%s", u.release);
+		/* door: the running kernel's module directory, libkmod's by its path */
 		if (access(dir, F_OK) < 0)
 			snprintf(dir, sizeof(dir), "/usr/lib/modules/%s", u.release);
 		dirname = dir;

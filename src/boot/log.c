@@ -57,7 +57,7 @@ void log_setup(bool use_kmsg, enum log_level stderr_max)
 	struct stat st;
 
 	stderr_level = stderr_max;
-	if (use_kmsg && kmsg_fd < 0)
+	if (use_kmsg && kmsg_fd < 0) /* door: the running kernel's log, not the root's */
 		kmsg_fd = openat(AT_FDCWD, "/dev/kmsg", O_WRONLY | O_CLOEXEC | O_NOCTTY);
 	/*
 	 * In the initramfs stderr is /dev/console, where the kernel prints kmsg lines too
@@ -137,6 +137,7 @@ static void emit(enum log_level level, const char *msg)
 		 * The lines, and so the opens, are bounded: LOG_EMIT_MAX and the outcome.
 		 */
 		if (++kmsg_lines > KMSG_BURST) {
+			/* door: the running kernel's log, as above */
 			int fd = openat(AT_FDCWD, "/dev/kmsg", O_WRONLY | O_CLOEXEC | O_NOCTTY);
 
 			if (fd >= 0) {

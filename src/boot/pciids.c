@@ -22,7 +22,7 @@ char *pciids_read(size_t *len, size_t *which)
 	size_t i;
 
 	for (i = 0; i < PCIIDS_PATHS; i++)
-		if (config_read_max(root_fd(), pciids_paths[i], PCIIDS_MAX, &buf, len) == 0) {
+		if (root_read_file(pciids_paths[i], PCIIDS_MAX, ROOT_FILE_LINKS, &buf, len) == 0) {
 			*which = i;
 			return buf;
 		}
@@ -31,7 +31,7 @@ char *pciids_read(size_t *len, size_t *which)
 
 int pciids_read_given(const char *file, char **ids, size_t *len)
 {
-	return config_read_max(AT_FDCWD, file, PCIIDS_MAX, ids, len);
+	return config_read_max(file, PCIIDS_MAX, ids, len);
 }
 
 /*

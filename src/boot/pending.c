@@ -110,15 +110,7 @@ int pending_write(const struct source *src, const struct pci_addr *held, size_t 
 /* A record goes from /run/gpuvm itself: a symlink in its place is not followed. */
 static int record_remove(const char *name)
 {
-	const char *why;
-	int dfd = wf_open_dir(root_fd(), PENDING_DIR, false, &why), r = 0;
-
-	if (dfd < 0) /* no directory (or a file in its place): no record in it */
-		return dfd == -ENOENT || dfd == -ENOTDIR ? 0 : dfd;
-	if (unlinkat(dfd, name, 0) < 0 && errno != ENOENT)
-		r = -errno;
-	close(dfd);
-	return r;
+	return root_remove_file(PENDING_DIR, name);
 }
 
 int pending_remove(void)

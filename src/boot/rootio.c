@@ -17,6 +17,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <linux/openat2.h>
+
 #include "rootio.h"
 #include "util.h"
 #include "writefile.h"
@@ -47,11 +49,6 @@ void root_fini(void)
 	if (rootfd >= 0)
 		close(rootfd);
 	rootfd = -1;
-}
-
-int root_fd(void)
-{
-	return rootfd;
 }
 
 static int open_attr(const char *path)
@@ -91,22 +88,181 @@ ssize_t root_read(const char *path, char *buf, size_t size)
 	return n;
 }
 
-ssize_t root_read_own(const char *path, char *buf, size_t size)
+/*
+ * The one door to whole files beneath a top directory (the root, or --sysroot's): openat2(2)
+ * resolves the path beneath it, no symlink followed (RESOLVE_NO_SYMLINKS: -ELOOP) or, for
+ * ROOT_FILE_LINKS, links resolved as if the top were / (RESOLVE_IN_ROOT). Where openat2 is
+ * missing (ENOSYS: Linux before 5.6, qemu-user, a seccomp filter) the path is walked a
+ * component at a time with O_NOFOLLOW: no link at all, no "..".
+ */
+static int open_walk(int top, const char *path, int oflags)
 {
-	char dir[PATH_MAX];
-	const char *slash = strrchr(path, '/'), *why;
-	ssize_t got = 0, n, r = 0;
+	char part[PATH_MAX], *c = part, *end;
+	struct stat st;
+	int cur = top, fd, r;
+	bool last;
+
+	if (strscpy(part, path, sizeof(part)) < 0)
+		return -ENAMETOOLONG;
+	for (;;) {
+		while (*c == '/')
+			c++;
+		if (!*c) {
+			r = -EISDIR; /* no component (left): a directory */
+			break;
+		}
+		end = strchrnul(c, '/');
+		last = !*end;
+		*end = '\0';
+		if (streq(c, "..")) {
+			r = -EXDEV; /* nothing above the top */
+			break;
+		}
+		fd = openat(cur, c, (last ? oflags : O_PATH | O_DIRECTORY | O_CLOEXEC) | O_NOFOLLOW);
+		r = fd < 0 ? -errno : 0;
+		/* A symlink on the way reads as "not a directory": say what it is. */
+		if (r == -ENOTDIR && fstatat(cur, c, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISLNK(st.st_mode))
+			r = -ELOOP;
+		if (cur != top)
+			close(cur);
+		cur = top;
+		if (r < 0)
+			return r;
+		if (last)
+			return fd;
+		cur = fd;
+		c = end + 1;
+	}
+	if (cur != top)
+		close(cur);
+	return r;
+}
+
+static int open_file(int top, const char *path, unsigned flags)
+{
+	struct open_how how = {
+		.flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK,
+		.resolve = RESOLVE_NO_MAGICLINKS,
+	};
+	struct stat st;
+	int fd, r = 0;
+
+	while (*path == '/')
+		path++;
+	how.resolve |=
+		flags & ROOT_FILE_LINKS ? RESOLVE_IN_ROOT : RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS;
+	fd = (int)syscall(SYS_openat2, top, *path ? path : ".", &how, sizeof(how));
+	if (fd < 0 && errno == ENOSYS)
+		fd = open_walk(top, path, (int)how.flags);
+	else if (fd < 0)
+		fd = -errno;
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, &st) < 0)
+		r = -errno;
+	else if ((flags & ROOT_FILE_OWN) && S_ISREG(st.st_mode) && st.st_nlink != 1)
+		r = -EMLINK;
+	else if (S_ISDIR(st.st_mode))
+		r = -EISDIR;
+	else if (!S_ISREG(st.st_mode))
+		r = -EINVAL;
+	if (r == 0)
+		return fd;
+	close(fd);
+	return r;
+}
+
+/* The top directory a caller names (NULL: the root), as a descriptor to close, or -errno. */
+static int open_top(const char *top)
+{
+	int fd;
+
+	if (!top)
+		fd = fcntl(rootfd, F_DUPFD_CLOEXEC, 0);
+	else
+		fd = openat(AT_FDCWD, top, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+int root_open_file_at(const char *top, const char *path, unsigned flags)
+{
 	int dfd, fd;
 
-	if (!slash || (size_t)(slash - path) >= sizeof(dir) || size == 0)
-		return -EINVAL;
-	memcpy(dir, path, (size_t)(slash - path));
-	dir[slash - path] = '\0';
-	dfd = wf_open_dir(rootfd, dir, false, &why);
+	if (!top)
+		return open_file(rootfd, path, flags);
+	dfd = open_top(top);
 	if (dfd < 0)
 		return dfd;
-	fd = wf_open_old(dfd, slash + 1, &why);
+	fd = open_file(dfd, path, flags);
 	close(dfd);
+	return fd;
+}
+
+int root_open_file(const char *path, unsigned flags)
+{
+	return root_open_file_at(NULL, path, flags);
+}
+
+int root_read_file_at(const char *top, const char *path, size_t max, unsigned flags, char **buf,
+		      size_t *len)
+{
+	struct stat st;
+	int fd, r;
+
+	*buf = NULL;
+	*len = 0;
+	fd = root_open_file_at(top, path, flags);
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, &st) < 0)
+		r = -errno;
+	else if ((unsigned long long)st.st_size > max)
+		r = -EFBIG; /* a file of /proc says 0: read_whole bounds it */
+	else
+		r = read_whole(fd, max, buf, len);
+	close(fd);
+	return r;
+}
+
+int root_read_file(const char *path, size_t max, unsigned flags, char **buf, size_t *len)
+{
+	return root_read_file_at(NULL, path, max, flags, buf, len);
+}
+
+int root_dir_at(const char *top, const char *dir)
+{
+	struct stat st;
+	int dfd = open_top(top), r = 0;
+
+	if (dfd < 0)
+		return dfd;
+	if (dir && fstatat(dfd, dir, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		r = -errno;
+	else if (dir && !S_ISDIR(st.st_mode))
+		r = -ENOTDIR;
+	close(dfd);
+	return r;
+}
+
+bool root_is(const char *dir)
+{
+	struct stat a, b;
+
+	return stat(dir, &a) == 0 && fstat(rootfd, &b) == 0 && a.st_dev == b.st_dev &&
+		a.st_ino == b.st_ino;
+}
+
+ssize_t root_read_own(const char *path, char *buf, size_t size)
+{
+	ssize_t got = 0, n, r = 0;
+	int fd;
+
+	if (size == 0)
+		return -EINVAL;
+	fd = open_file(rootfd, path, ROOT_FILE_OWN);
+	if (fd == -EISDIR)
+		return -EINVAL; /* not a regular file */
 	if (fd < 0)
 		return fd;
 	/* Up to size bytes: one that fills buf leaves no room for the NUL, so it is too large. */
@@ -793,6 +949,30 @@ int root_write_file_with(const char *dir, const char *name, void (*fill)(FILE *f
 out:
 	if (r < 0)
 		unlinkat(dfd, tmp, 0);
+	close(dfd);
+	return r;
+}
+
+int root_open_dir(const char *dir, bool create, const char **why)
+{
+	*why = NULL;
+	if (writes_denied)
+		return -EROFS;
+	return wf_open_dir(rootfd, dir, create, why);
+}
+
+int root_remove_file(const char *dir, const char *name)
+{
+	const char *why;
+	int dfd, r = 0;
+
+	if (writes_denied)
+		return -EROFS;
+	dfd = wf_open_dir(rootfd, dir, false, &why);
+	if (dfd < 0) /* no directory (or a file in its place): no file in it */
+		return dfd == -ENOENT || dfd == -ENOTDIR ? 0 : dfd;
+	if (unlinkat(dfd, name, 0) < 0 && errno != ENOENT)
+		r = -errno;
 	close(dfd);
 	return r;
 }

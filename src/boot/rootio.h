@@ -8,16 +8,18 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include "config.h"
+
 /*
- * The seam between gpuvm and the kernel: every read and write of /sys, /proc and /run
- * goes through here, relative to the root directory (/ or --root DIR). Paths are given
+ * The seam between gpuvm and the kernel: every read and write beneath the root directory
+ * (/ or --root DIR: /sys, /proc, /run, /etc, /usr, /boot) goes through here, relative to it
+ * (scripts/door.sh refuses a file opened elsewhere). Paths are given
  * without a leading '/'. The unit tests link a fake kernel in place of this file. One reader
  * goes around it: libkmod, given the module directory as a path (kmod.c).
  */
 
 int root_init(const char *root); /* NULL: "/" */
 void root_fini(void);
-int root_fd(void);
 
 /*
  * One read() of an attribute into buf, NUL-terminated: sysfs hands out a whole
@@ -25,9 +27,45 @@ int root_fd(void);
  */
 ssize_t root_read(const char *path, char *buf, size_t size);
 /*
- * The same for a file of gpuvm's own (the state file, a pending record), read as it was
- * written: no symlink followed on the way or at the file (-ELOOP), a regular file (-EINVAL)
- * with one link (-EMLINK), never a FIFO waited on; the whole file, -EFBIG past size - 1.
+ * Whole files beneath the root: the one door for every reader of one (the host config,
+ * the pending records, the state file, boot.json, pci.ids, the boot loader's files, the
+ * kernel command line's). The path is resolved beneath the root with no symlink followed
+ * on the way or at the file (-ELOOP) and nothing above it ('..': -EXDEV); a regular file
+ * (a directory: -EISDIR, else -EINVAL), never a FIFO waited on. Flags:
+ */
+#define ROOT_FILE_OWN 1u /* gpuvm's own, or the host config: one link only (-EMLINK) */
+#define ROOT_FILE_LINKS                                                                            \
+	2u /* a host's file that distributions link (pci.ids, a grubenv):
+			    * symlinks followed, resolved as if the root were / (where the
+			    * kernel has no openat2, none) */
+/* The descriptor, for a reader that reads it its own way (to its end, a header); -errno. */
+int root_open_file(const char *path, unsigned flags);
+/* The whole file, at most max bytes (-EFBIG), NUL-terminated in a buffer to free; -errno. */
+int root_read_file(const char *path, size_t max, unsigned flags, char **buf, size_t *len);
+/*
+ * The same beneath another top directory, a path of the caller's (links followed there):
+ * the real root mounted at boot (--sysroot). NULL: the root.
+ */
+int root_open_file_at(const char *top, const char *path, unsigned flags);
+int root_read_file_at(const char *top, const char *path, size_t max, unsigned flags, char **buf,
+		      size_t *len);
+/* 0 when top (NULL: the root) is a directory and so is its dir (not a link; NULL: none). */
+int root_dir_at(const char *top, const char *dir);
+/* Whether dir (a path of the caller's) is the root itself. */
+bool root_is(const char *dir);
+/*
+ * The host config: --config's file (a path of the caller's, read as any file) or, when
+ * file is NULL, the root's CONFIG_PATH, read as gpuvm's own (ROOT_FILE_OWN).
+ */
+static inline int root_read_config(const char *file, char **buf, size_t *len)
+{
+	if (file)
+		return config_read(file, buf, len);
+	return root_read_file(&CONFIG_PATH[1], CONFIG_MAX_SIZE, ROOT_FILE_OWN, buf, len);
+}
+/*
+ * A file of gpuvm's own (the state file, a pending record) read whole into buf, through
+ * the same door with ROOT_FILE_OWN (a directory: -EINVAL); -EFBIG past size - 1.
  */
 ssize_t root_read_own(const char *path, char *buf, size_t size);
 /*
@@ -115,6 +153,14 @@ int root_write_seq(const struct root_wr *w, size_t n, unsigned timeout_ms, size_
  * that no code they reach can change the host.
  */
 void root_deny_writes(void);
+
+/*
+ * A directory beneath the root for a writer of its own files (config set: writefile.h),
+ * walked and made as wf_open_dir() does; -EROFS after root_deny_writes().
+ */
+int root_open_dir(const char *dir, bool create, const char **why);
+/* Remove dir/name, no symlink followed on the way; 0 when it or dir is not there. */
+int root_remove_file(const char *dir, const char *name);
 
 /*
  * Replace dir/name, a file of the running boot's under run/, with data atomically: a

@@ -108,7 +108,7 @@ static void config_get(const struct options *o, const char *arg, struct outcome 
 		unknown_key("get", arg, out);
 		return;
 	}
-	r = config_read_host(root_fd(), o->config, &buf, &len);
+	r = root_read_config(o->config, &buf, &len);
 	if (r < 0 && r != -ENOENT) {
 		char why[128];
 
@@ -192,7 +192,7 @@ static void next_boot(const struct options *o, int k, const char *stored, struct
 /* config set KEY=VALUE: validated, written atomically, and when it takes effect. */
 static void config_set(const struct options *o, const char *arg, struct outcome *out)
 {
-	int dirfd = o->config ? AT_FDCWD : root_fd();
+	int dirfd = AT_FDCWD;
 	const char *path = o->config ? o->config : CONFIG_PATH + 1, *expect, *why;
 	char key[64], *value, stored[CONFIG_LINE_MAX];
 	bool changed;
@@ -221,7 +221,15 @@ static void config_set(const struct options *o, const char *arg, struct outcome 
 		out->usage = true;
 		return;
 	}
+	/* The root's config is written through its directory from rootio (writefile.h). */
+	if (!o->config && (dirfd = root_open_dir("", false, &why)) < 0) {
+		log_err("%s: cannot write: %s", CONFIG_PATH, strerror(-dirfd));
+		out->error = true;
+		return;
+	}
 	r = config_update(dirfd, path, key, stored, settings_same_key, &changed, &why);
+	if (dirfd >= 0)
+		close(dirfd);
 	if (r < 0 && why) {
 		log_err("%s: not written: %s", o->config ? o->config : CONFIG_PATH, why);
 		out->error = true;

@@ -627,7 +627,7 @@ static void dump_config(struct dump *d)
 {
 	char *buf = NULL, *p;
 	size_t len = 0;
-	int r = config_read_host(root_fd(), d->o->config, &buf, &len);
+	int r = root_read_config(d->o->config, &buf, &len);
 
 	if (r < 0) {
 		if (r != -ENOENT)
@@ -1504,6 +1504,7 @@ static int open_out(const char *path)
 			return -EPERM;
 		}
 	}
+	/* door: --out's path, the caller's, never under the root's /sys, /proc, /run */
 	fd = openat(AT_FDCWD, path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY,
 		    0644);
 	if (fd < 0) {

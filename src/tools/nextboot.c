@@ -153,8 +153,7 @@ static int slurp(const char *path, char **buf, size_t *len)
 {
 	size_t n;
 
-	*buf = NULL;
-	return config_read(root_fd(), path, buf, len ? len : &n);
+	return root_read_file(path, CONFIG_MAX_SIZE, ROOT_FILE_LINKS, buf, len ? len : &n);
 }
 
 /*
@@ -923,7 +922,7 @@ static int uki_cmdline(int fd, char **text)
 static int uki(struct nextboot *nb, const char *path, void *data)
 {
 	char *text = NULL;
-	int fd = root_open(path), r;
+	int fd = root_open_file(path, ROOT_FILE_LINKS), r;
 
 	(void)data;
 	r = fd < 0 ? fd : uki_cmdline(fd, &text);
@@ -977,7 +976,7 @@ static int this_boot(struct nextboot *nb)
 	static const char *const ms_path[] = { "mode_source" };
 	char *text, id[64], now[64];
 	size_t len;
-	int r = config_read_nofollow_max(root_fd(), BOOT_JSON, BOOT_JSON_MAX, &text, &len);
+	int r = root_read_file(BOOT_JSON, BOOT_JSON_MAX, ROOT_FILE_OWN, &text, &len);
 
 	nb->boot_json = -1;
 	if (r == -ENOMEM)
@@ -1036,7 +1035,7 @@ static int host_file(struct nextboot *nb, const char *config_file)
 
 	if (!s)
 		return -ENOMEM;
-	r = config_read_host(root_fd(), config_file, &buf, &len);
+	r = root_read_config(config_file, &buf, &len);
 	if (r == -ENOMEM) {
 		free(s);
 		return r;

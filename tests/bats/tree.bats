@@ -1,7 +1,8 @@
 #!/usr/bin/env bats
 # shellcheck disable=SC2154 # $stderr and $output are set by bats' run
 # The tree's own rules that make lint checks: no include reaches up a layer
-# (scripts/layers.sh), and commit subjects "area: what changed" of at most 72 characters
+# (scripts/layers.sh), every file beneath the root opened by rootio.c (scripts/door.sh),
+# and commit subjects "area: what changed" of at most 72 characters
 # (scripts/subjects.sh). Each check is shown to pass on the tree and to fail where it must.
 
 load helpers
@@ -41,6 +42,25 @@ load helpers
 	assert_line "cmd/apply.c: includes nextboot.h, a header of src/tools/: the boot's path (src/boot/, main.c, cmd/apply.c) includes none"
 	assert_line "main.c: includes hostreport.h, a header of src/tools/: the boot's path (src/boot/, main.c, cmd/apply.c) includes none"
 	[ "${#lines[@]}" = 3 ]
+}
+
+@test "door: every file beneath the root is opened by rootio.c; a read around it fails the check" {
+	run sh "$TOP/scripts/door.sh"
+	assert_success
+	assert_output ""
+	local s=$BATS_TEST_TMPDIR/src
+	cp -r "$TOP/src" "$s"
+	# pci.ids read by its own openat again, as it was before the door; a reason keeps one
+	sed -i 's|^char \*pciids_read(size_t \*len, size_t \*which)$|static int again(int fd) { return openat(fd, "usr/share/misc/pci.ids", O_RDONLY); }\n&|' \
+		"$s/boot/pciids.c"
+	printf 'int a(int d)\n{\n\t/* door: a path of the caller'"'"'s */\n\treturn openat(d, "x", 0);\n}\n' >"$s/ok.c"
+	printf 'int b(void)\n{\n\treturn faccessat(root_fd(), "etc", 0, 0);\n}\n' >"$s/cmd/bad.c"
+	run sh "$TOP/scripts/door.sh" "$s"
+	assert_failure
+	assert_line --partial "pciids.c:"
+	assert_line --partial ": openat(): a file opened beneath the root outside rootio.c"
+	assert_line "cmd/bad.c:3: faccessat(): a file opened beneath the root outside rootio.c (or say door: and why not)"
+	[ "${#lines[@]}" = 2 ]
 }
 
 @test "subjects: the commits since the rule began pass; a long or area-less subject fails" {

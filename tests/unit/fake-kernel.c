@@ -5,7 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 #include "fake-kernel.h"
 #include "kmod.h"
@@ -65,8 +67,11 @@ static struct {
 	int n_dyn;
 	int n_faults;
 	char *state;
-	char *metrics;	 /* the metrics file (gpuvm.prom) */
-	char *record[2]; /* /run/gpuvm/pending and root-pending */
+	char *metrics;			      /* the metrics file (gpuvm.prom) */
+	char *record[2];		      /* /run/gpuvm/pending and root-pending */
+	char fault_path[160];		      /* the path of the last fault that fired */
+	char file_path[8][64], *file_text[8]; /* whole files (fk_file) */
+	int n_files;
 	int writes, loads;
 	int fired; /* faults that fired */
 	char probe_error[160];
@@ -81,9 +86,17 @@ void fk_reset(bool iommu)
 	free(k.metrics);
 	free(k.record[0]);
 	free(k.record[1]);
+	while (k.n_files)
+		free(k.file_text[--k.n_files]);
 	memset(&k, 0, sizeof(k));
 	k.iommu = iommu;
 	k.vfio_dev = 1;
+}
+
+void fk_file(const char *path, const char *text)
+{
+	snprintf(k.file_path[k.n_files], sizeof(k.file_path[0]), "%s", path);
+	k.file_text[k.n_files++] = strdup(text);
 }
 
 void fk_vfio(int vfio_dev, bool group_dev)
@@ -104,6 +117,7 @@ void fk_smmu(void)
 }
 
 static void set_driver(struct fdev *d, const char *drv);
+static const char *whole_file(const char *top, const char *path);
 
 static struct fdev *find(const char *name)
 {
@@ -332,6 +346,7 @@ static int fault_at(const char *path, bool read)
 			continue;
 		if (++f->seen == f->nth || f->nth == 0) {
 			k.fired++;
+			snprintf(k.fault_path, sizeof(k.fault_path), "%s", path);
 			return f->err;
 		}
 	}
@@ -408,11 +423,6 @@ int root_init(const char *root)
 
 void root_fini(void)
 {
-}
-
-int root_fd(void)
-{
-	return AT_FDCWD; /* the host config is read from the working directory */
 }
 
 int root_open(const char *path)
@@ -785,6 +795,8 @@ bool root_exists(const char *path)
 	char drv[64];
 	int i, n, end = 0;
 
+	if (whole_file(NULL, path))
+		return true;
 	/* A group's vfio device is there while a member is on a vfio driver. */
 	if (sscanf(path, "sys/class/vfio/%d%n", &n, &end) == 1 && path[end] == '\0') {
 		for (i = 0; i < k.n && !k.no_group_dev; i++)
@@ -960,6 +972,141 @@ int root_write_file(const char *dir, const char *name, const char *data, size_t 
 	free(*file);
 	*file = strndup(data, len);
 	return *file ? 0 : -ENOMEM;
+}
+
+/*
+ * Whole files: those fk_file gave, the state file and the pending records; each read of
+ * one is a read a fault can fail ("r:PATH"). Beneath another top (--sysroot's), the files
+ * fk_file gave as "TOP/PATH".
+ */
+static const char *whole_file(const char *top, const char *path)
+{
+	char full[160];
+	int i;
+
+	while (*path == '/')
+		path++;
+	if (top) {
+		snprintf(full, sizeof(full), "%s/%s", top, path);
+		path = full;
+	} else if (strcmp(path, "run/gpuvm/state.json") == 0) {
+		return k.state;
+	} else if (strncmp(path, "run/gpuvm/", 10) == 0 && fk_record(path + 10)) {
+		return fk_record(path + 10);
+	}
+	for (i = 0; i < k.n_files; i++)
+		if (strcmp(path, k.file_path[i]) == 0)
+			return k.file_text[i];
+	return NULL;
+}
+
+/* The name a read beneath top is faulted by: "TOP/PATH", or PATH beneath the root. */
+static const char *top_path(const char *top, const char *path, char *buf, size_t size)
+{
+	if (!top)
+		return path;
+	snprintf(buf, size, "%s/%s", top, path);
+	return buf;
+}
+
+const char *fk_fault_path(void)
+{
+	return k.fault_path;
+}
+
+int root_read_file_at(const char *top, const char *path, size_t max, unsigned flags, char **buf,
+		      size_t *len)
+{
+	const char *text = whole_file(top, path);
+	char full[160];
+	int err = read_faulted(top_path(top, path, full, sizeof(full)));
+
+	(void)flags;
+	*buf = NULL;
+	*len = 0;
+	if (err)
+		return err;
+	if (!text)
+		return -ENOENT;
+	if (strlen(text) > max)
+		return -EFBIG;
+	*buf = strdup(text);
+	if (!*buf)
+		return -ENOMEM;
+	*len = strlen(text);
+	return 0;
+}
+
+int root_read_file(const char *path, size_t max, unsigned flags, char **buf, size_t *len)
+{
+	return root_read_file_at(NULL, path, max, flags, buf, len);
+}
+
+/* The descriptor of a whole file: its text in a memfd. */
+int root_open_file_at(const char *top, const char *path, unsigned flags)
+{
+	const char *text = whole_file(top, path);
+	char full[160];
+	int err = read_faulted(top_path(top, path, full, sizeof(full))), fd;
+
+	(void)flags;
+	if (err)
+		return err;
+	if (!text)
+		return -ENOENT;
+	fd = memfd_create("fake", MFD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, text, strlen(text)) != (ssize_t)strlen(text) || lseek(fd, 0, SEEK_SET) < 0) {
+		close(fd);
+		return -EIO;
+	}
+	return fd;
+}
+
+int root_open_file(const char *path, unsigned flags)
+{
+	return root_open_file_at(NULL, path, flags);
+}
+
+/* A top has the directories of the files fk_file gave beneath it. */
+int root_dir_at(const char *top, const char *dir)
+{
+	char pre[160];
+	int i;
+
+	snprintf(pre, sizeof(pre), "%s/%s%s", top ? top : "", dir ? dir : "", dir ? "/" : "");
+	for (i = 0; i < k.n_files; i++)
+		if (strncmp(k.file_path[i], top ? pre : pre + 1, strlen(top ? pre : pre + 1)) == 0)
+			return 0;
+	return -ENOENT;
+}
+
+bool root_is(const char *dir)
+{
+	(void)dir;
+	return false;
+}
+
+/* No directory to write a file of one's own in (config set is the bats suites'). */
+int root_open_dir(const char *dir, bool create, const char **why)
+{
+	(void)dir;
+	(void)create;
+	*why = NULL;
+	return -EROFS;
+}
+
+int root_remove_file(const char *dir, const char *name)
+{
+	char **r = record_of(name);
+
+	(void)dir;
+	if (r) {
+		free(*r);
+		*r = NULL;
+	}
+	return 0;
 }
 
 /* kmod.h */

@@ -59,7 +59,15 @@ const char *fk_metrics(void); /* the last metrics file (gpuvm.prom), or NULL */
 int fk_writes(void);	      /* sysfs writes so far */
 int fk_modules_loaded(void);
 const char *fk_kmsg_probe_error(void); /* what the kernel would have logged */
-/* A pending record ("pending", "root-pending"): the last written, or NULL. */
+/*
+ * A whole file beneath the root (the host config, pci.ids, a boot loader's file), served
+ * by root_read_file and root_open_file; at most eight a test. "/TOP/PATH": beneath another
+ * top (root_read_file_at(TOP, PATH), --sysroot's).
+ */
+void fk_file(const char *path, const char *text);
+/* The path of the last fault that fired. */
+const char *fk_fault_path(void);
+/* A pending record ("pending", "root-pending"): the last written, or NULL (removed). */
 const char *fk_record(const char *name);
 
 /*

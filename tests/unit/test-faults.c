@@ -13,14 +13,19 @@
  * read or write left whose failure breaks those rules. The boot's first call, which holds
  * GPUs for a later call (the root's config, or config='s disk), meets every write failing
  * in turn too: a GPU is never left on gpuvm-hold unless the record that later call reads
- * names it (else the hold outlives the boot).
+ * names it (else the hold outlives the boot). The boot's last call (--resume --sysroot)
+ * meets every read failing in turn, its record and the root's config among them. The whole
+ * files a run reads (the host config, pci.ids, the records) are served by the fake kernel
+ * too, so each of them is one of the reads failed; the test says which it failed.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "fake-kernel.h"
 #include "json.h"
 #include "log.h"
+#include "nextboot.h"
 #include "cmd/cmd.h"
 #include "unit.h"
 
@@ -46,9 +51,35 @@ static const struct mode_case {
 	{ "vm-vgpu", "gpuvm.mode=vm-vgpu", NVIDIA, false },
 };
 
+/* The whole files the runs read, and whether a run has failed a read of each. */
+static struct {
+	const char *path;
+	bool failed;
+} whole[] = {
+	{ "etc/gpuvm/gpuvm.conf", false },	    /* apply: the host config */
+	{ "usr/share/gpuvm/pci.ids", false },	    /* apply in vm-vgpu: the names of the GPUs */
+	{ "run/gpuvm/root-pending", false },	    /* apply --resume: the first call's record */
+	{ "/sysroot/etc/gpuvm/gpuvm.conf", false }, /* apply --resume: the root's config */
+	{ "run/gpuvm/boot.json", false },	    /* the next boot: what this boot read */
+	{ "etc/default/grub", false },		    /* the next boot: GRUB's command line */
+	{ "etc/kernel/cmdline", false },	    /* the next boot: kernel-install's */
+};
+
+static void note_fault(void)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(whole) / sizeof(whole[0]); i++)
+		if (strcmp(fk_fault_path(), whole[i].path) == 0)
+			whole[i].failed = true;
+}
+
 static void host(bool stale)
 {
 	fk_reset(true);
+	fk_file("etc/gpuvm/gpuvm.conf", "# the command line's mode decides\n");
+	fk_file("usr/share/gpuvm/pci.ids",
+		"10de  NVIDIA Corporation\n\t2204  GA102 [GeForce RTX 3090]\n");
 	fk_add(GPU, 0x10de, 0x2204, 0x030000, 1, stale ? "vfio-pci" : "nouveau", "nouveau");
 	fk_add(AUD, 0x10de, 0x1aef, 0x040300, 1, stale ? "vfio-pci" : "snd_hda_intel", "snd_hda_intel");
 	fk_add(GPU2, 0x10de, 0x2204, 0x030000, 2, stale ? "vfio-pci" : "nouveau", "nouveau");
@@ -106,6 +137,8 @@ static bool run_one(const struct mode_case *m, bool read, int n)
 		log_close();
 		return false;
 	}
+	if (read)
+		note_fault();
 	if (m->want == VFIO) /* a host-side mode releases functions one by one */
 		CHECK(on_vfio(GPU) == on_vfio(AUD), "%s, %s %d fails: group 1 whole (GPU %s, audio %s)",
 		      m->name, read ? "read" : "write", n, fk_driver(GPU), fk_driver(AUD));
@@ -169,6 +202,92 @@ static bool hold_one(const char *cmdline, const char *record, int n)
 	return fired;
 }
 
+/*
+ * apply --resume --sysroot after a first call that held both GPUs (no mode on the line),
+ * with the Nth read failing: the NIC untouched, a state file valid, and a GPU left on
+ * gpuvm-hold only with an error or a failure said (exit 1). False when no fault fired.
+ */
+static bool resume_one(int n)
+{
+	struct options first = { .cmdline = "quiet", .defer = true };
+	struct options last = { .cmdline = "quiet", .resume = true, .sysroot = "/sysroot" };
+	struct outcome out;
+	const char *st;
+	bool fired, held;
+
+	fk_reset(true);
+	fk_add(GPU, 0x10de, 0x2204, 0x030000, 1, NULL, "nouveau");
+	fk_add(GPU2, 0x10de, 0x2204, 0x030000, 2, NULL, "nouveau");
+	fk_add("0000:03:00.0", 0x8086, 0x1533, 0x020000, 3, "igb", "igb");
+	fk_driver_loaded("nouveau");
+	fk_driver_loaded("igb");
+	fk_module("vfio-pci", "vfio-pci");
+	fk_file("/sysroot/etc/gpuvm/gpuvm.conf", "mode=vm-passthrough\n");
+	log_setup(false, 0);
+	memset(&out, 0, sizeof(out));
+	cmd_apply.run(&first, &out);
+	CHECK(n > 1 || fk_record("root-pending"), "resume: the first call left its record");
+	fk_fault("r:", n, -EIO);
+	memset(&out, 0, sizeof(out));
+	cmd_apply.run(&last, &out);
+	fired = fk_faults_fired() > 0;
+	if (fired) {
+		note_fault();
+		held = strcmp(fk_override(GPU), "gpuvm-hold") == 0 ||
+			strcmp(fk_override(GPU2), "gpuvm-hold") == 0;
+		CHECK(!held || out.error || out.failed > 0,
+		      "resume, read %d fails (%s): a GPU left held is said (exit 1)", n,
+		      fk_fault_path());
+		CHECK(strcmp(fk_driver("0000:03:00.0"), "igb") == 0,
+		      "resume, read %d fails: the NIC untouched", n);
+		st = fk_state();
+		CHECK(!st || json_valid(st, strlen(st)), "resume, read %d fails: state file valid", n);
+	} else {
+		CHECK(on_vfio(GPU) && on_vfio(GPU2) && !out.error,
+		      "resume, no fault: the root's config bound both GPUs");
+	}
+	log_close();
+	return fired;
+}
+
+/*
+ * What the next boot makes of the host config (config set, status, check), with the Nth
+ * read failing: the boot-loader files pin the mode; a read that fails may make the verdict
+ * unknown, never another one. False when no fault fired.
+ */
+static bool nextboot_one(int n, enum nb_verdict *clean)
+{
+	struct nextboot nb = { 0 };
+	struct nb_judgement j;
+	bool fired;
+	int r;
+
+	fk_reset(true);
+	fk_file("etc/gpuvm/gpuvm.conf", "mode=vm-passthrough\n");
+	fk_file("run/gpuvm/boot.json", "{\"version\": 1, \"boot\": {\"boot_id\": \"x\"}}\n");
+	fk_file("etc/default/grub", "GRUB_CMDLINE_LINUX=\"quiet gpuvm.mode=container\"\n");
+	fk_file("etc/kernel/cmdline", "root=/dev/sda1 gpuvm.mode=container\n");
+	if (n)
+		fk_fault("r:", n, -EIO);
+	log_setup(false, 0);
+	r = nextboot_judge(&nb, NULL, "quiet");
+	fired = fk_faults_fired() > 0;
+	nextboot_verdict(&nb, "mode", "vm-passthrough", &j);
+	if (!n) {
+		*clean = j.verdict;
+		CHECK(r == 0 && j.verdict == NB_PINNED, "next boot, no fault: pinned (%s)",
+		      nextboot_verdict_name(j.verdict));
+	} else if (fired) {
+		note_fault();
+		CHECK(r == 0 && (j.verdict == *clean || j.verdict == NB_UNKNOWN),
+		      "next boot, read %d fails (%s): %s, the clean verdict or unknown", n,
+		      fk_fault_path(), nextboot_verdict_name(j.verdict));
+	}
+	nextboot_fini(&nb);
+	log_close();
+	return fired;
+}
+
 int main(void)
 {
 	size_t i;
@@ -202,6 +321,24 @@ int main(void)
 			      strcmp(fk_override(GPU2), "gpuvm-hold") == 0,
 		      "%s: with no fault, both GPUs held", cl);
 	}
+	{
+		int n = 1;
+
+		while (resume_one(n))
+			n++;
+		CHECK(n > 3, "resume: %d reads failed in turn", n - 1);
+	}
+	{
+		enum nb_verdict clean = NB_UNKNOWN;
+		int n = 1;
+
+		nextboot_one(0, &clean);
+		while (nextboot_one(n, &clean))
+			n++;
+		CHECK(n > 3, "next boot: %d reads failed in turn", n - 1);
+	}
+	for (i = 0; i < sizeof(whole) / sizeof(whole[0]); i++)
+		CHECK(whole[i].failed, "a read of %s failed in turn", whole[i].path);
 	fk_reset(false);
 	return unit_done();
 }

@@ -184,95 +184,32 @@ static void files(void)
 		return;
 	}
 	snprintf(path, sizeof(path), "%s/missing.conf", dir);
-	CHECK_INT(config_read(AT_FDCWD, path, &buf, &len), -ENOENT, "missing file: -ENOENT");
-	CHECK_INT(config_read(AT_FDCWD, dir, &buf, &len), -EISDIR, "a directory: -EISDIR");
+	CHECK_INT(config_read(path, &buf, &len), -ENOENT, "missing file: -ENOENT");
+	CHECK_INT(config_read(dir, &buf, &len), -EISDIR, "a directory: -EISDIR");
 
 	snprintf(path, sizeof(path), "%s/big.conf", dir);
 	fd = open(path, O_CREAT | O_WRONLY, 0644);
 	CHECK(fd >= 0 && ftruncate(fd, 1024 * 1024) == 0, "make a 1 MiB file");
 	close(fd);
-	CHECK_INT(config_read(AT_FDCWD, path, &buf, &len), -EFBIG, "a 1 MiB file: -EFBIG");
+	CHECK_INT(config_read(path, &buf, &len), -EFBIG, "a 1 MiB file: -EFBIG");
 	unlink(path);
 
 	snprintf(path, sizeof(path), "%s/ok.conf", dir);
 	fd = open(path, O_CREAT | O_WRONLY, 0644);
 	CHECK(fd >= 0 && write(fd, "mode=vm-vgpu\n", 13) == 13, "write a config");
 	close(fd);
-	CHECK_INT(config_read(AT_FDCWD, path, &buf, &len), 0, "read it");
+	CHECK_INT(config_read(path, &buf, &len), 0, "read it");
 	CHECK_INT(len, 13, "its length");
 	CHECK_STR(buf, "mode=vm-vgpu\n", "its text, NUL-terminated");
 	free(buf);
 	if (geteuid() != 0) {
 		chmod(path, 0);
-		CHECK_INT(config_read(AT_FDCWD, path, &buf, &len), -EACCES, "unreadable: -EACCES");
+		CHECK_INT(config_read(path, &buf, &len), -EACCES, "unreadable: -EACCES");
 	} else {
 		unit_n++;
 		printf("ok %d - unreadable: -EACCES # SKIP root reads a file of mode 0\n", unit_n);
 	}
 	unlink(path);
-	rmdir(dir);
-}
-
-/*
- * The root's config at boot: no symlink on the way or at the file, a regular file with one
- * link, nothing above the directory given.
- */
-static void files_nofollow(void)
-{
-	char dir[] = "/tmp/gpuvm-unit-XXXXXX", p[256], q[256];
-	char *buf = NULL;
-	size_t len;
-	int dfd, fd;
-
-	if (!mkdtemp(dir)) {
-		CHECK(0, "mkdtemp");
-		return;
-	}
-	snprintf(p, sizeof(p), "%s/etc", dir);
-	mkdir(p, 0755);
-	snprintf(p, sizeof(p), "%s/real", dir);
-	mkdir(p, 0755);
-	snprintf(p, sizeof(p), "%s/real/gpuvm.conf", dir);
-	fd = open(p, O_CREAT | O_WRONLY, 0644);
-	CHECK(fd >= 0 && write(fd, "mode=container\n", 15) == 15, "write a config");
-	close(fd);
-	dfd = open(dir, O_PATH | O_DIRECTORY);
-	CHECK(dfd >= 0, "open the root");
-	CHECK_INT(config_read_nofollow(dfd, "real/gpuvm.conf", &buf, &len), 0,
-		  "nofollow: a plain file is read");
-	CHECK_INT(len, 15, "nofollow: its length");
-	free(buf);
-	CHECK_INT(config_read_nofollow(dfd, "etc/gpuvm/gpuvm.conf", &buf, &len), -ENOENT,
-		  "nofollow: missing: -ENOENT");
-	snprintf(q, sizeof(q), "%s/etc/gpuvm", dir);
-	CHECK(symlink("../real", q) == 0, "a directory link on the way");
-	CHECK_INT(config_read_nofollow(dfd, "etc/gpuvm/gpuvm.conf", &buf, &len), -ELOOP,
-		  "nofollow: a link on the way: -ELOOP");
-	unlink(q);
-	mkdir(q, 0755);
-	snprintf(q, sizeof(q), "%s/etc/gpuvm/gpuvm.conf", dir);
-	CHECK(symlink("../../real/gpuvm.conf", q) == 0, "a link at the file");
-	CHECK_INT(config_read_nofollow(dfd, "etc/gpuvm/gpuvm.conf", &buf, &len), -ELOOP,
-		  "nofollow: a link at the file: -ELOOP");
-	unlink(q);
-	CHECK(link(p, q) == 0, "a hard link");
-	CHECK_INT(config_read_nofollow(dfd, "etc/gpuvm/gpuvm.conf", &buf, &len), -EMLINK,
-		  "nofollow: another hard link: -EMLINK");
-	unlink(q);
-	CHECK_INT(config_read_nofollow(dfd, "etc/../real/gpuvm.conf", &buf, &len), -EXDEV,
-		  "nofollow: '..': -EXDEV");
-	mkdir(q, 0755);
-	CHECK_INT(config_read_nofollow(dfd, "etc/gpuvm/gpuvm.conf", &buf, &len), -EISDIR,
-		  "nofollow: a directory: -EISDIR");
-	rmdir(q);
-	snprintf(q, sizeof(q), "%s/etc/gpuvm", dir);
-	rmdir(q);
-	snprintf(q, sizeof(q), "%s/etc", dir);
-	rmdir(q);
-	unlink(p);
-	snprintf(p, sizeof(p), "%s/real", dir);
-	rmdir(p);
-	close(dfd);
 	rmdir(dir);
 }
 
@@ -311,7 +248,6 @@ int main(void)
 	precedence();
 	bad_input();
 	files();
-	files_nofollow();
 	messages_as_data();
 	settings_msgs_free(&msgs);
 	log_close();
