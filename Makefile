@@ -25,7 +25,7 @@ BOOT_SRCS := util.c strpool.c log.c mode.c cmdline.c kcmdline.c config.c setting
 	kmod.c vgpu.c pciids.c tagspec.c blkdev.c hostdev.c confsource.c pending.c writefile.c \
 	prepare.c bootrun.c
 TOOLS_SRCS := nextboot.c inuse.c live.c iomem.c check.c kvsnippet.c tarw.c modindex.c \
-	hostreport.c
+	hostreport.c dumpcollect.c
 CMD_SRCS := cmd/apply.c cmd/applyhost.c cmd/plan.c cmd/status.c cmd/check.c cmd/cmdline.c \
 	cmd/config.c cmd/kubevirt.c cmd/dump.c main.c
 SRCS := $(BOOT_SRCS:%=boot/%) $(TOOLS_SRCS:%=tools/%) $(CMD_SRCS)

@@ -23,6 +23,7 @@ decide: plan nextboot check kvsnippet
 act: execute live
 report: report state metrics hostreport
 prepare: prepare
+collect: dumpcollect
 command: cmd main bootrun
 '
 

@@ -26,6 +26,22 @@
 static int rootfd = -1;
 static bool writes_denied;
 
+/* The recorder (root_record): off (NULL) but for dump's preparation. */
+static void (*rec_fn)(enum root_rec kind, const char *path, void *data);
+static void *rec_data;
+
+static void record(enum root_rec kind, const char *path)
+{
+	if (rec_fn)
+		rec_fn(kind, path, rec_data);
+}
+
+void root_record(void (*fn)(enum root_rec kind, const char *path, void *data), void *data)
+{
+	rec_fn = fn;
+	rec_data = data;
+}
+
 static void stop_writer(bool blocked);
 static void reap_abandoned(void);
 
@@ -80,6 +96,7 @@ ssize_t root_read(const char *path, char *buf, size_t size)
 	ssize_t n;
 	int fd;
 
+	record(ROOT_REC_FILE, path);
 	fd = open_attr(path);
 	if (fd < 0)
 		return -errno;
@@ -189,8 +206,10 @@ int root_open_file_at(const char *top, const char *path, unsigned flags)
 {
 	int dfd, fd;
 
-	if (!top)
+	if (!top) {
+		record(ROOT_REC_FILE, path);
 		return open_file(rootfd, path, flags);
+	}
 	dfd = open_top(top);
 	if (dfd < 0)
 		return dfd;
@@ -258,6 +277,7 @@ ssize_t root_read_own(const char *path, char *buf, size_t size)
 	ssize_t got = 0, n, r = 0;
 	int fd;
 
+	record(ROOT_REC_FILE, path);
 	if (size == 0)
 		return -EINVAL;
 	fd = open_file(rootfd, path, ROOT_FILE_OWN);
@@ -309,6 +329,7 @@ ssize_t root_read_batched(struct root_batch *b, const char *path, char *buf, siz
 	ssize_t n;
 	int fd;
 
+	record(ROOT_REC_FILE, path);
 	if (b->n == ROOT_BATCH_MAX)
 		root_batch_close(b);
 	fd = open_attr(path);
@@ -334,6 +355,7 @@ int root_read_chunks(const char *path, char *buf, size_t size,
 	size_t have = 0;
 	int fd, r = 0;
 
+	record(ROOT_REC_FILE, path);
 	if (size < 2)
 		return -EINVAL;
 	fd = open_attr(path);
@@ -371,6 +393,7 @@ int root_link_name(const char *path, char *buf, size_t size)
 	const char *base;
 	ssize_t n;
 
+	record(ROOT_REC_LINK, path);
 	n = readlinkat(rootfd, path, target, sizeof(target) - 1);
 	if (n < 0)
 		return -errno;
@@ -383,6 +406,7 @@ int root_link_target(const char *path, char *buf, size_t size)
 {
 	ssize_t n;
 
+	record(ROOT_REC_LINK, path);
 	if (size < 2)
 		return -EINVAL;
 	n = readlinkat(rootfd, path, buf, size);
@@ -416,6 +440,7 @@ int root_list(const char *dir, int (*cb)(const char *name, void *data), void *da
 	long n = 0;
 	int fd, r = 0;
 
+	record(ROOT_REC_DIR, dir);
 	fd = openat(rootfd, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
@@ -442,6 +467,7 @@ int root_list(const char *dir, int (*cb)(const char *name, void *data), void *da
 
 bool root_exists(const char *path)
 {
+	record(ROOT_REC_NAME, path);
 	return faccessat(rootfd, path, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
@@ -449,6 +475,7 @@ int root_dir_links(const char *path, unsigned long *links)
 {
 	struct stat st;
 
+	record(ROOT_REC_DIR, path);
 	if (fstatat(rootfd, path, &st, 0) < 0)
 		return -errno;
 	if (!S_ISDIR(st.st_mode))
@@ -461,6 +488,7 @@ int root_stat_rdev(const char *path, unsigned *maj, unsigned *min)
 {
 	struct stat st;
 
+	record(ROOT_REC_NAME, path);
 	if (fstatat(rootfd, path, &st, 0) < 0)
 		return -errno;
 	if (!S_ISCHR(st.st_mode))

@@ -148,6 +148,21 @@ struct root_wr {
 int root_write_seq(const struct root_wr *w, size_t n, unsigned timeout_ms, size_t *failed);
 
 /*
+ * The recorder: while fn is set, every path a reader above is asked for (served or not)
+ * is given to it with what was asked, before the read: a file read, a link read, a
+ * directory listed (or its links counted), a name looked up. dump sets it for its own
+ * preparation, the same reads as plan's and status's, to learn what to copy; NULL turns
+ * it off. Off, it costs a reader one test of a pointer. Paths as the reader gave them.
+ */
+enum root_rec {
+	ROOT_REC_FILE,
+	ROOT_REC_LINK,
+	ROOT_REC_DIR,
+	ROOT_REC_NAME
+};
+void root_record(void (*fn)(enum root_rec kind, const char *path, void *data), void *data);
+
+/*
  * From now on every write above (root_write, root_write_file*) fails with -EROFS, for
  * the rest of the process: the read-only commands (dump, plan --in-use) set it first, so
  * that no code they reach can change the host.

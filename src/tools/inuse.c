@@ -52,6 +52,23 @@ static void add_node(struct inuse_node *nodes, size_t *n, size_t max, const char
 	nd->has_dev = devpath && read_devt(devpath, &nd->major, &nd->minor);
 }
 
+bool inuse_drm_node(const char *name)
+{
+	/* controlD*: the legacy control node (gone in 6.8) opens nothing of the device's. */
+	return strncmp(name, "card", 4) == 0 || strncmp(name, "renderD", 7) == 0;
+}
+
+bool inuse_vfio_node(const char *name)
+{
+	return strncmp(name, "vfio", 4) == 0 && name[4] >= '0' && name[4] <= '9';
+}
+
+bool inuse_fb_node(const char *name)
+{
+	return strncmp(name, "fb", 2) == 0 && name[2] >= '0' && name[2] <= '9' &&
+		strspn(name + 2, "0123456789") == strlen(name + 2);
+}
+
 struct drm_walk {
 	const char *addr;
 	struct inuse_node *nodes;
@@ -63,8 +80,7 @@ static int drm_entry(const char *name, void *data)
 	struct drm_walk *w = data;
 	char path[48], dev[128];
 
-	/* controlD*: the legacy control node (gone in 6.8) opens nothing of the device's. */
-	if (strncmp(name, "card", 4) != 0 && strncmp(name, "renderD", 7) != 0)
+	if (!inuse_drm_node(name))
 		return 0;
 	snprintf(path, sizeof(path), "/dev/dri/%s", name);
 	snprintf(dev, sizeof(dev), DEV "%s/drm/%s/dev", w->addr, name);
@@ -77,7 +93,7 @@ static int vfio_dev_entry(const char *name, void *data)
 	struct drm_walk *w = data;
 	char path[48], dev[128];
 
-	if (strncmp(name, "vfio", 4) != 0 || name[4] < '0' || name[4] > '9')
+	if (!inuse_vfio_node(name))
 		return 0;
 	snprintf(path, sizeof(path), "/dev/vfio/devices/%s", name);
 	snprintf(dev, sizeof(dev), DEV "%s/vfio-dev/%s/dev", w->addr, name);
@@ -94,8 +110,7 @@ static int fb_entry(const char *name, void *data)
 	struct drm_walk *w = data;
 	char path[48], dev[128];
 
-	if (strncmp(name, "fb", 2) != 0 || name[2] < '0' || name[2] > '9' ||
-	    strspn(name + 2, "0123456789") != strlen(name + 2))
+	if (!inuse_fb_node(name))
 		return 0;
 	snprintf(path, sizeof(path), "/dev/%s", name);
 	snprintf(dev, sizeof(dev), DEV "%s/graphics/%s/dev", w->addr, name);

@@ -42,6 +42,14 @@ struct inuse {
  * is set: it is on a vfio driver) and its vfio cdev (vfio-dev/vfioN). Returns how many were
  * put in nodes (at most max).
  */
+/*
+ * The names of a function's device nodes in sysfs, one list for inuse_nodes and dump:
+ * drm/card* and renderD* (not the legacy controlD*), graphics/fbN, vfio-dev/vfioN.
+ */
+bool inuse_drm_node(const char *name);
+bool inuse_fb_node(const char *name);
+bool inuse_vfio_node(const char *name);
+
 size_t inuse_nodes(const char *addr, int group, bool vfio, struct inuse_node *nodes, size_t max);
 
 /*

@@ -424,3 +424,28 @@ nextboot_paths() {
 	assert_failure
 	assert_regex "$stderr" "says the next-boot judge reads /etc/kernel/uki.conf, which nextboot.c does not open"
 }
+
+# dump_adds SRC PAGE: dumpcollect.c's diag_attrs[] (what dump adds to what gpuvm read) and
+# the list gpuvm(8)'s DUMP gives of it, one a line each, in order; differ: exit 1.
+dump_adds() {
+	sed -n '/^static const char \*const diag_attrs\[\] = {$/,/^};$/s/^\t"\(.*\)",$/\1/p' "$1" \
+		>"$BATS_TEST_TMPDIR/src.adds"
+	sed -n '/diag_attrs\[\], in its order/{n;p;}' "$2" | tr -d ';' | sed 's/, /\n/g' \
+		>"$BATS_TEST_TMPDIR/page.adds"
+	diff "$BATS_TEST_TMPDIR/src.adds" "$BATS_TEST_TMPDIR/page.adds" >&2
+}
+
+@test "gpuvm(8)'s DUMP names what dump adds to what gpuvm read: dumpcollect.c's diag_attrs[], no other" {
+	run dump_adds "$TOP/src/dumpcollect.c" "$TOP/doc/gpuvm.8"
+	assert_success
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/src.adds")" -ge 10 ]
+	# The dump learns to add an attribute; the page lists one it does not add.
+	sed 's|^\t"resource",$|&\n\t"numa_node",|' "$TOP/src/dumpcollect.c" >"$BATS_TEST_TMPDIR/dc.c"
+	run --separate-stderr dump_adds "$BATS_TEST_TMPDIR/dc.c" "$TOP/doc/gpuvm.8"
+	assert_failure
+	assert_regex "$stderr" "< numa_node"
+	sed 's|^vendor, device, subsystem_vendor,|vendor, device, boot_vga, subsystem_vendor,|' "$TOP/doc/gpuvm.8" >"$BATS_TEST_TMPDIR/gpuvm.8"
+	run --separate-stderr dump_adds "$TOP/src/dumpcollect.c" "$BATS_TEST_TMPDIR/gpuvm.8"
+	assert_failure
+	assert_regex "$stderr" "> boot_vga"
+}

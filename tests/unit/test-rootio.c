@@ -4,7 +4,8 @@
  * followed on the way or at the file, nothing above the root, a regular file (of one link
  * for gpuvm's own), at most max bytes; links resolved inside the root for ROOT_FILE_LINKS;
  * the same refusals where the kernel has no openat2 (syscall() wrapped: ENOSYS), with every
- * link refused then. And the directories of the writers, and the removal of a record.
+ * link refused then. And the directories of the writers, the removal of a record, and
+ * dump's recorder.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -137,6 +138,47 @@ static void common(void)
 		  "%sroot_read_own: a link on the way", no_openat2 ? "no openat2: " : "");
 }
 
+/* The recorder's log: "KIND PATH" a line. */
+static char rec_log[1024];
+
+static void on_read(enum root_rec kind, const char *path, void *data)
+{
+	static const char kinds[] = "fldn";
+	size_t n = strlen(rec_log);
+
+	(void)data;
+	snprintf(rec_log + n, sizeof(rec_log) - n, "%c %s\n", kinds[kind], path);
+}
+
+static int count_entry(const char *name, void *data)
+{
+	(void)name;
+	++*(int *)data;
+	return 0;
+}
+
+/* dump's recorder: every path asked for while it is on, with what was asked; none after. */
+static void recorder(void)
+{
+	char buf[64], *text;
+	size_t len;
+	int n = 0;
+
+	root_record(on_read, NULL);
+	root_read("etc/gpuvm/gpuvm.conf", buf, sizeof(buf));
+	root_read_file("usr/share/misc/pci.ids", 4096, ROOT_FILE_LINKS, &text, &len);
+	free(text);
+	root_link_target("etcl", buf, sizeof(buf));
+	root_list("etc", count_entry, &n);
+	root_exists("missing");
+	root_record(NULL, NULL);
+	root_read("hard", buf, sizeof(buf));
+	root_exists("etc");
+	CHECK_STR(rec_log,
+		  "f etc/gpuvm/gpuvm.conf\nf usr/share/misc/pci.ids\nl etcl\nd etc\nn missing\n",
+		  "recorder: each path asked for while on, a missing one too; nothing once off");
+}
+
 static int sh(const char *cmd)
 {
 	return system(cmd);
@@ -213,6 +255,8 @@ int main(void)
 		snprintf(cmd, sizeof(cmd), "%s/root", top);
 		CHECK(root_is(cmd), "root_is: the root");
 	}
+
+	recorder();
 
 	/* The writers' directories, and a record removed. */
 	fd = root_open_dir("etc/gpuvm", false, &why);
