@@ -86,7 +86,7 @@ static int name_cmp(const void *a, const void *b)
 static int read_to_eof(const char *path, char *buf, size_t max, size_t *len, size_t *over,
 		       char peek[PEEK_LEN])
 {
-	char skip[4096];
+	static char skip[4096]; /* what is past max: counted, its first bytes peeked at */
 	int fd, r = 0;
 
 	*len = *over = 0;

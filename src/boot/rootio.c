@@ -143,7 +143,6 @@ static int open_walk(int top, const char *path, int oflags)
 			r = -ELOOP;
 		if (cur != top)
 			close(cur);
-		cur = top;
 		if (r < 0)
 			return r;
 		if (last)
