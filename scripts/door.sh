@@ -12,10 +12,10 @@
 set -u
 src=${1:-$(cd "$(dirname "$0")/.." && pwd)/src}
 bad=0
-for f in "$src"/*.[ch] "$src"/cmd/*.[ch]; do
-	[ -f "$f" ] || continue
+# Every C file under src/, in any folder (a file is known by its name there).
+for f in $(find "$src" -name '*.[ch]' | LC_ALL=C sort); do
 	rel=${f#"$src"/}
-	case $rel in
+	case ${rel##*/} in
 	rootio.c | writefile.c) continue ;;
 	esac
 	awk -v f="$rel" '
