@@ -436,16 +436,16 @@ dump_adds() {
 }
 
 @test "gpuvm(8)'s DUMP names what dump adds to what gpuvm read: dumpcollect.c's diag_attrs[], no other" {
-	run dump_adds "$TOP/src/dumpcollect.c" "$TOP/doc/gpuvm.8"
+	run dump_adds "$TOP/src/tools/dumpcollect.c" "$TOP/doc/gpuvm.8"
 	assert_success
 	[ "$(wc -l <"$BATS_TEST_TMPDIR/src.adds")" -ge 10 ]
 	# The dump learns to add an attribute; the page lists one it does not add.
-	sed 's|^\t"resource",$|&\n\t"numa_node",|' "$TOP/src/dumpcollect.c" >"$BATS_TEST_TMPDIR/dc.c"
+	sed 's|^\t"resource",$|&\n\t"numa_node",|' "$TOP/src/tools/dumpcollect.c" >"$BATS_TEST_TMPDIR/dc.c"
 	run --separate-stderr dump_adds "$BATS_TEST_TMPDIR/dc.c" "$TOP/doc/gpuvm.8"
 	assert_failure
 	assert_regex "$stderr" "< numa_node"
 	sed 's|^vendor, device, subsystem_vendor,|vendor, device, boot_vga, subsystem_vendor,|' "$TOP/doc/gpuvm.8" >"$BATS_TEST_TMPDIR/gpuvm.8"
-	run --separate-stderr dump_adds "$TOP/src/dumpcollect.c" "$BATS_TEST_TMPDIR/gpuvm.8"
+	run --separate-stderr dump_adds "$TOP/src/tools/dumpcollect.c" "$BATS_TEST_TMPDIR/gpuvm.8"
 	assert_failure
 	assert_regex "$stderr" "> boot_vga"
 }
