@@ -40,7 +40,7 @@ UNIT_TESTS := $(patsubst tests/unit/%.c,$(B)/unit/%,$(filter-out tests/unit/unit
 all: $(B)/gpuvm
 
 # make setup: every Debian package make test needs; make setup-build: only what the build needs
-# (make all, arm64, deb, rpm, packages, sbom), some twenty of the seventy.
+# (make all, arm64, deb, rpm, packages, sbom), some twenty-five of the seventy-five.
 setup:
 	@sh scripts/install-packages.sh
 setup-build:
@@ -157,7 +157,8 @@ memcheck: $(UNIT_TESTS)
 # the tree's other parts (bench's size map, the docs, the end-to-end harness's reading of the
 # console, the fixture library, make install's layout, the label mirror's shell and its
 # fleet patch, the packages, the provisioning recipes, the reproducible build, the API
-# stand-in's watches and DRA resources), each of which runs the binary only through commands
+# stand-in's watches and DRA resources, the DRA kubelet plugin gpuvm-dra, a glibc program of
+# its own), each of which runs the binary only through commands
 # the binary's own suites cover, or not at all. Those run once, on the shipped binary; the
 # binary's suites run again under ASan+UBSan and on aarch64.
 # The suites that take longest come first (prove --timer, scratch on tmpfs: mirror 104 s,
@@ -167,7 +168,7 @@ SLOW_BATS := $(wildcard tests/bats/mirror.bats tests/bats/mirror-guard.bats test
 	tests/bats/plan.bats tests/bats/standin.bats tests/bats/kubeapi.bats tests/bats/check.bats \
 	tests/bats/config.bats)
 BATS := $(SLOW_BATS) $(filter-out $(SLOW_BATS),$(sort $(wildcard tests/bats/*.bats)))
-TREE_SUITES := bench deploy docs e2elib fixture image install kubevirt-patch mirror mirror-guard nfd packages provisioning release repo rollout standin tree
+TREE_SUITES := bench deploy docs dra e2elib fixture image install kubevirt-patch mirror mirror-guard nfd packages provisioning release repo rollout standin tree
 BIN_BATS := $(filter-out $(TREE_SUITES:%=tests/bats/%.bats),$(BATS))
 
 # ASan + UBSan over the same sources: every unit test and the binary's bats suites.
@@ -189,7 +190,7 @@ PROVE := prove -j$(TEST_JOBS) -e tests/tap-run
 unit: $(UNIT_TESTS)
 	$(PROVE) $(UNIT_TESTS)
 
-bats: $(B)/gpuvm
+bats: $(B)/gpuvm $(B)/gpuvm-dra
 	$(PROVE) $(BATS)
 
 # Static analysis, gating CI: zero findings, or a justified suppression at the line.
@@ -425,6 +426,8 @@ $(MIRROR_IMG)/gpuvm-mirror-$(VERSION).tar: $(MIRROR_IMG)/root-amd64.tar $(MIRROR
 		packaging/changelog packaging/deb/copyright LICENSE
 	MIRROR_IMAGE_DIR=$(MIRROR_IMG) sh packaging/mirror-image.sh image $(VERSION)
 
+include dra/dra.mk
+
 # --- the whole ----------------------------------------------------------------------------
 # Everything CI runs, in this order: the packages and the mirror's image; the aarch64 binary and the bats suites on
 # it under qemu-user; static analysis; the unit and bats suites under prove (TAP), again
@@ -450,9 +453,9 @@ test:
 	$(STAGE) packages $(MAKE) packages
 	$(STAGE) mirror-image $(MAKE) mirror-image
 	$(STAGE) test-arm64 $(MAKE) test-arm64
-	$(STAGE) build $(MAKE) all $(UNIT_TESTS)
+	$(STAGE) build $(MAKE) all $(UNIT_TESTS) $(B)/gpuvm-dra $(DRA_UNIT_TESTS)
 	$(STAGE) lint $(MAKE) lint
-	$(STAGE) unit+bats $(PROVE) $(BATS) $(UNIT_TESTS)
+	$(STAGE) unit+bats $(PROVE) $(BATS) $(UNIT_TESTS) $(DRA_UNIT_TESTS)
 	$(STAGE) sanitize $(MAKE) sanitize
 	$(STAGE) memcheck $(MAKE) memcheck
 	$(STAGE) fuzz $(MAKE) fuzz FUZZ_SECONDS=$(CI_FUZZ_SECONDS)

@@ -24,15 +24,18 @@ done
 # xz; autotools, in case a Debian patch makes make run them again), the aarch64 cross compiler
 # and its kernel headers (make arm64: scripts/sysroot.sh takes musl and busybox for arm64 from
 # Debian's archive itself), dpkg-deb (dpkg, always there) and rpmbuild (rpm) for the packages,
-# file(1) for their binary check and jq for the SBOM.
+# file(1) for their binary check and jq for the SBOM; gpuvm-dra's libraries and protoc-c
+# (dra/dra.mk: HTTP/2, protobuf, the API client, JSON).
 BUILD_PKGS="
 build-essential gcc make musl-tools musl-dev linux-libc-dev dpkg-dev file pkg-config
 autoconf automake libtool autopoint gettext bison xz-utils
 gcc-aarch64-linux-gnu linux-libc-dev-arm64-cross
 rpm jq
+libnghttp2-dev libprotobuf-c-dev protobuf-c-compiler libcurl4-openssl-dev libjson-c-dev
 "
 # The tests', besides: bats and the tools the suites run, static analysis, QEMU and the boot
-# images, lintian and rpmlint, the mirror's image and its registry, make repo's apt and dnf.
+# images, lintian and rpmlint, the mirror's image and its registry, make repo's apt and dnf,
+# gpuvm-dra's kubelet stand-in (grpcio, its stubs made by grpc_tools: tests/dra).
 TEST_PKGS="
 bats bats-assert bats-support shellcheck strace valgrind driverctl
 clang libclang-rt-14-dev cppcheck clang-tidy clang-format libkmod-dev libblkid-dev fdisk
@@ -44,6 +47,7 @@ lintian rpmlint node-spdx-license-ids
 umoci skopeo docker-registry
 apt-utils createrepo-c dnf gnupg python3-jsonschema python3-requests python3-configobj python3-jsonpatch
 prometheus-node-exporter systemd
+python3-grpcio python3-grpc-tools
 "
 PKGS=$BUILD_PKGS
 if [ -z "$build_only" ]; then

@@ -1,0 +1,49 @@
+# gpuvm-dra (dra/): the DRA kubelet plugin, built for the host (glibc, dynamic) against
+# Debian's libnghttp2, libprotobuf-c, libcurl and json-c; its messages generated from
+# dra/proto by Debian's protoc-c into $(B)/dra/gen. Not in the initramfs: the mirror's image.
+# Included from the Makefile; doc/dra.md says how it is built and tested.
+
+# gpuvm's units it reads the host through (their glibc objects, as the unit tests link them).
+# plan: driver_is_vfio(), which pulls mode, cmdline and vgpu in.
+DRA_GPUVM_UNITS := util strpool log pci rootio writefile iommu inventory pciproc plan mode cmdline vgpu
+DRA_GPUVM_OBJS = $(DRA_GPUVM_UNITS:%=$(B)/host/%.o)
+
+DRA_PROTOS := pluginregistration dra
+DRA_GEN := $(B)/dra/gen
+DRA_SRCS := main.c dralog.c grpcframe.c h2srv.c claim.c kapi.c vfiodev.c cdi.c drasvc.c slices.c
+DRA_OBJS := $(DRA_SRCS:%.c=$(B)/dra/%.o) $(DRA_PROTOS:%=$(B)/dra/%.pb-c.o)
+DRA_CFLAGS = $(CFLAGS_HOST) -Idra -I$(DRA_GEN) -Isrc
+DRA_LIBS := -lnghttp2 -lprotobuf-c -lcurl -ljson-c
+
+.PHONY: dra dra-unit
+dra: $(B)/gpuvm-dra
+
+$(DRA_GEN)/%.pb-c.c $(DRA_GEN)/%.pb-c.h: dra/proto/%.proto
+	@mkdir -p $(DRA_GEN)
+	@$(if $(Q),echo "  PROTOC  $<")
+	$(Q)protoc-c --c_out=$(DRA_GEN) -Idra/proto $<
+
+# Generated code is protoc-c's: compiled without -Werror's extra warnings of ours.
+$(B)/dra/%.pb-c.o: $(DRA_GEN)/%.pb-c.c $(DRA_GEN)/%.pb-c.h
+	$(call compile,$(CC),-O1 -g -std=gnu11 -I$(DRA_GEN) $(EXTRA_CFLAGS))
+
+$(B)/dra/%.o: dra/%.c $(DRA_PROTOS:%=$(DRA_GEN)/%.pb-c.h)
+	$(call compile,$(CC),$(DRA_CFLAGS))
+
+$(B)/gpuvm-dra: $(DRA_OBJS) $(DRA_GPUVM_OBJS)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(CFLAGS_HOST) -o $@ $(DRA_OBJS) $(DRA_GPUVM_OBJS) $(EXTRA_LDFLAGS) $(DRA_LIBS)
+
+# Unit tests of the pure parts (dra/tests/test-*.c, tests/unit/unit.h's TAP).
+DRA_UNIT_TESTS := $(patsubst dra/tests/%.c,$(B)/dra/unit/%,$(wildcard dra/tests/test-*.c))
+$(B)/dra/unit/test-grpcframe: DRA_UNIT_OBJS = $(B)/dra/grpcframe.o
+$(B)/dra/unit/test-claim: DRA_UNIT_OBJS = $(B)/dra/claim.o
+$(B)/dra/unit/test-claim: DRA_UNIT_LIBS = -ljson-c
+$(B)/dra/unit/%: dra/tests/%.c tests/unit/unit.h $(DRA_OBJS)
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CCLD    $@")
+	$(Q)$(CC) $(DRA_CFLAGS) -Itests/unit -o $@ $< $(DRA_UNIT_OBJS) $(EXTRA_LDFLAGS) $(DRA_UNIT_LIBS)
+dra-unit: $(DRA_UNIT_TESTS)
+	$(PROVE) $(DRA_UNIT_TESTS)
+
+-include $(DRA_OBJS:.o=.d)

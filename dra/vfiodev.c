@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The GPUs of the host as gpuvm's own units read them (inventory: PCI functions, drivers,
+ * IOMMU groups and their members), judged for vfio: on vfio-pci or a variant, and the
+ * group viable (each member on vfio, on no driver, or a bridge; none foreign).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "inventory.h"
+#include "iommu.h"
+#include "pci.h"
+#include "plan.h"
+#include "rootio.h"
+#include "util.h"
+
+#include "vfiodev.h"
+
+void vfio_gpu_name(const char *bdf, char *out, size_t size)
+{
+	size_t i, o = 0;
+
+	if (size < 5)
+		return;
+	memcpy(out, "gpu-", 4);
+	o = 4;
+	for (i = 0; bdf[i] && o + 1 < size; i++) {
+		char ch = bdf[i];
+
+		out[o++] = ch == ':' || ch == '.' ? '-' :
+			ch >= 'A' && ch <= 'F'	  ? (char)(ch + 32) :
+						    ch;
+	}
+	out[o] = '\0';
+}
+
+static bool is_gpu(const struct pci_dev *d)
+{
+	return d->vendor == PCI_VENDOR_NVIDIA && (pci_class_is_gpu(d->class) || d->class == 0xffffff);
+}
+
+static bool interesting(const struct pci_dev *d, const void *data)
+{
+	(void)data;
+	return d->vendor == PCI_VENDOR_NVIDIA;
+}
+
+/* Whether g's group can be given to a VM: every member on vfio, on none, or a bridge. */
+static bool group_viable(const struct inventory *inv, const struct vfio_gpu *g, char *why, size_t whysize)
+{
+	size_t i;
+
+	if (g->group < 0) {
+		snprintf(why, whysize, "%s has no IOMMU group (is the IOMMU on?)", g->bdf);
+		return false;
+	}
+	if (inv->groups_unreadable) {
+		snprintf(why, whysize, "the IOMMU groups could not be read");
+		return false;
+	}
+	for (i = 0; i < inv->n_foreign; i++)
+		if (inv->foreign[i].group == g->group) {
+			snprintf(why, whysize,
+				 "IOMMU group %d holds %s, which is not a PCI function of this host's listing",
+				 g->group, inv->foreign[i].name);
+			return false;
+		}
+	for (i = 0; i < inv->n; i++) {
+		const struct pci_dev *d = &inv->dev[i];
+
+		if (d->group != g->group || pci_class_is_bridge(d->class) || !d->driver[0] ||
+		    driver_is_vfio(d->driver))
+			continue;
+		snprintf(why, whysize, "IOMMU group %d is not viable: %s is on %s, not on vfio",
+			 g->group, d->name, d->driver);
+		return false;
+	}
+	return true;
+}
+
+/* "pci0000:40" of the device's sysfs path ("../../../devices/pci0000:40/..."). */
+static void pcie_root(const char *bdf, char *out, size_t size)
+{
+	char path[96], target[512];
+	const char *p;
+	size_t n;
+
+	out[0] = '\0';
+	snprintf(path, sizeof(path), "sys/bus/pci/devices/%s", bdf);
+	if (root_link_target(path, target, sizeof(target)) < 0)
+		return;
+	p = strstr(target, "/pci");
+	if (!p)
+		return;
+	p++;
+	n = strcspn(p, "/");
+	if (n < size) {
+		memcpy(out, p, n);
+		out[n] = '\0';
+	}
+}
+
+static int one_cdev(const char *name, void *data)
+{
+	char *out = data;
+
+	if (strncmp(name, "vfio", 4) || strlen(name) >= 16)
+		return 0;
+	strscpy(out, name, 16);
+	return 1;
+}
+
+static void read_gpu(const struct inventory *inv, const struct pci_dev *d, struct vfio_gpu *g)
+{
+	char path[96], buf[32];
+
+	memset(g, 0, sizeof(*g));
+	strscpy(g->bdf, d->name, sizeof(g->bdf));
+	vfio_gpu_name(d->name, g->name, sizeof(g->name));
+	strscpy(g->driver, d->driver, sizeof(g->driver));
+	g->vendor = d->vendor;
+	g->device = d->device;
+	g->group = d->group;
+	g->numa = -1;
+	snprintf(path, sizeof(path), "sys/bus/pci/devices/%s/numa_node", d->name);
+	if (root_read(path, buf, sizeof(buf)) > 0)
+		g->numa = atoi(buf);
+	pcie_root(d->name, g->pcie_root, sizeof(g->pcie_root));
+	snprintf(path, sizeof(path), "sys/bus/pci/devices/%s/vfio-dev", d->name);
+	root_list(path, one_cdev, g->cdev);
+	g->on_vfio = driver_is_vfio(d->driver);
+	if (!g->on_vfio)
+		snprintf(g->why, sizeof(g->why), "%s is on %s, not on vfio", d->name,
+			 d->driver[0] ? d->driver : "no driver");
+	else
+		g->ready = group_viable(inv, g, g->why, sizeof(g->why));
+}
+
+int vfio_gpus(struct vfio_gpu **out, size_t *n)
+{
+	struct inventory inv;
+	char cmdline[4096];
+	size_t i, k = 0;
+	int r;
+
+	*out = NULL;
+	*n = 0;
+	memset(&inv, 0, sizeof(inv));
+	if (root_read("proc/cmdline", cmdline, sizeof(cmdline)) < 0)
+		cmdline[0] = '\0';
+	iommu_read(&inv.iommu, cmdline);
+	r = inventory_scan(&inv, interesting, NULL);
+	if (r < 0) {
+		inventory_free(&inv);
+		return r;
+	}
+	for (i = 0; i < inv.n; i++)
+		k += is_gpu(&inv.dev[i]);
+	if (k) {
+		*out = calloc(k, sizeof(**out));
+		if (!*out) {
+			inventory_free(&inv);
+			return -ENOMEM;
+		}
+	}
+	for (i = 0; i < inv.n; i++)
+		if (is_gpu(&inv.dev[i]))
+			read_gpu(&inv, &inv.dev[i], &(*out)[(*n)++]);
+	inventory_free(&inv);
+	return 0;
+}
+
+int vfio_nodes(const struct vfio_gpu *g, enum vfio_backend b, char node[2][64], char *why, size_t whysize)
+{
+	char legacy[48], cdev[48];
+
+	snprintf(legacy, sizeof(legacy), "dev/vfio/%d", g->group);
+	snprintf(cdev, sizeof(cdev), "dev/vfio/devices/%s", g->cdev);
+	if (b == VFIO_AUTO)
+		b = root_exists(legacy) || !g->cdev[0] || !root_exists(cdev) ? VFIO_LEGACY :
+									       VFIO_IOMMUFD;
+	if (b == VFIO_LEGACY) {
+		if (!root_exists(legacy) || !root_exists("dev/vfio/vfio")) {
+			snprintf(why, whysize,
+				 "%s: /%s or /dev/vfio/vfio is not there (the legacy vfio backend)",
+				 g->bdf, legacy);
+			return -ENODEV;
+		}
+		snprintf(node[0], 64, "/%s", legacy);
+		snprintf(node[1], 64, "/dev/vfio/vfio");
+		return 0;
+	}
+	if (!g->cdev[0] || !root_exists(cdev) || !root_exists("dev/iommu")) {
+		snprintf(why, whysize,
+			 "%s: no vfio device node (/sys/bus/pci/devices/%s/vfio-dev/, /dev/vfio/devices/) or no /dev/iommu (the iommufd backend)",
+			 g->bdf, g->bdf);
+		return -ENODEV;
+	}
+	snprintf(node[0], 64, "/%s", cdev);
+	snprintf(node[1], 64, "/dev/iommu");
+	return 0;
+}

@@ -1,0 +1,94 @@
+# shellcheck shell=bash
+# gpuvm-dra for a bats file: the kubelet stand-in's stubs (once a file), the plugin on a
+# fixture tree ($ROOT), the API stand-in's claims. tests/dra/README.md says what is what.
+#   setup_file: dra_gen           (grpc_tools: the stubs of dra/proto into $BATS_FILE_TMPDIR/gen)
+#   a test:     dra_start [OPTION...], kubelet CMD ARGS..., dra_stop
+#   claims:     claim NAME UID [ALLOCATION_RESULTS_JSON [ANNOTATIONS_JSON]]
+
+DRA=${GPUVM_DRA:-$TOP/build/gpuvm-dra}
+DRIVER=vfio.gpuvm.dev
+
+dra_gen() {
+	mkdir -p "$BATS_FILE_TMPDIR/gen"
+	/usr/bin/python3 -m grpc_tools.protoc -I"$TOP/dra/proto" --python_out="$BATS_FILE_TMPDIR/gen" \
+		--grpc_python_out="$BATS_FILE_TMPDIR/gen" "$TOP/dra/proto/dra.proto" \
+		"$TOP/dra/proto/pluginregistration.proto"
+}
+
+# dra_vars: where a test's plugin keeps its sockets and files (short paths: a unix socket's
+# path is at most 107 bytes).
+dra_vars() {
+	D=$BATS_TEST_TMPDIR
+	REG=$D/reg.sock
+	SOCK=$D/dra.sock
+	CDI=$D/cdi
+	STATE=$D/state
+	PLOG=$D/plugin.log
+}
+
+# dra_start [OPTION...]: the plugin on $ROOT for node gpu-node-1, the API stand-in's server,
+# the admin's token; waits for its two sockets.
+dra_start() {
+	printf 'admin-token\n' >"$D/token"
+	GPUVM_API_SERVER=$SERVER GPUVM_API_TOKEN_FILE=$D/token GPUVM_API_CA_FILE=$API/tls/ca.crt \
+		GPUVM_API_TIMEOUT=10 "$DRA" --node gpu-node-1 --root "$ROOT" --registration-socket "$REG" \
+		--plugin-socket "$SOCK" --cdi-dir "$CDI" --state-dir "$STATE" "$@" >>"$PLOG" 2>&1 3>&- &
+	DPID=$!
+	for _ in $(seq 1 100); do
+		[ -S "$REG" ] && [ -S "$SOCK" ] && return 0
+		kill -0 "$DPID" 2>/dev/null || break
+		sleep 0.05
+	done
+	cat "$PLOG" >&2
+	fail "gpuvm-dra did not start"
+}
+
+dra_stop() {
+	[ -z "${DPID-}" ] || { kill "$DPID" 2>/dev/null || true; wait "$DPID" 2>/dev/null || true; }
+	DPID=
+}
+
+# kubelet CMD SOCKET ARGS...: tests/dra/kubelet.py (register, prepare, unprepare, raw, garbage).
+kubelet() {
+	/usr/bin/python3 "$TOP/tests/dra/kubelet.py" "$BATS_FILE_TMPDIR/gen" "$@"
+}
+
+# claim NAME UID [RESULTS [ANNOTATIONS]]: a ResourceClaim in namespace default, allocated with
+# RESULTS (a JSON list of allocation results; "none": not allocated).
+claim() {
+	local dir=$STORE/apis/resource.k8s.io/v1/namespaces/default/resourceclaims res=${3:-[]}
+	[ "$res" != none ] || res=null
+	mkdir -p "$dir"
+	jq -n --arg n "$1" --arg uid "$2" --argjson res "$res" --argjson ann "${4:-{\}}" '
+		{apiVersion: "resource.k8s.io/v1", kind: "ResourceClaim",
+		 metadata: {name: $n, namespace: "default", uid: $uid, generation: 1,
+			    annotations: $ann},
+		 spec: {devices: {requests: [{name: "gpu", exactly: {deviceClassName: "vfio.gpuvm.dev"}}]}}}
+		| if $res == null then . else .status = {allocation: {devices: {results: $res}}} end' \
+		>"$dir/$1.json"
+}
+
+# result DEVICE [REQUEST [DRIVER [POOL]]]: one allocation result, JSON.
+result() {
+	jq -nc --arg d "$1" --arg r "${2:-gpu}" --arg drv "${3:-$DRIVER}" --arg p "${4:-gpu-node-1}" \
+		'{request: $r, driver: $drv, pool: $p, device: $d}'
+}
+
+# setdriver ADDR NAME: the function of $ROOT is bound to NAME ("" none), as its uevent and
+# driver link say.
+setdriver() {
+	local d=$ROOT/sys/bus/pci/devices/$1
+	sed -i '/^DRIVER=/d' "$d/uevent"
+	rm -f "$d/driver"
+	[ -n "$2" ] || return 0
+	echo "DRIVER=$2" >>"$d/uevent"
+	mkdir -p "$ROOT/sys/bus/pci/drivers/$2"
+	ln -s "../../../../bus/pci/drivers/$2" "$d/driver"
+}
+
+# vfio_nodes GROUP: the legacy vfio device nodes of $ROOT (plain files: nothing opens them).
+vfio_nodes() {
+	mkdir -p "$ROOT/dev/vfio"
+	: >"$ROOT/dev/vfio/$1"
+	: >"$ROOT/dev/vfio/vfio"
+}
