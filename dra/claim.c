@@ -131,6 +131,7 @@ int claim_parse(const char *json, size_t len, struct claim_info *ci, char *why, 
 {
 	struct json_tokener *tok;
 	struct json_object *root;
+	size_t end;
 	int e;
 
 	memset(ci, 0, sizeof(*ci));
@@ -150,6 +151,15 @@ int claim_parse(const char *json, size_t len, struct claim_info *ci, char *why, 
 									json_tokener_continue ?
 								json_tokener_error_parse_eof :
 								json_tokener_get_error(tok)));
+		json_object_put(root);
+		json_tokener_free(tok);
+		return -EINVAL;
+	}
+	end = json_tokener_get_parse_end(tok);
+	while (end < len && json[end] && strchr(" \t\r\n", json[end]))
+		end++;
+	if (end < len) {
+		snprintf(why, whysize, "not JSON: bytes after the object");
 		json_object_put(root);
 		json_tokener_free(tok);
 		return -EINVAL;

@@ -10,7 +10,11 @@ load helpers
 load ../api/standin
 load ../dra/dra
 
+GPU=0000:01:00.0
+DEV=gpu-0000-01-00-0
 U1=6f1c2a9e-5b7d-4c1e-9a8f-000000000001
+U2=6f1c2a9e-5b7d-4c1e-9a8f-000000000002
+MD=/var/run/kubernetes.io/dra-device-attributes
 
 setup_file() {
 	need "Debian's python3-grpcio and python3-grpc-tools" /usr/bin/python3 -c 'import grpc, grpc_tools'
@@ -72,4 +76,190 @@ teardown() {
 	run kubelet unprepare "$SOCK" "default/$U1/c1"
 	assert_success
 	assert_output "{\"claims\": {\"$U1\": {}}}"
+}
+
+# files: what the plugin wrote, one a line (paths under $D).
+files() {
+	(cd "$D" && find cdi state -type f 2>/dev/null | LC_ALL=C sort)
+}
+
+@test "prepare: a GPU on vfio-pci is a CDI spec of its group's nodes and a metadata file, the same again, and gone after a restart and unprepare" {
+	claim c1 "$U1" "[$(result $DEV)]"
+	# another claim's spec and a file of another's: unprepare leaves them
+	mkdir -p "$CDI"
+	echo '{}' >"$CDI/$DRIVER-$U2.json"
+	echo '{}' >"$CDI/other-vendor.json"
+	dra_start
+	run kubelet prepare "$SOCK" "default/$U1/c1"
+	assert_success
+	local first=$output
+	assert_equal "$(jqr ".claims[\"$U1\"].devices | length")" 1
+	assert_equal "$(jqr ".claims[\"$U1\"].devices[0] | [.pool_name, .device_name, (.request_names | join(\",\")), (.cdi_device_ids | join(\" \"))] | join(\" \")")" \
+		"gpu-node-1 $DEV gpu $DRIVER/gpu=$U1-$DEV $DRIVER/gpu=$U1-metadata-gpu"
+	assert_equal "$(jqr ".claims[\"$U1\"].error // \"\"")" ""
+	# The spec: 0.5.0 (Debian 12's podman reads no later), the legacy group's nodes only.
+	local spec=$CDI/$DRIVER-$U1.json
+	run jq -r '.cdiVersion, .kind, (.devices | length), .devices[0].name,
+		([.devices[0].containerEdits.deviceNodes[] | "\(.path)=\(.hostPath):\(.permissions)"] | join(" ")),
+		.devices[1].name, (.devices[1].containerEdits.mounts[0] | .hostPath, .containerPath, (.options | join(",")))' "$spec"
+	assert_output "0.5.0
+$DRIVER/gpu
+2
+$U1-$DEV
+/dev/vfio/2=/dev/vfio/2:rw /dev/vfio/vfio=/dev/vfio/vfio:rw
+$U1-metadata-gpu
+$STATE/claims/$U1/gpu/$DRIVER-metadata.json
+$MD/resourceclaims/c1/gpu/$DRIVER-metadata.json
+ro,bind"
+	# The metadata: v1beta1's object, then v1alpha1's (KubeVirt 1.9.0's reader), the same.
+	local meta=$STATE/claims/$U1/gpu/$DRIVER-metadata.json
+	run jq -sc 'map(.apiVersion)' "$meta"
+	assert_output '["metadata.resource.k8s.io/v1beta1","metadata.resource.k8s.io/v1alpha1"]'
+	run jq -sc 'map(del(.apiVersion)) | unique | length' "$meta"
+	assert_output 1
+	run jq -r '.kind, (.metadata | "\(.namespace)/\(.name) \(.uid) \(.generation)"), (.requests | length),
+		.requests[0].name, (.requests[0].devices[0] | .driver, .pool, .name,
+		(.attributes | ."resource.kubernetes.io/pciBusID".string, ."resource.kubernetes.io/pcieRoot".string,
+		."vfio.gpuvm.dev/iommuGroup".int, ."vfio.gpuvm.dev/driver".string,
+		."vfio.gpuvm.dev/vendorID".string, ."vfio.gpuvm.dev/iommufd".bool))' <(head -n 1 "$meta")
+	assert_output "DeviceMetadata
+default/c1 $U1 1
+1
+gpu
+$DRIVER
+gpu-node-1
+$DEV
+$GPU
+pci0000:00
+2
+vfio-pci
+0x10de
+false"
+	assert_equal "$(files)" "cdi/other-vendor.json
+cdi/$DRIVER-$U1.json
+cdi/$DRIVER-$U2.json
+state/claims/$U1/gpu/$DRIVER-metadata.json"
+	# Again: the same answer, nothing rewritten.
+	local before
+	before=$(stat -c '%i %y' "$spec" "$meta")
+	run kubelet prepare "$SOCK" "default/$U1/c1"
+	assert_success
+	assert_equal "$output" "$first"
+	assert_equal "$(stat -c '%i %y' "$spec" "$meta")" "$before"
+	grep -q "CDI spec $CDI/$DRIVER-$U1.json already right" "$PLOG"
+	# A new plugin (its state is the files) unprepares what the old one prepared, and no more.
+	dra_stop
+	dra_start
+	run kubelet unprepare "$SOCK" "default/$U1/c1"
+	assert_success
+	assert_output "{\"claims\": {\"$U1\": {}}}"
+	assert_equal "$(files)" "cdi/other-vendor.json
+cdi/$DRIVER-$U2.json"
+	[ ! -e "$STATE/claims/$U1" ]
+	run kubelet unprepare "$SOCK" "default/$U1/c1"
+	assert_success
+	assert_output "{\"claims\": {\"$U1\": {}}}"
+}
+
+@test "prepare: each claim it refuses gets its own error, the others are prepared" {
+	U3=6f1c2a9e-5b7d-4c1e-9a8f-000000000003 U4=6f1c2a9e-5b7d-4c1e-9a8f-000000000004
+	U5=6f1c2a9e-5b7d-4c1e-9a8f-000000000005 U6=6f1c2a9e-5b7d-4c1e-9a8f-000000000006
+	claim c1 "$U1" "[$(result $DEV)]"
+	claim c2 "6f1c2a9e-5b7d-4c1e-9a8f-0000000000ff" "[$(result $DEV)]"
+	claim c3 "$U3" none
+	claim c4 "$U4" "[$(result gpu-0 gpu gpu.nvidia.com)]"
+	claim c6 "$U6" "[$(result $DEV gpu "$DRIVER" gpu-node-2)]"
+	dra_start
+	run kubelet prepare "$SOCK" "default/$U1/c1" "default/$U2/c2" "default/$U3/c3" "default/$U4/c4" \
+		"default/$U5/c5" "default/$U6/c6" "default/../c7"
+	assert_success
+	assert_equal "$(jqr ".claims[\"$U1\"] | [(.devices | length), .error // \"\"] | join(\" \")")" "1 "
+	assert_equal "$(jqr ".claims[\"$U2\"].error")" \
+		"ResourceClaim default/c2 has UID 6f1c2a9e-5b7d-4c1e-9a8f-0000000000ff, not $U2: not the claim the kubelet prepares"
+	assert_equal "$(jqr ".claims[\"$U3\"].error")" "ResourceClaim default/c3 is not allocated"
+	# another driver's devices only: prepared, nothing to do
+	assert_equal "$(jqr ".claims[\"$U4\"]")" "{}"
+	assert_equal "$(jqr ".claims[\"$U5\"].error")" \
+		'GET /apis/resource.k8s.io/v1/namespaces/default/resourceclaims/c5: 404: resourceclaims.resource.k8s.io "c5" not found'
+	assert_equal "$(jqr ".claims[\"$U6\"].error")" \
+		"device gpu-node-2/$DEV is in pool gpu-node-2, not this node's (gpu-node-1)"
+	assert_equal "$(jqr '.claims[".."].error')" "claim default/c7 (..): not a namespace, name and UID the API makes"
+	assert_equal "$(files)" "cdi/$DRIVER-$U1.json
+state/claims/$U1/gpu/$DRIVER-metadata.json"
+	# The claims were read as the admin's token reads them, with the plugin's user agent.
+	run requests '.path | startswith("/apis/resource.k8s.io/v1/namespaces/default/resourceclaims/")'
+	assert_equal "${#lines[@]}" 6
+	run requests '.user_agent != "gpuvm-dra/0.1.0" or .method != "GET"'
+	assert_output ''
+}
+
+@test "prepare: a GPU that is not on vfio, or whose group is not viable, is refused and nothing is written" {
+	claim c1 "$U1" "[$(result $DEV)]"
+	setdriver 0000:01:00.1 snd_hda_intel
+	dra_start
+	run kubelet prepare "$SOCK" "default/$U1/c1"
+	assert_success
+	assert_equal "$(jqr ".claims[\"$U1\"].error")" \
+		"device $DEV: IOMMU group 2 is not viable: 0000:01:00.1 is on snd_hda_intel, not on vfio; gpuvm-dra binds nothing: the GPU must be on vfio since boot (gpuvm)"
+	assert_equal "$(files)" ""
+	dra_stop
+	mkfx workstation
+	vfio_nodes 2
+	dra_start
+	run kubelet prepare "$SOCK" "default/$U1/c1"
+	assert_success
+	assert_equal "$(jqr ".claims[\"$U1\"].error")" \
+		"device $DEV: $GPU is on nouveau, not on vfio; gpuvm-dra binds nothing: the GPU must be on vfio since boot (gpuvm)"
+	assert_equal "$(files)" ""
+	# nothing under the root was written either
+	run find "$ROOT" -newer "$D/token" -type f
+	assert_output ''
+}
+
+@test "prepare: the iommufd backend is the device's cdev and /dev/iommu, never the group's node" {
+	mkdir -p "$ROOT/sys/bus/pci/devices/$GPU/vfio-dev/vfio0" "$ROOT/dev/vfio/devices"
+	: >"$ROOT/dev/vfio/devices/vfio0"
+	: >"$ROOT/dev/iommu"
+	claim c1 "$U1" "[$(result $DEV)]"
+	dra_start --vfio-backend iommufd
+	run kubelet prepare "$SOCK" "default/$U1/c1"
+	assert_success
+	local spec=$CDI/$DRIVER-$U1.json meta=$STATE/claims/$U1/gpu/$DRIVER-metadata.json
+	run jq -r '[.devices[0].containerEdits.deviceNodes[].path] | join(" ")' "$spec"
+	assert_output "/dev/vfio/devices/vfio0 /dev/iommu"
+	run jq -r '.requests[0].devices[0].attributes | "\(."vfio.gpuvm.dev/vfioCdev".bool) \(."vfio.gpuvm.dev/iommufd".bool)"' <(head -n 1 "$meta")
+	assert_output "true true"
+	dra_stop
+	# auto: legacy where the group's node is there, else iommufd
+	rm -rf "$CDI" "$STATE"
+	dra_start
+	kubelet prepare "$SOCK" "default/$U1/c1" >/dev/null
+	run jq -r '[.devices[0].containerEdits.deviceNodes[].path] | join(" ")' "$spec"
+	assert_output "/dev/vfio/2 /dev/vfio/vfio"
+	dra_stop
+	rm -rf "$CDI" "$STATE" "$ROOT/dev/vfio/2"
+	dra_start
+	kubelet prepare "$SOCK" "default/$U1/c1" >/dev/null
+	run jq -r '[.devices[0].containerEdits.deviceNodes[].path] | join(" ")' "$spec"
+	assert_output "/dev/vfio/devices/vfio0 /dev/iommu"
+	dra_stop
+	# legacy asked for, and its node not there: refused
+	rm -rf "$CDI" "$STATE"
+	dra_start --vfio-backend legacy
+	run kubelet prepare "$SOCK" "default/$U1/c1"
+	assert_equal "$(jqr ".claims[\"$U1\"].error")" \
+		"$GPU: /dev/vfio/2 or /dev/vfio/vfio is not there (the legacy vfio backend)"
+	assert_equal "$(files)" ""
+}
+
+@test "prepare: a claim made from a template is mounted at its pod claim name's path, and says it" {
+	claim c1-gpus-x7k2p "$U1" "[$(result $DEV)]" '{"resource.kubernetes.io/pod-claim-name": "gpus"}'
+	dra_start
+	run kubelet prepare "$SOCK" "default/$U1/c1-gpus-x7k2p"
+	assert_success
+	run jq -r '.devices[1].containerEdits.mounts[0].containerPath' "$CDI/$DRIVER-$U1.json"
+	assert_output "$MD/resourceclaimtemplates/gpus/gpu/$DRIVER-metadata.json"
+	run jq -sr '.[] | "\(.podClaimName) \(.metadata.name)"' "$STATE/claims/$U1/gpu/$DRIVER-metadata.json"
+	assert_output "gpus c1-gpus-x7k2p
+gpus c1-gpus-x7k2p"
 }
