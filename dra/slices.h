@@ -7,17 +7,27 @@
 
 struct dra_cfg;
 
-/* The node's ResourceSlices: one pool, named after the node. */
+/* The most devices a ResourceSlice holds (resource.k8s.io/v1). */
+#define SLICE_DEVICES_MAX 128
+
+/*
+ * The node's ResourceSlices: one pool named after the node, its GPUs that are on vfio with
+ * their group viable. At rest they cost the API nothing: the GPUs are read from sysfs every
+ * interval, and the API is asked only when they change, at the start, when the kubelet
+ * (re)registers the plugin (it deletes a node's slices when it starts), and after a failure.
+ */
 struct slices {
 	struct dra_cfg *cfg;
 	bool enabled;
 	long interval_s;
-	long next;     /* monotonic seconds of the next check */
-	char last[64]; /* a digest of the devices last published, "" before */
-	long long generation;
+	long long next_ms;    /* the next look at the GPUs */
+	bool sync;	      /* the API is to be asked at the next look */
+	bool recheck;	      /* and once more an interval later (after a registration) */
+	char *published;      /* the devices last published (JSON), NULL before */
+	long long generation; /* the pool's, as last written */
 };
 
-/* Check the slices, and publish them where they are missing or differ (a tick of h2srv_run). */
+/* A tick of h2srv_run: look at the GPUs, publish where needed. */
 void slices_tick(void *data);
 
 #endif

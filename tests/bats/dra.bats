@@ -41,7 +41,7 @@ teardown() {
 }
 
 @test "registration: GetInfo names the driver, its DRA socket and v1.DRAPlugin; the status is logged" {
-	dra_start
+	dra_start --slices never
 	run kubelet register "$REG"
 	assert_success
 	assert_equal "$(jqr '[.type, .name, .endpoint, (.supported_versions | join(","))] | join(" ")')" \
@@ -55,7 +55,7 @@ teardown() {
 }
 
 @test "an unknown method is UNIMPLEMENTED, a message that is no protobuf INVALID_ARGUMENT; garbage closes only its connection" {
-	dra_start
+	dra_start --slices never
 	run kubelet raw "$SOCK" /k8s.io.kubelet.pkg.apis.dra.v1.DRAPlugin/NodeGetInfo ''
 	assert_failure 3
 	assert_output '{"code": "UNIMPLEMENTED", "details": "unknown method /k8s.io.kubelet.pkg.apis.dra.v1.DRAPlugin/NodeGetInfo"}'
@@ -89,7 +89,7 @@ files() {
 	mkdir -p "$CDI"
 	echo '{}' >"$CDI/$DRIVER-$U2.json"
 	echo '{}' >"$CDI/other-vendor.json"
-	dra_start
+	dra_start --slices never
 	run kubelet prepare "$SOCK" "default/$U1/c1"
 	assert_success
 	local first=$output
@@ -149,7 +149,7 @@ state/claims/$U1/gpu/$DRIVER-metadata.json"
 	grep -q "CDI spec $CDI/$DRIVER-$U1.json already right" "$PLOG"
 	# A new plugin (its state is the files) unprepares what the old one prepared, and no more.
 	dra_stop
-	dra_start
+	dra_start --slices never
 	run kubelet unprepare "$SOCK" "default/$U1/c1"
 	assert_success
 	assert_output "{\"claims\": {\"$U1\": {}}}"
@@ -169,7 +169,7 @@ cdi/$DRIVER-$U2.json"
 	claim c3 "$U3" none
 	claim c4 "$U4" "[$(result gpu-0 gpu gpu.nvidia.com)]"
 	claim c6 "$U6" "[$(result $DEV gpu "$DRIVER" gpu-node-2)]"
-	dra_start
+	dra_start --slices never
 	run kubelet prepare "$SOCK" "default/$U1/c1" "default/$U2/c2" "default/$U3/c3" "default/$U4/c4" \
 		"default/$U5/c5" "default/$U6/c6" "default/../c7"
 	assert_success
@@ -196,7 +196,7 @@ state/claims/$U1/gpu/$DRIVER-metadata.json"
 @test "prepare: a GPU that is not on vfio, or whose group is not viable, is refused and nothing is written" {
 	claim c1 "$U1" "[$(result $DEV)]"
 	setdriver 0000:01:00.1 snd_hda_intel
-	dra_start
+	dra_start --slices never
 	run kubelet prepare "$SOCK" "default/$U1/c1"
 	assert_success
 	assert_equal "$(jqr ".claims[\"$U1\"].error")" \
@@ -205,7 +205,7 @@ state/claims/$U1/gpu/$DRIVER-metadata.json"
 	dra_stop
 	mkfx workstation
 	vfio_nodes 2
-	dra_start
+	dra_start --slices never
 	run kubelet prepare "$SOCK" "default/$U1/c1"
 	assert_success
 	assert_equal "$(jqr ".claims[\"$U1\"].error")" \
@@ -221,7 +221,7 @@ state/claims/$U1/gpu/$DRIVER-metadata.json"
 	: >"$ROOT/dev/vfio/devices/vfio0"
 	: >"$ROOT/dev/iommu"
 	claim c1 "$U1" "[$(result $DEV)]"
-	dra_start --vfio-backend iommufd
+	dra_start --slices never --vfio-backend iommufd
 	run kubelet prepare "$SOCK" "default/$U1/c1"
 	assert_success
 	local spec=$CDI/$DRIVER-$U1.json meta=$STATE/claims/$U1/gpu/$DRIVER-metadata.json
@@ -232,20 +232,20 @@ state/claims/$U1/gpu/$DRIVER-metadata.json"
 	dra_stop
 	# auto: legacy where the group's node is there, else iommufd
 	rm -rf "$CDI" "$STATE"
-	dra_start
+	dra_start --slices never
 	kubelet prepare "$SOCK" "default/$U1/c1" >/dev/null
 	run jq -r '[.devices[0].containerEdits.deviceNodes[].path] | join(" ")' "$spec"
 	assert_output "/dev/vfio/2 /dev/vfio/vfio"
 	dra_stop
 	rm -rf "$CDI" "$STATE" "$ROOT/dev/vfio/2"
-	dra_start
+	dra_start --slices never
 	kubelet prepare "$SOCK" "default/$U1/c1" >/dev/null
 	run jq -r '[.devices[0].containerEdits.deviceNodes[].path] | join(" ")' "$spec"
 	assert_output "/dev/vfio/devices/vfio0 /dev/iommu"
 	dra_stop
 	# legacy asked for, and its node not there: refused
 	rm -rf "$CDI" "$STATE"
-	dra_start --vfio-backend legacy
+	dra_start --slices never --vfio-backend legacy
 	run kubelet prepare "$SOCK" "default/$U1/c1"
 	assert_equal "$(jqr ".claims[\"$U1\"].error")" \
 		"$GPU: /dev/vfio/2 or /dev/vfio/vfio is not there (the legacy vfio backend)"
@@ -254,7 +254,7 @@ state/claims/$U1/gpu/$DRIVER-metadata.json"
 
 @test "prepare: a claim made from a template is mounted at its pod claim name's path, and says it" {
 	claim c1-gpus-x7k2p "$U1" "[$(result $DEV)]" '{"resource.kubernetes.io/pod-claim-name": "gpus"}'
-	dra_start
+	dra_start --slices never
 	run kubelet prepare "$SOCK" "default/$U1/c1-gpus-x7k2p"
 	assert_success
 	run jq -r '.devices[1].containerEdits.mounts[0].containerPath' "$CDI/$DRIVER-$U1.json"
@@ -262,4 +262,61 @@ state/claims/$U1/gpu/$DRIVER-metadata.json"
 	run jq -sr '.[] | "\(.podClaimName) \(.metadata.name)"' "$STATE/claims/$U1/gpu/$DRIVER-metadata.json"
 	assert_output "gpus c1-gpus-x7k2p
 gpus c1-gpus-x7k2p"
+}
+
+# gen: the pool's generation and devices of the one slice in $output, "GEN DEV,DEV".
+gen() {
+	jqr '.items | if length == 1 then "\(.[0].spec.pool.generation) \([.[0].spec.devices[].name] | join(","))" else "\(length) slices" end'
+}
+
+@test "slices: the GPUs on vfio are published at the start, owned by the Node, and again after the kubelet deleted them" {
+	node gpu-node-1
+	dra_start --slices auto --slice-interval 1
+	wait_for "slice" 5 grep -q 'slices: pool gpu-node-1, generation 1' "$PLOG"
+	slices
+	assert_equal "$(gen)" "1 $DEV"
+	run jq -r '.items[0] | .metadata.name, (.metadata.ownerReferences[0] | "\(.kind) \(.name) \(.uid) \(.controller)"),
+		(.spec | .driver, .nodeName, .pool.name, .pool.resourceSliceCount,
+		(.devices[0].attributes | ."resource.kubernetes.io/pciBusID".string, ."resource.kubernetes.io/pcieRoot".string,
+		."vfio.gpuvm.dev/deviceID".string, ."vfio.gpuvm.dev/iommuGroup".int, (keys | length)))' <<<"$output"
+	assert_output "gpu-node-1-$DRIVER-0
+Node gpu-node-1 0b7e4c1d-0000-4000-8000-00000000000a true
+$DRIVER
+gpu-node-1
+gpu-node-1
+1
+$GPU
+pci0000:00
+0x2204
+2
+8"
+	# At rest: no request after the start's (the GPUs are read from sysfs only).
+	local n
+	n=$(grep -c . "$API/requests.jsonl")
+	sleep 2.5
+	assert_equal "$(grep -c . "$API/requests.jsonl")" "$n"
+	# The kubelet deletes them at its start, then registers the plugin again.
+	call admin-token DELETE "/apis/resource.k8s.io/v1/resourceslices/gpu-node-1-$DRIVER-0"
+	kubelet register "$REG" >/dev/null
+	wait_for "slice again" 5 grep -q 'slices: pool gpu-node-1, generation 2' "$PLOG"
+	slices
+	assert_equal "$(gen)" "2 $DEV"
+}
+
+@test "slices: a GPU that leaves vfio is taken out, the generation bumped, the reason logged" {
+	node gpu-node-1
+	dra_start --slices auto --slice-interval 1
+	wait_for "slice" 5 grep -q 'generation 1' "$PLOG"
+	setdriver 0000:01:00.1 snd_hda_intel
+	wait_for "new generation" 5 grep -q 'slices: pool gpu-node-1, generation 2: 0 devices in 1 slices' "$PLOG"
+	slices
+	assert_equal "$(gen)" "2 "
+	grep -q "slices: $DEV ($GPU) not published: IOMMU group 2 is not viable: 0000:01:00.1 is on snd_hda_intel, not on vfio" "$PLOG"
+	# a node whose GPU was never on vfio publishes an empty pool
+	dra_stop
+	call admin-token DELETE "/apis/resource.k8s.io/v1/resourceslices/gpu-node-1-$DRIVER-0"
+	mkfx workstation
+	dra_start --slices auto
+	wait_for "slice" 5 grep -q 'slices: pool gpu-node-1, generation 1: 0 devices' "$PLOG"
+	grep -q "slices: $DEV ($GPU) not published: $GPU is on nouveau, not on vfio" "$PLOG"
 }

@@ -1,4 +1,5 @@
 # shellcheck shell=bash
+# shellcheck disable=SC2154 # $code and $output: standin.bash's call and bats' run set them
 # gpuvm-dra for a bats file: the kubelet stand-in's stubs (once a file), the plugin on a
 # fixture tree ($ROOT), the API stand-in's claims. tests/dra/README.md says what is what.
 #   setup_file: dra_gen           (grpc_tools: the stubs of dra/proto into $BATS_FILE_TMPDIR/gen)
@@ -91,4 +92,27 @@ vfio_nodes() {
 	mkdir -p "$ROOT/dev/vfio"
 	: >"$ROOT/dev/vfio/$1"
 	: >"$ROOT/dev/vfio/vfio"
+}
+
+# node NAME: a Node in the API stand-in's store (the slices' owner).
+node() {
+	jq -n --arg n "$1" '{apiVersion: "v1", kind: "Node", metadata: {name: $n,
+		uid: "0b7e4c1d-0000-4000-8000-00000000000a"}}' >"$STORE/api/v1/nodes/$1.json"
+}
+
+# slices: the API's ResourceSlices of the driver, as the admin lists them ($output).
+slices() {
+	call admin-token GET "/apis/resource.k8s.io/v1/resourceslices?fieldSelector=spec.driver%3D$DRIVER"
+	[ "$code" = 200 ] || fail "list of resourceslices: $code $output"
+}
+
+# wait_for WHAT SECONDS COMMAND...: COMMAND succeeds within SECONDS (tenths of a second polled).
+wait_for() {
+	local what=$1 n=$(($2 * 10))
+	shift 2
+	while ! "$@" >/dev/null 2>&1; do
+		n=$((n - 1))
+		[ "$n" -gt 0 ] || fail "no $what"
+		sleep 0.1
+	done
 }
