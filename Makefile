@@ -147,8 +147,8 @@ bench-boot: setup all
 	sh bench/boot.sh
 
 # valgrind memcheck on the unit tests: no invalid access, no definite or indirect leak.
-memcheck: $(UNIT_TESTS)
-	$(Q)for t in $(UNIT_TESTS); do \
+memcheck: $(UNIT_TESTS) $(DRA_UNIT_TESTS)
+	$(Q)for t in $(UNIT_TESTS) $(DRA_UNIT_TESTS); do \
 		valgrind -q --error-exitcode=9 --leak-check=full --suppressions=tests/unit/valgrind.supp \
 			--errors-for-leak-kinds=definite,indirect $$t >/dev/null || exit 1; \
 		echo "  MEMCHECK $$t: clean"; done
@@ -173,11 +173,14 @@ BIN_BATS := $(filter-out $(TREE_SUITES:%=tests/bats/%.bats),$(BATS))
 
 # ASan + UBSan over the same sources: every unit test and the binary's bats suites.
 SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+# gpuvm-dra too: its unit tests, and dra.bats on its sanitized build (a report fails a test).
 sanitize:
 	$(MAKE) B=$(B)/san EXTRA_CFLAGS="$(SAN)" EXTRA_LDFLAGS="$(SAN)" \
-		$(B)/san/host/gpuvm $(UNIT_TESTS:$(B)/%=$(B)/san/%)
-	$(PROVE) $(UNIT_TESTS:$(B)/%=$(B)/san/%)
+		$(B)/san/host/gpuvm $(UNIT_TESTS:$(B)/%=$(B)/san/%) $(B)/san/gpuvm-dra \
+		$(DRA_UNIT_TESTS:$(B)/%=$(B)/san/%)
+	$(PROVE) $(UNIT_TESTS:$(B)/%=$(B)/san/%) $(DRA_UNIT_TESTS:$(B)/%=$(B)/san/%)
 	GPUVM=$(CURDIR)/$(B)/san/host/gpuvm $(PROVE) $(BIN_BATS)
+	GPUVM_DRA=$(CURDIR)/$(B)/san/gpuvm-dra $(PROVE) tests/bats/dra.bats
 
 $(B)/obj $(B)/host $(B)/unit:
 	mkdir -p $@

@@ -197,6 +197,7 @@ int main(int argc, char **argv)
 	unlink(cfg.dra_sock);
 	close(l[0].fd);
 	close(l[1].fd);
+	slices_fini(&sl);
 	curl_global_cleanup();
 	root_fini();
 	dra_log("stopped");

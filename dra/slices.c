@@ -341,3 +341,9 @@ void slices_tick(void *data)
 	free(text);
 	json_object_put(devs);
 }
+
+void slices_fini(struct slices *s)
+{
+	free(s->published);
+	s->published = NULL;
+}

@@ -29,5 +29,7 @@ struct slices {
 
 /* A tick of h2srv_run: look at the GPUs, publish where needed. */
 void slices_tick(void *data);
+/* What the slices hold in memory, freed (the slices on the API stay). */
+void slices_fini(struct slices *s);
 
 #endif

@@ -44,9 +44,12 @@ dra_start() {
 	fail "gpuvm-dra did not start"
 }
 
+# dra_stop: SIGTERM, as the kubelet's pod ends; a sanitizer's report in the log (GPUVM_DRA an
+# ASan+UBSan build) fails the test.
 dra_stop() {
 	[ -z "${DPID-}" ] || { kill "$DPID" 2>/dev/null || true; wait "$DPID" 2>/dev/null || true; }
 	DPID=
+	! grep -q -e 'Sanitizer' -e 'runtime error' "$PLOG" 2>/dev/null || fail "a sanitizer's report in $PLOG"
 }
 
 # kubelet CMD SOCKET ARGS...: tests/dra/kubelet.py (register, prepare, unprepare, raw, garbage).
