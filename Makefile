@@ -221,6 +221,8 @@ lint: $(DEPS)/VERSIONS
 	@echo "  CPPCHECK"
 	$(Q)cppcheck -j$(LINT_JOBS) --enable=warning,portability --std=c11 --quiet --error-exitcode=1 \
 		--inline-suppr --suppress=missingIncludeSystem -D_GNU_SOURCE -DGPUVM_VERSION='"x"' $(SRC_INC) src/
+	@echo "  ANALYZE, CLANG-TIDY, CPPCHECK dra/ (dra/dra.mk)"
+	$(Q)$(MAKE) -s --no-print-directory lint-dra
 	@echo "  SHELLCHECK $(words $(SHELL_FILES)) files"
 	$(Q)shellcheck -x -P SCRIPTDIR $(SHELL_FILES)
 	@echo "  STYLE (.editorconfig)"

@@ -134,7 +134,7 @@ static bool same(const char *path, const char *data)
 	if (fd < 0)
 		return false;
 	while (eq && (r = read(fd, buf, sizeof(buf))) > 0) {
-		if ((size_t)r > n - got || memcmp(buf, data + got, (size_t)r))
+		if ((size_t)r > n - got || memcmp(buf, data + got, (size_t)r) != 0)
 			eq = false;
 		got += (size_t)r;
 	}

@@ -200,11 +200,11 @@ static int check_devices(struct prep *p, const struct claim_info *ci, struct dev
 		const struct claim_result *r = &ci->res[i];
 		struct dev *d = &dv[*n];
 
-		if (strcmp(r->driver, DRA_DRIVER))
+		if (!streq(r->driver, DRA_DRIVER))
 			continue;
 		memset(d, 0, sizeof(*d));
 		d->r = r;
-		if (strcmp(r->pool, p->cfg->node)) {
+		if (!streq(r->pool, p->cfg->node)) {
 			fmt_cut(err, errsize, "device %s/%s is in pool %s, not this node's (%s)",
 				r->pool, r->device, r->pool, p->cfg->node);
 			return -EINVAL;
@@ -225,7 +225,7 @@ static int check_devices(struct prep *p, const struct claim_info *ci, struct dev
 				strerror(-p->scan_err));
 			return p->scan_err;
 		}
-		for (k = 0; k < p->n_gpus && strcmp(p->gpus[k].name, r->device); k++)
+		for (k = 0; k < p->n_gpus && !streq(p->gpus[k].name, r->device); k++)
 			;
 		if (k == p->n_gpus) {
 			fmt_cut(err, errsize, "device %s: no such GPU on node %s", r->device,
@@ -241,7 +241,7 @@ static int check_devices(struct prep *p, const struct claim_info *ci, struct dev
 		}
 		if (vfio_nodes(d->g, p->cfg->backend, d->node, err, errsize) < 0)
 			return -ENODEV;
-		for (k = 0; k < *n && strcmp(dv[k].req, d->req); k++)
+		for (k = 0; k < *n && !streq(dv[k].req, d->req); k++)
 			;
 		d->first_of_req = k == *n;
 		(*n)++;
@@ -293,7 +293,7 @@ static char *metadata(const struct prep *p, const struct claim_info *ci, const s
 		for (i = 0; i < n; i++) {
 			struct json_object *d;
 
-			if (strcmp(dv[i].req, req))
+			if (!streq(dv[i].req, req))
 				continue;
 			d = json_object_new_object();
 			json_object_object_add(d, "driver", json_object_new_string(DRA_DRIVER));
@@ -462,7 +462,7 @@ static int prepare_one(struct prep *p, const D(Claim) * c, D(NodePrepareResource
 	free(body);
 	if (r < 0)
 		fmt_cut(err, errsize, "ResourceClaim %s/%s: %s", c->namespace_, c->name, why);
-	else if (strcmp(ci->uid, c->uid))
+	else if (!streq(ci->uid, c->uid))
 		fmt_cut(err, errsize,
 			"ResourceClaim %s/%s has UID %s, not %s: not the claim the kubelet prepares",
 			c->namespace_, c->name, ci->uid, c->uid),
@@ -476,7 +476,7 @@ static int prepare_one(struct prep *p, const D(Claim) * c, D(NodePrepareResource
 		free(ci);
 		return r;
 	}
-	out->devices = a_alloc(a, (n ? n : 1) * sizeof(*out->devices));
+	out->devices = a_alloc(a, (n ? n : 1) * sizeof(D(Device) *));
 	for (i = 0; out->devices && i < n; i++) {
 		D(Device) *d = a_alloc(a, sizeof(*d));
 		char id[200];
@@ -528,7 +528,9 @@ static int node_prepare(const uint8_t *req, size_t len, uint8_t **resp, size_t *
 		fmt_cut(err, errsize, "the NodePrepareResourcesRequest cannot be decoded");
 		return GRPC_INVALID_ARGUMENT;
 	}
-	out.claims = a_alloc(a, (in->n_claims ? in->n_claims : 1) * sizeof(*out.claims));
+	out.claims = a_alloc(a,
+			     (in->n_claims ? in->n_claims : 1) *
+				     sizeof(D(NodePrepareResourcesResponse__ClaimsEntry) *));
 	for (i = 0; out.claims && i < in->n_claims; i++) {
 		D(NodePrepareResourcesResponse__ClaimsEntry) *e = a_alloc(a, sizeof(*e));
 		D(NodePrepareResourceResponse) *v = a_alloc(a, sizeof(*v));
@@ -619,7 +621,9 @@ static int node_unprepare(const uint8_t *req, size_t len, uint8_t **resp, size_t
 		fmt_cut(err, errsize, "the NodeUnprepareResourcesRequest cannot be decoded");
 		return GRPC_INVALID_ARGUMENT;
 	}
-	out.claims = a_alloc(a, (in->n_claims ? in->n_claims : 1) * sizeof(*out.claims));
+	out.claims = a_alloc(a,
+			     (in->n_claims ? in->n_claims : 1) *
+				     sizeof(D(NodeUnprepareResourcesResponse__ClaimsEntry) *));
 	for (i = 0; out.claims && i < in->n_claims; i++) {
 		D(NodeUnprepareResourcesResponse__ClaimsEntry) *e = a_alloc(a, sizeof(*e));
 		D(NodeUnprepareResourceResponse) *v = a_alloc(a, sizeof(*v));

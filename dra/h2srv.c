@@ -24,6 +24,7 @@
 
 #include "grpcframe.h"
 #include "h2srv.h"
+#include "util.h"
 #include "dralog.h"
 
 struct stream {
@@ -121,7 +122,7 @@ static int header_cb(nghttp2_session *s, const nghttp2_frame *f, const uint8_t *
 		memcpy(st->path, value, vlen);
 		st->path[vlen] = '\0';
 	} else if (nlen == 12 && !memcmp(name, "content-type", 12)) {
-		st->grpc = vlen >= 16 && !memcmp(value, "application/grpc", 16) &&
+		st->grpc = vlen >= 16 && memcmp(value, "application/grpc", 16) == 0 &&
 			(vlen == 16 || value[16] == '+' || value[16] == ';');
 	}
 	return 0;
@@ -225,7 +226,7 @@ static int handle(nghttp2_session *s, struct conn *c, struct stream *st)
 	if (!st->grpc)
 		return answer_http(s, st, "415");
 	for (i = 0; i < c->l->n_methods && !m; i++)
-		if (!strcmp(c->l->methods[i].path, st->path))
+		if (streq(c->l->methods[i].path, st->path))
 			m = &c->l->methods[i];
 	if (!m) {
 		dra_log("%s: %s: unknown method", c->l->name, st->path);

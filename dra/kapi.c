@@ -9,6 +9,7 @@
 #include <curl/curl.h>
 
 #include "kapi.h"
+#include "util.h"
 
 #define SA_DIR "/var/run/secrets/kubernetes.io/serviceaccount"
 
@@ -91,7 +92,7 @@ static int bearer(const struct kapi *k, char *hdr, size_t size, char *why, size_
 	FILE *f;
 
 	hdr[0] = '\0';
-	if (!strcmp(k->token_file, "none"))
+	if (streq(k->token_file, "none"))
 		return 0;
 	f = fopen(k->token_file, "re");
 	if (!f) {

@@ -17,6 +17,7 @@
 
 #include "log.h"
 #include "rootio.h"
+#include "util.h"
 
 #include "cdi.h"
 #include "dralog.h"
@@ -106,11 +107,11 @@ int main(int argc, char **argv)
 			cfg.state_dir = optarg;
 			break;
 		case 'b':
-			if (!strcmp(optarg, "auto"))
+			if (streq(optarg, "auto"))
 				cfg.backend = VFIO_AUTO;
-			else if (!strcmp(optarg, "legacy"))
+			else if (streq(optarg, "legacy"))
 				cfg.backend = VFIO_LEGACY;
-			else if (!strcmp(optarg, "iommufd"))
+			else if (streq(optarg, "iommufd"))
 				cfg.backend = VFIO_IOMMUFD;
 			else {
 				fprintf(stderr,
@@ -120,11 +121,11 @@ int main(int argc, char **argv)
 			}
 			break;
 		case 'S':
-			if (strcmp(optarg, "auto") && strcmp(optarg, "never")) {
+			if (!streq(optarg, "auto") && !streq(optarg, "never")) {
 				fprintf(stderr, "gpuvm-dra: --slices %s: auto or never\n", optarg);
 				return 2;
 			}
-			sl.enabled = !strcmp(optarg, "auto");
+			sl.enabled = streq(optarg, "auto");
 			break;
 		case 'i':
 			errno = 0;

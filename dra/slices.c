@@ -58,7 +58,7 @@ static struct json_object *devices(struct slices *s, char **text)
 		json_object_array_add(devs, d);
 	}
 	*text = json_text(devs, false);
-	if (*text && (!s->published || strcmp(*text, s->published)))
+	if (*text && (!s->published || !streq(*text, s->published)))
 		for (i = 0; i < n; i++)
 			if (!g[i].ready)
 				dra_log("slices: %s (%s) not published: %s", g[i].name, g[i].bdf,
@@ -209,7 +209,7 @@ static struct json_object *find(struct json_object *list, const char *name)
 	for (i = 0; i < json_object_array_length(items); i++) {
 		const char *n = str_at(json_object_array_get_idx(items, i), "metadata", "name");
 
-		if (n && !strcmp(n, name))
+		if (n && streq(n, name))
 			return json_object_array_get_idx(items, i);
 	}
 	return NULL;
@@ -282,7 +282,7 @@ static int publish(struct slices *s, struct json_object *devs)
 			size_t k;
 
 			for (k = 0;
-			     nm && k < n_slices && strcmp(nm, str_at(want[k], "metadata", "name")); k++)
+			     nm && k < n_slices && !streq(nm, str_at(want[k], "metadata", "name")); k++)
 				;
 			if (!nm || k < n_slices)
 				continue;
@@ -324,7 +324,7 @@ void slices_tick(void *data)
 		free(text);
 		return;
 	}
-	if (!s->published || strcmp(text, s->published) || s->sync) {
+	if (!s->published || !streq(text, s->published) || s->sync) {
 		if (!s->cfg->api_ok || publish(s, devs) < 0) {
 			/* Asked again at the next interval. */
 			free(s->published);

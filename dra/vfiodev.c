@@ -106,7 +106,7 @@ static int one_cdev(const char *name, void *data)
 {
 	char *out = data;
 
-	if (strncmp(name, "vfio", 4) || strlen(name) >= 16)
+	if (strncmp(name, "vfio", 4) != 0 || strlen(name) >= 16)
 		return 0;
 	strscpy(out, name, 16);
 	return 1;
@@ -125,8 +125,13 @@ static void read_gpu(const struct inventory *inv, const struct pci_dev *d, struc
 	g->group = d->group;
 	g->numa = -1;
 	snprintf(path, sizeof(path), "sys/bus/pci/devices/%s/numa_node", d->name);
-	if (root_read(path, buf, sizeof(buf)) > 0)
-		g->numa = atoi(buf);
+	if (root_read(path, buf, sizeof(buf)) > 0) {
+		char *end;
+		long v = strtol(buf, &end, 10);
+
+		if (end != buf && (*end == '\n' || !*end) && v >= 0 && v < 65536)
+			g->numa = (int)v;
+	}
 	pcie_root(d->name, g->pcie_root, sizeof(g->pcie_root));
 	snprintf(path, sizeof(path), "sys/bus/pci/devices/%s/vfio-dev", d->name);
 	root_list(path, one_cdev, g->cdev);

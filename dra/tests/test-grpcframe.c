@@ -10,23 +10,22 @@ static void parse_cases(void)
 {
 	static const struct {
 		const char *name;
-		uint8_t buf[12];
-		size_t n, max;
+		size_t n, max, len;
 		int want;
-		size_t len;
+		uint8_t buf[12];
 	} t[] = {
-		{ "empty body", { 0 }, 0, 64, -ENODATA, 0 },
-		{ "a header cut short", { 0, 0, 0 }, 3, 64, -ENODATA, 0 },
-		{ "an empty message", { 0, 0, 0, 0, 0 }, 5, 64, 0, 0 },
-		{ "three bytes", { 0, 0, 0, 0, 3, 1, 2, 3 }, 8, 64, 0, 3 },
-		{ "compressed", { 1, 0, 0, 0, 1, 9 }, 6, 64, -EPROTO, 0 },
-		{ "a flag that is no flag", { 0x80, 0, 0, 0, 1, 9 }, 6, 64, -EPROTO, 0 },
-		{ "length past the bound", { 0, 0, 0, 0, 65 }, 5, 64, -EMSGSIZE, 0 },
-		{ "4 GiB - 1 said", { 0, 0xff, 0xff, 0xff, 0xff, 1 }, 6, 64, -EMSGSIZE, 0 },
-		{ "length at the bound, body short", { 0, 0, 0, 0, 64, 1 }, 6, 64, -EBADMSG, 0 },
-		{ "a message cut short", { 0, 0, 0, 0, 4, 1, 2, 3 }, 8, 64, -EBADMSG, 0 },
-		{ "bytes after the message", { 0, 0, 0, 0, 2, 1, 2, 3 }, 8, 64, -EBADMSG, 0 },
-		{ "two messages", { 0, 0, 0, 0, 1, 7, 0, 0, 0, 0, 1, 7 }, 12, 64, -EBADMSG, 0 },
+		{ "empty body", 0, 64, 0, -ENODATA, { 0 } },
+		{ "a header cut short", 3, 64, 0, -ENODATA, { 0, 0, 0 } },
+		{ "an empty message", 5, 64, 0, 0, { 0, 0, 0, 0, 0 } },
+		{ "three bytes", 8, 64, 3, 0, { 0, 0, 0, 0, 3, 1, 2, 3 } },
+		{ "compressed", 6, 64, 0, -EPROTO, { 1, 0, 0, 0, 1, 9 } },
+		{ "a flag that is no flag", 6, 64, 0, -EPROTO, { 0x80, 0, 0, 0, 1, 9 } },
+		{ "length past the bound", 5, 64, 0, -EMSGSIZE, { 0, 0, 0, 0, 65 } },
+		{ "4 GiB - 1 said", 6, 64, 0, -EMSGSIZE, { 0, 0xff, 0xff, 0xff, 0xff, 1 } },
+		{ "length at the bound, body short", 6, 64, 0, -EBADMSG, { 0, 0, 0, 0, 64, 1 } },
+		{ "a message cut short", 8, 64, 0, -EBADMSG, { 0, 0, 0, 0, 4, 1, 2, 3 } },
+		{ "bytes after the message", 8, 64, 0, -EBADMSG, { 0, 0, 0, 0, 2, 1, 2, 3 } },
+		{ "two messages", 12, 64, 0, -EBADMSG, { 0, 0, 0, 0, 1, 7, 0, 0, 0, 0, 1, 7 } },
 	};
 	size_t i;
 
