@@ -136,6 +136,7 @@ FUZZ_SECONDS ?= 10
 CI_FUZZ_SECONDS ?= 5
 fuzz:
 	FUZZ_JOBS=2 tests/fuzz/run.sh $(FUZZ_SECONDS)
+	$(MAKE) -s dra-fuzz FUZZ_SECONDS=$(FUZZ_SECONDS)
 
 # The cost of gpuvm on the boot path (bench/run.sh): the fixtures, with Debian's driverctl
 # in the same interleaved run, and the boot ratio in QEMU (bench/boot.sh, also alone:

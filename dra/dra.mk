@@ -66,3 +66,30 @@ lint-dra: $(DRA_PROTOS:%=$(DRA_GEN)/%.pb-c.h)
 	$(Q)cppcheck --enable=warning,portability --std=c11 --quiet --error-exitcode=1 --inline-suppr \
 		--suppress=missingIncludeSystem -DPROTOBUF_C_VERSION_NUMBER=1004001 \
 		-DPROTOBUF_C_MIN_COMPILER_VERSION=1000000 $(DRA_LINT_DEFS) $(DRA_LINT_FILES)
+
+# libFuzzer harnesses of the framing decoder and the claim reader (dra/fuzz/fuzz-*.c, built
+# with clang, ASan and UBSan; json-c as Debian builds it): each replays its seed corpus
+# (dra/fuzz/corpus/NAME) with its dictionary (dra/fuzz/NAME.dict), then mutates for FUZZ_SECONDS on a copy that grows in
+# $(B)/dra/fuzz/corpus. make fuzz runs them after the tree's own.
+DRA_FUZZ := $(patsubst dra/fuzz/fuzz-%.c,%,$(wildcard dra/fuzz/fuzz-*.c))
+DRA_FUZZ_CFLAGS := -g -O1 -std=gnu11 -fno-omit-frame-pointer $(WARN) -D_GNU_SOURCE -Idra \
+	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
+$(B)/dra/fuzz/grpcframe: DRA_FUZZ_SRCS = dra/grpcframe.c
+$(B)/dra/fuzz/claim: DRA_FUZZ_SRCS = dra/claim.c
+$(B)/dra/fuzz/claim: DRA_FUZZ_LIBS = -ljson-c
+$(B)/dra/fuzz/%: dra/fuzz/fuzz-%.c dra/grpcframe.c dra/claim.c dra/grpcframe.h dra/claim.h
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  FUZZ    $@")
+	$(Q)clang $(DRA_FUZZ_CFLAGS) -o $@ $< $(DRA_FUZZ_SRCS) $(DRA_FUZZ_LIBS)
+.PHONY: dra-fuzz
+dra-fuzz: $(DRA_FUZZ:%=$(B)/dra/fuzz/%)
+	$(Q)for h in $(DRA_FUZZ); do \
+		mkdir -p $(B)/dra/fuzz/corpus/$$h $(B)/dra/fuzz/crashes/$$h && \
+		cp dra/fuzz/corpus/$$h/* $(B)/dra/fuzz/corpus/$$h/ && \
+		$(B)/dra/fuzz/$$h $$([ "$(FUZZ_SECONDS)" = 0 ] && echo -runs=0 || echo -max_total_time=$(FUZZ_SECONDS)) \
+			-timeout=10 -rss_limit_mb=2048 -artifact_prefix=$(B)/dra/fuzz/crashes/$$h/ \
+			$$([ -f dra/fuzz/$$h.dict ] && echo -dict=dra/fuzz/$$h.dict) \
+			$(B)/dra/fuzz/corpus/$$h >$(B)/dra/fuzz/$$h.log 2>&1 || \
+			{ tail -n 30 $(B)/dra/fuzz/$$h.log; echo "dra-fuzz: $$h FAILED"; exit 1; }; \
+		echo "  FUZZ    $$h: $$(grep -o 'cov: [0-9]* ft: [0-9]* corp: [0-9]*' $(B)/dra/fuzz/$$h.log | tail -n 1)"; \
+	done
