@@ -54,7 +54,7 @@ teardown() {
 	[ ! -e "$REG" ] && [ ! -e "$SOCK" ]
 }
 
-@test "an unknown method is UNIMPLEMENTED, a message that is no protobuf INVALID_ARGUMENT; garbage closes only its connection" {
+@test "an unknown method is UNIMPLEMENTED, a message that is no protobuf INVALID_ARGUMENT, one past 4 MiB RESOURCE_EXHAUSTED; garbage closes only its connection" {
 	dra_start --slices never
 	run kubelet raw "$SOCK" /k8s.io.kubelet.pkg.apis.dra.v1.DRAPlugin/NodeGetInfo ''
 	assert_failure 3
@@ -66,6 +66,13 @@ teardown() {
 	run kubelet raw "$SOCK" /k8s.io.kubelet.pkg.apis.dra.v1.DRAPlugin/NodePrepareResources 0aff01
 	assert_failure 3
 	assert_output '{"code": "INVALID_ARGUMENT", "details": "the NodePrepareResourcesRequest cannot be decoded"}'
+	# a message past the bound (4 MiB), read to its end and refused; one at the bound is decoded
+	# (4 MiB of zeros: no protobuf)
+	run kubelet raw "$SOCK" /k8s.io.kubelet.pkg.apis.dra.v1.DRAPlugin/NodePrepareResources zeros:4194305
+	assert_failure 3
+	assert_output '{"code": "RESOURCE_EXHAUSTED", "details": "the message is larger than the server takes"}'
+	run kubelet raw "$SOCK" /k8s.io.kubelet.pkg.apis.dra.v1.DRAPlugin/NodeUnprepareResources zeros:4194304
+	assert_output '{"code": "INVALID_ARGUMENT", "details": "the NodeUnprepareResourcesRequest cannot be decoded"}'
 	run kubelet garbage "$SOCK"
 	assert_success
 	assert_output --partial '"closed": true'

@@ -7,6 +7,7 @@ knowledge). The stubs are generated from dra/proto by grpc_tools at test time (g
   kubelet.py GEN prepare DRA_SOCK NS/UID/NAME...    NodePrepareResources
   kubelet.py GEN unprepare DRA_SOCK NS/UID/NAME...  NodeUnprepareResources
   kubelet.py GEN raw SOCK METHOD HEX          a call of METHOD with the bytes HEX as its message
+                                              (zeros:N: N zero bytes)
   kubelet.py GEN garbage SOCK                 bytes that are no HTTP/2 on a new connection
 
 Answers are JSON on stdout (protobuf's JSON, field names as in the .proto); a call that ends
@@ -76,7 +77,9 @@ def main():
         elif cmd == "raw":
             call = ch.unary_unary(args[0], request_serializer=lambda b: b,
                                   response_deserializer=lambda b: b)
-            print(json.dumps({"reply": call(bytes.fromhex(args[1]), timeout=10).hex()}))
+            msg = (bytes(int(args[1][6:])) if args[1].startswith("zeros:")
+                   else bytes.fromhex(args[1]))
+            print(json.dumps({"reply": call(msg, timeout=10).hex()}))
         else:
             print("kubelet.py: unknown command " + cmd, file=sys.stderr)
             return 2
