@@ -35,7 +35,8 @@ libnghttp2-dev libprotobuf-c-dev protobuf-c-compiler libcurl4-openssl-dev libjso
 "
 # The tests', besides: bats and the tools the suites run, static analysis, QEMU and the boot
 # images, lintian and rpmlint, the mirror's image and its registry, make repo's apt and dnf,
-# gpuvm-dra's kubelet stand-in (grpcio, its stubs made by grpc_tools: tests/dra).
+# gpuvm-dra's kubelet stand-in (grpcio, its stubs made by grpc_tools: tests/dra) and the podman
+# that runs a container with its CDI devices.
 TEST_PKGS="
 bats bats-assert bats-support shellcheck strace valgrind driverctl
 clang libclang-rt-14-dev cppcheck clang-tidy clang-format libkmod-dev libblkid-dev fdisk
@@ -47,7 +48,7 @@ lintian rpmlint node-spdx-license-ids
 umoci skopeo docker-registry
 apt-utils createrepo-c dnf gnupg python3-jsonschema python3-requests python3-configobj python3-jsonpatch
 prometheus-node-exporter systemd
-python3-grpcio python3-grpc-tools
+python3-grpcio python3-grpc-tools podman
 "
 PKGS=$BUILD_PKGS
 if [ -z "$build_only" ]; then

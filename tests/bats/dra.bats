@@ -327,3 +327,28 @@ pci0000:00
 	wait_for "slice" 5 grep -q 'slices: pool gpu-node-1, generation 1: 0 devices' "$PLOG"
 	grep -q "slices: $DEV ($GPU) not published: $GPU is on nouveau, not on vfio" "$PLOG"
 }
+
+@test "podman (Debian 12's) runs a container with a prepared claim's CDI devices: its vfio nodes and its metadata" {
+	need podman command -v podman
+	need "busybox-static" sh -c 'file -L /bin/busybox | grep -q "statically linked"'
+	claim c1 "$U1" "[$(result $DEV)]"
+	dra_start --slices never
+	run kubelet prepare "$SOCK" "default/$U1/c1"
+	assert_success
+	local dev=() id w
+	for id in $(jqr ".claims[\"$U1\"].devices[].cdi_device_ids[]"); do
+		dev+=(--device "$id")
+	done
+	assert_equal "${#dev[@]}" 4
+	# podman's storage in a short folder (conmon's sockets), removed after
+	w=$(mktemp -d /tmp/dra-podman.XXXXXX)
+	run timeout 120 sh "$TOP/tests/dra/podman-cdi.sh" "$w" "$CDI" "/dev/vfio/2 /dev/vfio/vfio" \
+		"${dev[@]}" localhost/gpuvm-dra-test:1 \
+		sh -c "stat -c '%n %F' /dev/vfio/2 /dev/vfio/vfio; cat $MD/resourceclaims/c1/gpu/$DRIVER-metadata.json"
+	rm -rf "$w" || true
+	assert_success
+	assert_equal "$(sed -n 1,2p <<<"$output")" "/dev/vfio/2 character special file
+/dev/vfio/vfio character special file"
+	assert_equal "$(sed -n '3,$p' <<<"$output")" "$(cat "$STATE/claims/$U1/gpu/$DRIVER-metadata.json")"
+	assert_equal "$(sed -n 4p <<<"$output" | jq -r '.requests[0].devices[0].attributes."resource.kubernetes.io/pciBusID".string')" "$GPU"
+}
