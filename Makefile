@@ -470,7 +470,7 @@ test:
 	@$(STAGE) --report
 
 clean: clean-arm64
-	rm -rf $(B)/obj $(B)/host $(B)/unit $(B)/gpuvm
+	rm -rf $(B)/obj $(B)/host $(B)/unit $(B)/gpuvm $(B)/dra $(B)/gpuvm-dra
 
 # The headers each object included (-MMD, the compile rule above).
 -include $(OBJS:.o=.d) $(HOST_OBJS:.o=.d) $(A64_OBJS:.o=.d) $(B)/host/fake-kernel.d

@@ -190,8 +190,8 @@ int main(int argc, char **argv)
 	}
 	dra_log("node %s: serving %s and %s (CDI specs in %s)", cfg.node, reg_sock, cfg.dra_sock,
 		cfg.cdi_dir);
+	/* The slices are published at the first tick, a second in: the sockets serve already. */
 	sl.interval_s = interval;
-	slices_tick(&sl);
 	r = h2srv_run(l, 2, &stop, slices_tick, &sl, sl.enabled ? 1000 : 0);
 	/* A plugin that is gone takes its registration socket with it: the kubelet sees it go. */
 	unlink(reg_sock);
