@@ -337,9 +337,17 @@ static char *spec(const struct prep *p, const struct claim_info *ci, const struc
 	json_object_object_add(o, "cdiVersion", json_object_new_string(CDI_VERSION));
 	json_object_object_add(o, "kind", json_object_new_string(CDI_KIND));
 	for (i = 0; i < n; i++) {
-		struct json_object *d = json_object_new_object(), *e = json_object_new_object();
-		struct json_object *nodes = json_object_new_array();
+		struct json_object *d, *e, *nodes;
+		size_t k;
 
+		/* A device two results name (admin access) is one device of the spec. */
+		for (k = 0; k < i && !streq(dv[k].r->device, dv[i].r->device); k++)
+			;
+		if (k < i)
+			continue;
+		d = json_object_new_object();
+		e = json_object_new_object();
+		nodes = json_object_new_array();
 		snprintf(name, sizeof(name), "%s-%s", ci->uid, dv[i].r->device);
 		json_object_object_add(d, "name", json_object_new_string(name));
 		node_edit(nodes, dv[i].node[0]);
@@ -467,6 +475,15 @@ static int prepare_one(struct prep *p, const D(Claim) * c, D(NodePrepareResource
 			"ResourceClaim %s/%s has UID %s, not %s: not the claim the kubelet prepares",
 			c->namespace_, c->name, ci->uid, c->uid),
 			r = -ESTALE;
+	else if (!streq(ci->name, c->name) || !streq(ci->ns, c->namespace_))
+		fmt_cut(err, errsize, "ResourceClaim %s/%s: the API answered %s/%s", c->namespace_,
+			c->name, ci->ns, ci->name),
+			r = -EPROTO;
+	else if (ci->pod_claim_name[0] && !dns_label(ci->pod_claim_name))
+		fmt_cut(err, errsize,
+			"ResourceClaim %s/%s: its pod claim name (resource.kubernetes.io/pod-claim-name) is not a DNS label",
+			c->namespace_, c->name),
+			r = -EINVAL;
 	else if (!ci->allocated)
 		fmt_cut(err, errsize, "ResourceClaim %s/%s is not allocated", c->namespace_, c->name),
 			r = -EINVAL;

@@ -176,9 +176,11 @@ cdi/$DRIVER-$U2.json"
 	claim c3 "$U3" none
 	claim c4 "$U4" "[$(result gpu-0 gpu gpu.nvidia.com)]"
 	claim c6 "$U6" "[$(result $DEV gpu "$DRIVER" gpu-node-2)]"
+	U8=6f1c2a9e-5b7d-4c1e-9a8f-000000000008
+	claim c8 "$U8" "[$(result $DEV)]" '{"resource.kubernetes.io/pod-claim-name": "../../etc"}'
 	dra_start --slices never
 	run kubelet prepare "$SOCK" "default/$U1/c1" "default/$U2/c2" "default/$U3/c3" "default/$U4/c4" \
-		"default/$U5/c5" "default/$U6/c6" "default/../c7"
+		"default/$U5/c5" "default/$U6/c6" "default/../c7" "default/$U8/c8"
 	assert_success
 	assert_equal "$(jqr ".claims[\"$U1\"] | [(.devices | length), .error // \"\"] | join(\" \")")" "1 "
 	assert_equal "$(jqr ".claims[\"$U2\"].error")" \
@@ -191,11 +193,13 @@ cdi/$DRIVER-$U2.json"
 	assert_equal "$(jqr ".claims[\"$U6\"].error")" \
 		"device gpu-node-2/$DEV is in pool gpu-node-2, not this node's (gpu-node-1)"
 	assert_equal "$(jqr '.claims[".."].error')" "claim default/c7 (..): not a namespace, name and UID the API makes"
+	assert_equal "$(jqr ".claims[\"$U8\"].error")" \
+		"ResourceClaim default/c8: its pod claim name (resource.kubernetes.io/pod-claim-name) is not a DNS label"
 	assert_equal "$(files)" "cdi/$DRIVER-$U1.json
 state/claims/$U1/gpu/$DRIVER-metadata.json"
 	# The claims were read as the admin's token reads them, with the plugin's user agent.
 	run requests '.path | startswith("/apis/resource.k8s.io/v1/namespaces/default/resourceclaims/")'
-	assert_equal "${#lines[@]}" 6
+	assert_equal "${#lines[@]}" 7
 	run requests '.user_agent != "gpuvm-dra/0.1.0" or .method != "GET"'
 	assert_output ''
 }
@@ -274,6 +278,20 @@ gpus c1-gpus-x7k2p"
 # gen: the pool's generation and devices of the one slice in $output, "GEN DEV,DEV".
 gen() {
 	jqr '.items | if length == 1 then "\(.[0].spec.pool.generation) \([.[0].spec.devices[].name] | join(","))" else "\(length) slices" end'
+}
+
+@test "prepare: a device two requests share (admin access) is one device of the spec, its ID in each" {
+	claim c1 "$U1" "[$(result $DEV gpu), $(result $DEV watch)]"
+	dra_start --slices never
+	run kubelet prepare "$SOCK" "default/$U1/c1"
+	assert_success
+	run jq -r '.claims[].devices[] | "\(.request_names[0]) \(.cdi_device_ids | join(" "))"' <<<"$output"
+	assert_output "gpu $DRIVER/gpu=$U1-$DEV $DRIVER/gpu=$U1-metadata-gpu
+watch $DRIVER/gpu=$U1-$DEV $DRIVER/gpu=$U1-metadata-watch"
+	run jq -r '[.devices[].name] | join(" ")' "$CDI/$DRIVER-$U1.json"
+	assert_output "$U1-$DEV $U1-metadata-gpu $U1-metadata-watch"
+	run jq -sr '.[0].requests[0] | "\(.name) \(.devices | length)"' "$STATE/claims/$U1/watch/$DRIVER-metadata.json"
+	assert_output "watch 1"
 }
 
 @test "slices: the GPUs on vfio are published at the start, owned by the Node, and again after the kubelet deleted them" {
