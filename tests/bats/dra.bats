@@ -30,6 +30,7 @@ teardown_file() {
 setup() {
 	standin_vars
 	standin_reset
+	dra_rbac
 	dra_vars
 	mkfx vfio-stale
 	vfio_nodes 2
@@ -344,6 +345,55 @@ pci0000:00
 	dra_start --slices auto
 	wait_for "slice" 5 grep -q 'slices: pool gpu-node-1, generation 1: 0 devices' "$PLOG"
 	grep -q "slices: $DEV ($GPU) not published: $GPU is on nouveau, not on vfio" "$PLOG"
+}
+
+# stale_slices: two slices of the pool in the store: -0 with no device at generation 3 (to be
+# updated), -1 (no longer needed: to be deleted).
+stale_slices() {
+	local dir=$STORE/apis/resource.k8s.io/v1/resourceslices i
+	mkdir -p "$dir"
+	for i in 0 1; do
+		jq -n --arg n "gpu-node-1-$DRIVER-$i" --arg d "$DRIVER" '{apiVersion: "resource.k8s.io/v1",
+			kind: "ResourceSlice", metadata: {name: $n}, spec: {driver: $d, nodeName: "gpu-node-1",
+			pool: {name: "gpu-node-1", generation: 3, resourceSliceCount: 2}, devices: []}}' >"$dir/gpu-node-1-$DRIVER-$i.json"
+	done
+}
+
+@test "RBAC: dra/deploy/rbac.yaml is enough for the plugin, and each of its verbs is needed" {
+	node gpu-node-1
+	claim c1 "$U1" "[$(result $DEV)]"
+	stale_slices
+	dra_start --slices auto
+	wait_for "slices" 5 grep -q 'slices: pool gpu-node-1, generation 4: 1 devices in 1 slices' "$PLOG"
+	run kubelet prepare "$SOCK" "default/$U1/c1"
+	assert_equal "$(jqr ".claims[\"$U1\"].devices | length")" 1
+	run requests '.user != "system:serviceaccount:gpuvm-system:gpuvm-dra" or .code >= 300'
+	assert_output ''
+	dra_stop
+	local user='User "system:serviceaccount:gpuvm-system:gpuvm-dra"'
+	# each verb taken away, the call that needs it is refused
+	local rule stale want
+	while IFS='|' read -r rule stale want; do
+		: >"$PLOG"
+		rm -rf "$STORE/apis/resource.k8s.io/v1/resourceslices"
+		[ "$stale" = no ] || stale_slices
+		dra_rbac "$rule"
+		dra_start --slices auto
+		wait_for "the refusal of $rule: $want" 5 grep -qF "$want" "$PLOG"
+		dra_stop
+	done <<EOF2
+/resourceslices/{n;s/"list", //}|stale|slices: GET /apis/resource.k8s.io/v1/resourceslices?fieldSelector=spec.nodeName%3Dgpu-node-1,spec.driver%3D$DRIVER: 403
+/resourceslices/{n;s/"create", //}|no|slices: POST /apis/resource.k8s.io/v1/resourceslices: 403
+/resourceslices/{n;s/"update", //}|stale|slices: PUT /apis/resource.k8s.io/v1/resourceslices/gpu-node-1-$DRIVER-0: 403
+/resourceslices/{n;s/, "delete"//}|stale|slices: DELETE /apis/resource.k8s.io/v1/resourceslices/gpu-node-1-$DRIVER-1: 403
+/"nodes"/{n;s/"get"/"list"/}|stale|slices: GET /api/v1/nodes/gpu-node-1: 403
+EOF2
+	# the claim's get
+	dra_rbac '/resourceclaims/{n;s/"get"/"list"/}'
+	dra_start --slices never
+	run kubelet prepare "$SOCK" "default/$U1/c1"
+	assert_equal "$(jqr ".claims[\"$U1\"].error")" \
+		"GET /apis/resource.k8s.io/v1/namespaces/default/resourceclaims/c1: 403: resourceclaims.resource.k8s.io \"c1\" is forbidden: $user cannot get resource \"resourceclaims\" in API group \"resource.k8s.io\" in the namespace \"default\""
 }
 
 @test "podman (Debian 12's) runs a container with a prepared claim's CDI devices: its vfio nodes and its metadata" {

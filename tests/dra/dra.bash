@@ -27,10 +27,23 @@ dra_vars() {
 	PLOG=$D/plugin.log
 }
 
+# dra_rbac [SED_SCRIPT]: the stand-in's RBAC becomes the shipped rules and the plugin's
+# (dra/deploy/rbac.yaml, through SED_SCRIPT, which must change it), and its ServiceAccount's
+# token dra-token is known.
+dra_rbac() {
+	sed "${1-}" "$TOP/dra/deploy/rbac.yaml" >"$API/rbac.dra-only.yaml"
+	[ -z "${1-}" ] || ! cmp -s "$TOP/dra/deploy/rbac.yaml" "$API/rbac.dra-only.yaml" ||
+		fail "dra_rbac $1: nothing changed"
+	{ cat "$API/rbac.shipped.yaml"; echo ---; cat "$API/rbac.dra-only.yaml"; } >"$API/rbac.dra.yaml"
+	ln -sfn "$API/rbac.dra.yaml" "$API/rbac.yaml"
+	grep -q '^dra-token ' "$API/tokens" ||
+		echo "dra-token system:serviceaccount:gpuvm-system:gpuvm-dra" >>"$API/tokens"
+}
+
 # dra_start [OPTION...]: the plugin on $ROOT for node gpu-node-1, the API stand-in's server,
-# the admin's token; waits for its two sockets.
+# its ServiceAccount's token (dra_rbac); waits for its two sockets.
 dra_start() {
-	printf 'admin-token\n' >"$D/token"
+	printf 'dra-token\n' >"$D/token"
 	GPUVM_API_SERVER=$SERVER GPUVM_API_TOKEN_FILE=$D/token GPUVM_API_CA_FILE=$API/tls/ca.crt \
 		GPUVM_API_TIMEOUT=10 "$DRA" --node gpu-node-1 --root "$ROOT" --registration-socket "$REG" \
 		--plugin-socket "$SOCK" --cdi-dir "$CDI" --state-dir "$STATE" "$@" >>"$PLOG" 2>&1 3>&- &
