@@ -163,7 +163,7 @@ memcheck: $(UNIT_TESTS) $(DRA_UNIT_TESTS)
 # the binary's own suites cover, or not at all. Those run once, on the shipped binary; the
 # binary's suites run again under ASan+UBSan and on aarch64.
 # The suites that take longest come first (prove --timer, scratch on tmpfs: mirror 104 s,
-# mirror-guard 85, fixture 28, dra 20-30, plan 24, standin 23, kubeapi 14, check 13 of some
+# mirror-guard 85, fixture 28, dra 25-35, plan 24, standin 23, kubeapi 14, check 13 of some
 # 450 s), so that prove -j2 does not end on one long suite and an idle CPU.
 SLOW_BATS := $(wildcard tests/bats/mirror.bats tests/bats/mirror-guard.bats tests/bats/fixture.bats \
 	tests/bats/dra.bats tests/bats/plan.bats tests/bats/standin.bats tests/bats/kubeapi.bats \

@@ -52,6 +52,7 @@ static void usage(FILE *f)
 		"                           else iommufd), legacy or iommufd\n"
 		"  --slices auto|never      publish the node's ResourceSlices (default auto)\n"
 		"  --slice-interval S       seconds between checks of the slices (default 30)\n"
+		"  --slice-devices N        devices a slice, 1 to 128 (default 128)\n"
 		"  --version, --help\n\n"
 		"The API server: GPUVM_API_SERVER (default https://$KUBERNETES_SERVICE_HOST:\n"
 		"$KUBERNETES_SERVICE_PORT), GPUVM_API_TOKEN_FILE, GPUVM_API_CA_FILE,\n"
@@ -70,6 +71,7 @@ int main(int argc, char **argv)
 		{ "vfio-backend", required_argument, NULL, 'b' },
 		{ "slices", required_argument, NULL, 'S' },
 		{ "slice-interval", required_argument, NULL, 'i' },
+		{ "slice-devices", required_argument, NULL, 'd' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -79,10 +81,10 @@ int main(int argc, char **argv)
 			       .cdi_dir = "/var/run/cdi",
 			       .state_dir = STATE_DIR };
 	const char *root = NULL, *reg_sock = REG_SOCK;
-	struct slices sl = { .cfg = &cfg, .enabled = true };
+	struct slices sl = { .cfg = &cfg, .enabled = true, .per_slice = SLICE_DEVICES_MAX };
 	struct h2_listener l[2];
 	struct sigaction sa = { .sa_handler = on_signal };
-	long interval = 30;
+	long interval = 30, per;
 	char *end;
 	int o, r;
 
@@ -135,6 +137,16 @@ int main(int argc, char **argv)
 					optarg);
 				return 2;
 			}
+			break;
+		case 'd':
+			errno = 0;
+			per = strtol(optarg, &end, 10);
+			if (errno || *end || per < 1 || per > SLICE_DEVICES_MAX) {
+				fprintf(stderr, "gpuvm-dra: --slice-devices %s: 1 to %d\n", optarg,
+					SLICE_DEVICES_MAX);
+				return 2;
+			}
+			sl.per_slice = (size_t)per;
 			break;
 		case 'V':
 			printf("gpuvm-dra %s\n", GPUVM_VERSION);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * The node's ResourceSlices (resource.k8s.io/v1): one pool, the node's name, of the GPUs on
- * vfio with a viable group, at most SLICE_DEVICES_MAX a slice, each slice named
+ * vfio with a viable group, at most per_slice (SLICE_DEVICES_MAX) a slice, each slice named
  * NODE-vfio.gpuvm.dev-I and owned by the Node (deleted with it). The pool's generation is
  * bumped whenever what is published changes; a GPU not ready is left out, and why is logged.
  */
@@ -227,7 +227,7 @@ static int publish(struct slices *s, struct json_object *devs)
 	long code;
 	int r;
 
-	n_slices = n ? (n + SLICE_DEVICES_MAX - 1) / SLICE_DEVICES_MAX : 1;
+	n_slices = n ? (n + s->per_slice - 1) / s->per_slice : 1;
 	if (n_slices > SLICES_MAX)
 		return -E2BIG;
 	snprintf(path, sizeof(path), "/api/v1/nodes/%s", s->cfg->node);
@@ -241,8 +241,7 @@ static int publish(struct slices *s, struct json_object *devs)
 		return r;
 	}
 	for (i = 0; i < n_slices; i++) {
-		size_t from = i * SLICE_DEVICES_MAX,
-		       cnt = n - from < SLICE_DEVICES_MAX ? n - from : SLICE_DEVICES_MAX;
+		size_t from = i * s->per_slice, cnt = n - from < s->per_slice ? n - from : s->per_slice;
 
 		snprintf(name, sizeof(name), "%s-%s-%zu", s->cfg->node, DRA_DRIVER, i);
 		want[i] = slice(s, name, uid, devs, n ? from : 0, n ? cnt : 0, n_slices, 0);

@@ -20,6 +20,7 @@ struct slices {
 	struct dra_cfg *cfg;
 	bool enabled;
 	long interval_s;
+	size_t per_slice;     /* devices a slice, 1 to SLICE_DEVICES_MAX */
 	long long next_ms;    /* the next look at the GPUs */
 	bool sync;	      /* the API is to be asked at the next look */
 	bool recheck;	      /* and once more an interval later (after a registration) */

@@ -347,6 +347,33 @@ pci0000:00
 	grep -q "slices: $DEV ($GPU) not published: $GPU is on nouveau, not on vfio" "$PLOG"
 }
 
+@test "slices: eight GPUs in slices of three, each with its NUMA node and PCIe root; fewer, and a slice is deleted" {
+	mkfx hgx8
+	local gpus="0000:03:00.0 0000:23:00.0 0000:43:00.0 0000:63:00.0 0001:03:00.0 0001:23:00.0 0001:43:00.0 0001:63:00.0" a
+	for a in $gpus; do
+		setdriver "$a" vfio-pci
+	done
+	node gpu-node-1
+	dra_start --slices auto --slice-interval 1 --slice-devices 3
+	wait_for "slices" 5 grep -q 'slices: pool gpu-node-1, generation 1: 8 devices in 3 slices' "$PLOG"
+	slices
+	run jq -r '.items | sort_by(.metadata.name)[] | "\(.metadata.name) \(.spec.pool.generation)/\(.spec.pool.resourceSliceCount): \([.spec.devices[].name] | join(" "))"' <<<"$output"
+	assert_output "gpu-node-1-$DRIVER-0 1/3: gpu-0000-03-00-0 gpu-0000-23-00-0 gpu-0000-43-00-0
+gpu-node-1-$DRIVER-1 1/3: gpu-0000-63-00-0 gpu-0001-03-00-0 gpu-0001-23-00-0
+gpu-node-1-$DRIVER-2 1/3: gpu-0001-43-00-0 gpu-0001-63-00-0"
+	slices
+	run jq -r '[.items[].spec.devices[] | .attributes | "\(."vfio.gpuvm.dev/numaNode".int)@\(."resource.kubernetes.io/pcieRoot".string)"] | join(" ")' <<<"$output"
+	assert_output "0@pci0000:00 0@pci0000:20 0@pci0000:40 0@pci0000:60 1@pci0001:00 1@pci0001:20 1@pci0001:40 1@pci0001:60"
+	# two GPUs back on nvidia: six devices in two slices, the third deleted
+	setdriver 0000:03:00.0 nvidia
+	setdriver 0001:63:00.0 nvidia
+	wait_for "new generation" 5 grep -q 'slices: pool gpu-node-1, generation 2: 6 devices in 2 slices' "$PLOG"
+	slices
+	run jq -r '.items | sort_by(.metadata.name)[] | "\(.metadata.name) \(.spec.pool.generation)/\(.spec.pool.resourceSliceCount): \([.spec.devices[].name] | join(" "))"' <<<"$output"
+	assert_output "gpu-node-1-$DRIVER-0 2/2: gpu-0000-23-00-0 gpu-0000-43-00-0 gpu-0000-63-00-0
+gpu-node-1-$DRIVER-1 2/2: gpu-0001-03-00-0 gpu-0001-23-00-0 gpu-0001-43-00-0"
+}
+
 # stale_slices: two slices of the pool in the store: -0 with no device at generation 3 (to be
 # updated), -1 (no longer needed: to be deleted).
 stale_slices() {
