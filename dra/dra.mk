@@ -7,12 +7,14 @@
 # plan: driver_is_vfio(), which pulls mode, cmdline and vgpu in.
 DRA_GPUVM_UNITS := util strpool log pci rootio writefile iommu inventory pciproc plan mode cmdline vgpu
 DRA_GPUVM_OBJS = $(DRA_GPUVM_UNITS:%=$(B)/host/%.o)
+# Where their headers are.
+DRA_GPUVM_INC := -Isrc
 
 DRA_PROTOS := pluginregistration dra
 DRA_GEN := $(B)/dra/gen
 DRA_SRCS := main.c dralog.c grpcframe.c h2srv.c claim.c kapi.c vfiodev.c cdi.c drasvc.c slices.c
 DRA_OBJS := $(DRA_SRCS:%.c=$(B)/dra/%.o) $(DRA_PROTOS:%=$(B)/dra/%.pb-c.o)
-DRA_CFLAGS = $(CFLAGS_HOST) -Idra -I$(DRA_GEN) -Isrc
+DRA_CFLAGS = $(CFLAGS_HOST) -Idra -I$(DRA_GEN) $(DRA_GPUVM_INC)
 DRA_LIBS := -lnghttp2 -lprotobuf-c -lcurl -ljson-c
 
 .PHONY: dra dra-unit
@@ -52,7 +54,7 @@ dra-unit: $(DRA_UNIT_TESTS)
 # (.clang-tidy) and cppcheck, zero findings. drasvc.c's replies are built in an arena that
 # keeps every allocation and frees them at once, which -fanalyzer cannot follow: its leak
 # check is off for that file alone.
-DRA_LINT_DEFS = -D_GNU_SOURCE -DGPUVM_VERSION='"x"' -Isrc -Idra -I$(DRA_GEN) -Itests/unit
+DRA_LINT_DEFS = -D_GNU_SOURCE -DGPUVM_VERSION='"x"' $(DRA_GPUVM_INC) -Idra -I$(DRA_GEN) -Itests/unit
 DRA_LINT_FLAGS = -std=gnu11 $(DRA_LINT_DEFS)
 DRA_LINT_FILES := $(DRA_SRCS:%=dra/%) $(wildcard dra/tests/test-*.c)
 .PHONY: lint-dra
