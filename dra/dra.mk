@@ -3,12 +3,14 @@
 # dra/proto by Debian's protoc-c into $(B)/dra/gen. Not in the initramfs: the mirror's image.
 # Included from the Makefile; doc/dra.md says how it is built and tested.
 
-# gpuvm's units it reads the host through (their glibc objects, as the unit tests link them).
-# plan: driver_is_vfio(), which pulls mode, cmdline and vgpu in.
-DRA_GPUVM_UNITS := util strpool log pci rootio writefile iommu inventory pciproc plan mode cmdline vgpu
-DRA_GPUVM_OBJS = $(DRA_GPUVM_UNITS:%=$(B)/host/%.o)
+# gpuvm's units it reads the host through (their glibc objects, as the unit tests link them):
+# units of src/boot/ only (what the boot itself reads), none of tools/. plan: driver_is_vfio(), which
+# pulls mode, cmdline, vgpu and (for a source's words) settings, config and tagspec in.
+DRA_GPUVM_UNITS := util strpool log pci rootio writefile iommu inventory pciproc plan mode cmdline vgpu \
+	settings config tagspec
+DRA_GPUVM_OBJS = $(DRA_GPUVM_UNITS:%=$(B)/host/boot/%.o)
 # Where their headers are.
-DRA_GPUVM_INC := -Isrc
+DRA_GPUVM_INC := -Isrc/boot
 
 DRA_PROTOS := pluginregistration dra
 DRA_GEN := $(B)/dra/gen
