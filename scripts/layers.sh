@@ -21,7 +21,7 @@ machine: iommu inventory pciproc hostdev inuse pciids
 asked: settings kcmdline source pending confsource
 decide: plan nextboot check kvsnippet
 act: execute live
-report: report state metrics hostreport
+report: report state metrics pinned hostreport
 prepare: prepare
 collect: dumpcollect
 command: cmd main bootrun

@@ -100,6 +100,7 @@ void pci_dev_init(struct pci_dev *d)
 	d->driver = d->override = d->variant = "";
 	d->sriov_totalvfs = -1;
 	d->boot_vga = -1;
+	d->numa = -1;
 }
 
 /* DEV_DIR NAME/ATTR into path (of PATH_SIZE bytes): the scan builds thousands of these. */
@@ -690,7 +691,7 @@ static void read_group_link(struct inventory *inv, struct pci_dev *d)
 static int read_details(struct inventory *inv, struct pci_dev *d)
 {
 	char path[PATH_SIZE], buf[128];
-	int boot_vga = -1;
+	int boot_vga = -1, numa = -1;
 	ssize_t n;
 
 	if (d->details)
@@ -713,6 +714,9 @@ static int read_details(struct inventory *inv, struct pci_dev *d)
 		d->sriov_totalvfs = -1;
 	if ((d->class >> 16) == 0x03 && read_int_attr(d->name, "boot_vga", &boot_vga) == 0)
 		d->boot_vga = boot_vga != 0;
+	if (inv->want_numa && read_int_attr(d->name, "numa_node", &numa) == 0 && numa >= 0 &&
+	    numa <= INT8_MAX)
+		d->numa = (int8_t)numa;
 	return 0;
 }
 

@@ -36,6 +36,7 @@ struct pci_dev {
 	const char *variant;	    /* vfio variant driver from modules.alias, "" when none */
 	int sriov_totalvfs;	    /* -1 when not SR-IOV capable */
 	int8_t boot_vga;	    /* -1 when absent */
+	int8_t numa;		    /* numa_node, read where gpus= names a node; -1: not */
 	uint8_t unread_errno;	    /* unidentified: why its uevent could not be used */
 	enum host_use host_use : 2; /* the running host needs it (inventory_host_uses) */
 	bool details : 1;
@@ -92,6 +93,8 @@ struct inventory {
 	 * method and support), set by the caller; NULL when not read.
 	 */
 	const struct gpu_models *models;
+	/* Set by the caller before the scan: read each detailed function's numa_node too. */
+	bool want_numa;
 };
 
 /* The type of an IOMMU group that was read, or NULL. */

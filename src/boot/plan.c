@@ -57,6 +57,14 @@ static inline __attribute__((always_inline)) bool id_matches(const struct settin
 	return false;
 }
 
+/* The key that selects what the mode takes, as the reasons name it. */
+static const char *selected_by(const struct settings *s)
+{
+	if (s->n_gpus && s->mode != MODE_CONTAINER)
+		return "gpus=";
+	return s->n_ids ? "ids=" : "the default match";
+}
+
 bool plan_group_shared(const struct plan_group *g)
 {
 	return g->viable && !g->pending && g->n_gpus > 1;
@@ -221,6 +229,11 @@ static void classify(struct plan *p, const struct settings *s, const struct inve
 			continue;
 		}
 		pd->role = is_nvswitch(d) ? ROLE_NVSWITCH : ROLE_GPU;
+		if (pd->role == ROLE_GPU && s->mode != MODE_CONTAINER &&
+		    !settings_gpus_pick(s, &d->addr, d->numa)) {
+			pd->pick = PICK_OUT; /* decided with the host's side (picked_out) */
+			continue;
+		}
 		pd->selected = true;
 		p->n_selected++;
 	}
@@ -411,8 +424,7 @@ static int plan_pending(struct plan *p, const struct settings *s, const struct i
 			snprintf(why, sizeof(why),
 				 "%s %04x:%04x selected by %s; IOMMU group assigned when %s probes it (%s)",
 				 p->dev[i].role == ROLE_NVSWITCH ? "NVSwitch" : "GPU", d->vendor,
-				 d->device, s->n_ids ? "ids=" : "the default match", vfio_target(m),
-				 inv->iommu.unit);
+				 d->device, selected_by(s), vfio_target(m), inv->iommu.unit);
 		else
 			snprintf(why, sizeof(why),
 				 "companion of %s, bound with it (IOMMU group assigned at probe)",
@@ -498,7 +510,7 @@ static int member_bind(struct plan *p, const struct settings *s, const struct in
 	} else {
 		snprintf(why, sizeof(why), "%s %04x:%04x selected by %s in IOMMU group %d",
 			 pd->role == ROLE_NVSWITCH ? "NVSwitch" : "GPU", d->vendor, d->device,
-			 s->n_ids ? "ids=" : "the default match", g->id);
+			 selected_by(s), g->id);
 	}
 	want(pd, d, ACT_BIND, vfio_target(d), why);
 	return pd->action == ACT_BIND ? add_module(p, vfio_target(d)) : 0;
@@ -606,20 +618,15 @@ static void for_slot(struct plan *p, const struct inventory *inv,
 	}
 }
 
-static void host_side(struct plan *p, const struct inventory *inv, size_t i, size_t gpu,
-		      const struct settings *s, const char *reserve_for, const char *why)
+/* Device i's host side: what is the device (a GPU or a companion), why the host keeps it. */
+static void host_side_as(struct plan *p, const struct inventory *inv, size_t i, bool gpu,
+			 const char *what, const struct settings *s, const char *reserve_for,
+			 const char *why)
 {
 	const struct pci_dev *d = &inv->dev[i];
 	struct plan_dev *pd = &p->dev[i];
-	char what[PLAN_REASON_LEN];
 
-	if (i == gpu)
-		snprintf(what, sizeof(what), "GPU %04x:%04x selected by %s", d->vendor, d->device,
-			 s->n_ids ? "ids=" : "the default match");
-	else
-		snprintf(what, sizeof(what), "companion of %s", inv->dev[gpu].name);
-
-	if (reserve_for && i == gpu) {
+	if (reserve_for && gpu) {
 		char r[PLAN_REASON_LEN];
 
 		fmt_cut(r, sizeof(r), "%s: reserved for %s (%s)", what, reserve_for, why);
@@ -645,6 +652,83 @@ static void host_side(struct plan *p, const struct inventory *inv, size_t i, siz
 		       what, why);
 	} else {
 		decide(pd, ACT_KEEP, NULL, "%s: left on %s (%s)", what, drv(d), why);
+	}
+}
+
+static void host_side(struct plan *p, const struct inventory *inv, size_t i, size_t gpu,
+		      const struct settings *s, const char *reserve_for, const char *why)
+{
+	const struct pci_dev *d = &inv->dev[i];
+	char what[PLAN_REASON_LEN];
+
+	if (i == gpu)
+		snprintf(what, sizeof(what), "GPU %04x:%04x selected by %s", d->vendor, d->device,
+			 selected_by(s));
+	else
+		snprintf(what, sizeof(what), "companion of %s", inv->dev[gpu].name);
+	host_side_as(p, inv, i, i == gpu, what, s, reserve_for, why);
+}
+
+/* The GPU of i's IOMMU group that gpus= does not select, or SIZE_MAX. */
+static size_t picked_out_in_group(const struct plan *p, const struct inventory *inv, size_t i)
+{
+	size_t j;
+
+	for (j = 0; inv->dev[i].group >= 0 && j < inv->n; j++)
+		if (p->dev[j].pick == PICK_OUT && inv->dev[j].group == inv->dev[i].group)
+			return j;
+	return SIZE_MAX;
+}
+
+/*
+ * A group is never split: a device selected in a group that holds a GPU gpus= does not
+ * select is selected no more (PICK_SPLIT), and the group stays with the host whole.
+ */
+static void refuse_split_groups(struct plan *p, const struct inventory *inv)
+{
+	size_t i;
+
+	for (i = 0; i < inv->n; i++)
+		if (p->dev[i].selected && picked_out_in_group(p, inv, i) != SIZE_MAX) {
+			p->dev[i].selected = false;
+			p->dev[i].pick = PICK_SPLIT;
+			p->n_selected--;
+		}
+}
+
+/* The GPUs gpus= leaves out (or that share a group with one), and their slots: the host's. */
+static void picked_out(struct plan *p, const struct settings *s, const struct inventory *inv)
+{
+	const char *reserve = s->host_driver[0] ? s->host_driver : NULL;
+	char what[PLAN_REASON_LEN], why[64];
+	size_t i, j, o;
+
+	snprintf(why, sizeof(why), "mode %s: only what gpus= selects goes to VMs", mode_name(s->mode));
+	for (i = 0; i < inv->n; i++) {
+		const struct pci_dev *d = &inv->dev[i];
+
+		if (p->dev[i].pick == PICK_IN)
+			continue;
+		o = picked_out_in_group(p, inv, i);
+		if (p->dev[i].pick == PICK_OUT)
+			snprintf(what, sizeof(what), "GPU %04x:%04x not selected by gpus= (%s)",
+				 d->vendor, d->device, settings_source(s, KEY_GPUS));
+		else
+			snprintf(what, sizeof(what),
+				 "%s %04x:%04x selected by gpus= (%s), but IOMMU group %d also holds %s, which gpus= does not select: a group is not split, it stays with the host",
+				 p->dev[i].role == ROLE_NVSWITCH ? "NVSwitch" : "GPU", d->vendor,
+				 d->device, settings_source(s, KEY_GPUS), d->group,
+				 o < inv->n ? inv->dev[o].name : "another GPU");
+		host_side_as(p, inv, i, true, what, s, reserve, why);
+		for (j = i; j > 0 && pci_same_slot(&inv->dev[j - 1].addr, &d->addr); j--)
+			;
+		for (; j < inv->n && pci_same_slot(&inv->dev[j].addr, &d->addr); j++)
+			if (j != i && p->dev[j].role == ROLE_NONE &&
+			    can_be_companion(&inv->dev[j], &p->dev[j])) {
+				/* its role stays: it goes to no VM, as its GPU */
+				snprintf(what, sizeof(what), "companion of %s", d->name);
+				host_side_as(p, inv, j, false, what, s, NULL, why);
+			}
 	}
 }
 
@@ -823,6 +907,8 @@ int plan_build(struct plan *p, const struct settings *s, const struct inventory 
 		return -ENOMEM;
 	p->n_dev = inv->n;
 	classify(p, s, inv);
+	if (s->mode != MODE_CONTAINER && s->n_gpus)
+		refuse_split_groups(p, inv);
 
 	switch (s->mode) {
 	case MODE_CONTAINER:
@@ -842,6 +928,8 @@ int plan_build(struct plan *p, const struct settings *s, const struct inventory 
 		}
 		break;
 	}
+	if (r == 0 && s->mode != MODE_CONTAINER && s->n_gpus)
+		picked_out(p, s, inv);
 	if (r == 0) {
 		judge_unidentified(p, s, inv);
 		release_holds(p, inv);
@@ -868,6 +956,7 @@ int plan_build_hold(struct plan *p, const struct settings *s, const struct inven
 		return -ENOMEM;
 	p->n_dev = inv->n;
 	vm.mode = MODE_VM_PASSTHROUGH; /* what a VM mode would select (nvswitch=vm counts) */
+	vm.n_gpus = 0;		       /* every GPU: the config may select any of them */
 	classify(p, &vm, inv);
 	for (i = 0; i < inv->n; i++) {
 		const struct pci_dev *d = &inv->dev[i];

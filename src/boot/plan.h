@@ -31,6 +31,13 @@ enum role {
 	ROLE_UNIDENTIFIED, /* its uevent could not be used: never taken, always reported */
 };
 
+/* What gpus= made of a GPU a VM mode would take (PICK_IN when gpus= is not set). */
+enum pick {
+	PICK_IN,    /* selected, or not a GPU */
+	PICK_OUT,   /* not selected by gpus=: stays with the host */
+	PICK_SPLIT, /* selected by gpus=, but its IOMMU group holds a PICK_OUT GPU: stays too */
+};
+
 #define PLAN_REASON_LEN 256
 #define PLAN_MODULES_MAX 8
 
@@ -45,6 +52,7 @@ struct plan_dev {
 	enum role role : 8;
 	enum action action : 8;
 	enum vgpu_method vgpu : 8; /* vm-vgpu only */
+	enum pick pick : 8;	   /* VM modes with gpus= */
 	bool selected;		   /* a GPU or NVSwitch that the mode is about */
 	bool failed;		   /* the mode cannot be reached for it (on_error applies) */
 	bool listed;		   /* shown in reports */

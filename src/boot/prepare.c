@@ -46,6 +46,7 @@ static int scan_for(const struct settings *s, const struct source *src, const ch
 	int r;
 
 	iommu_read(&inv->iommu, cmdline);
+	inv->want_numa = s->mode != MODE_CONTAINER && settings_gpus_numa(s);
 	r = inventory_scan(inv, interesting, &in);
 	if (r < 0)
 		log_err("cannot read the PCI devices in /sys/bus/pci/devices: %s", strerror(-r));
@@ -235,6 +236,52 @@ static bool hold_what(const struct settings *s, const struct source *src, char *
 	return true;
 }
 
+/* The device at addr in the inventory, or SIZE_MAX. */
+static size_t find_dev(const struct inventory *inv, const struct pci_addr *addr)
+{
+	size_t i;
+
+	for (i = 0; i < inv->n; i++)
+		if (pci_addr_cmp(&inv->dev[i].addr, addr) == 0)
+			return i;
+	return SIZE_MAX;
+}
+
+/* gpus= in a VM mode: each entry that takes no GPU, said with the key and where it came from. */
+static void warn_gpus(const struct settings *s, const struct inventory *inv, const struct plan *p)
+{
+	char where[SOURCE_LEN + 8], a[PCI_ADDR_LEN];
+	size_t e, i, n;
+
+	if (s->mode == MODE_CONTAINER || !s->n_gpus)
+		return;
+	snprintf(where, sizeof(where), "%s", settings_source(s, KEY_GPUS));
+	for (e = 0; e < s->n_gpus; e++) {
+		const struct gpu_pick *g = &s->gpus[e];
+
+		if (g->numa >= 0) {
+			for (i = n = 0; i < inv->n; i++)
+				n += inv->dev[i].numa == g->numa &&
+					(p->dev[i].selected || p->dev[i].pick == PICK_SPLIT);
+			if (!n)
+				log_warn("%s: gpus: numa:%d: no GPU gpuvm takes is on NUMA node %d; nothing taken for it",
+					 where, g->numa, g->numa);
+			continue;
+		}
+		pci_addr_format(&g->addr, a, sizeof(a));
+		i = find_dev(inv, &g->addr);
+		if (i == SIZE_MAX)
+			log_warn("%s: gpus: %s: no GPU at this address on this host; nothing taken for it",
+				 where, a);
+		else if (p->dev[i].pick == PICK_SPLIT)
+			log_warn("%s: gpus: %s: its IOMMU group %d also holds a GPU gpus= does not select: a group is not split, it stays with the host",
+				 where, a, inv->dev[i].group);
+		else if (!p->dev[i].selected || p->dev[i].role != ROLE_GPU)
+			log_warn("%s: gpus: %s (%04x:%04x) is not a GPU gpuvm takes (%s); ignored",
+				 where, a, inv->dev[i].vendor, inv->dev[i].device, p->dev[i].reason);
+	}
+}
+
 int prep_plan(struct prep *pp)
 {
 	char until[400];
@@ -249,6 +296,8 @@ int prep_plan(struct prep *pp)
 			r = read_models(pp);
 		if (r == 0)
 			r = plan_build(&pp->p, &pp->s, &pp->inv);
+		if (r == 0)
+			warn_gpus(&pp->s, &pp->inv, &pp->p);
 	}
 	if (r == -E2BIG)
 		log_err("cannot build the plan: the devices need more than %d vfio drivers",

@@ -186,6 +186,23 @@ const char *report_host_mode(const struct report *r)
 	return mode_name(r->settings->mode);
 }
 
+bool report_pinned(const struct report *r, size_t i)
+{
+	const struct plan_dev *pd;
+
+	if (!r->plan || i >= r->plan->n_dev || r->plan->mode == MODE_CONTAINER)
+		return false;
+	pd = &r->plan->dev[i];
+	if (!pd->selected || pd->failed || streq(pd->target, HOLD_OVERRIDE))
+		return false;
+	if (r->exec && r->exec->dev) {
+		enum dev_result x = r->exec->dev[i].result;
+
+		return x == RES_NOOP || x == RES_OK || x == RES_UNVERIFIED;
+	}
+	return true;
+}
+
 void report_json(FILE *f, const struct report *r)
 {
 	const struct settings *s = r->settings;
@@ -206,6 +223,8 @@ void report_json(FILE *f, const struct report *r)
 	json_string(&j, "mode_source", settings_source(s, KEY_MODE));
 	json_object_begin(&j, "settings");
 	for (k = 0; k < KEY__MAX; k++) {
+		if (k == KEY_GPUS && s->from[k] == FROM_DEFAULT)
+			continue; /* gpus= is listed where it is set: no selection, no change */
 		settings_value(s, (enum setting_key)k, val, sizeof(val));
 		json_object_begin(&j, key_name((enum setting_key)k));
 		json_string(&j, "value", val[0] ? val : NULL);
@@ -250,6 +269,13 @@ void report_json(FILE *f, const struct report *r)
 		json_bool(&j, "iommu_unusable", r->plan->iommu_unusable);
 		json_int(&j, "selected", (long long)r->plan->n_selected);
 		json_int(&j, "failed", (long long)r->plan->n_failed);
+		if (s->from[KEY_GPUS] != FROM_DEFAULT) {
+			json_array_begin(&j, "pinned");
+			for (i = 0; i < r->inv->n; i++)
+				if (report_pinned(r, i))
+					json_string(&j, NULL, r->inv->dev[i].name);
+			json_array_end(&j);
+		}
 		json_array_begin(&j, "modules");
 		for (i = 0; i < r->plan->n_modules; i++) {
 			const struct exec_module *m = r->exec ? &r->exec->modules[i] : NULL;
@@ -321,6 +347,14 @@ void report_text(FILE *f, const struct report *r)
 
 	fprintf(f, "mode: %s (from %s)\n", mode_name(s->mode),
 		safe(settings_source(s, KEY_MODE), a, sizeof(a)));
+	if (s->from[KEY_GPUS] != FROM_DEFAULT) {
+		char v[SETTINGS_VALUE_MAX];
+
+		settings_value(s, KEY_GPUS, v, sizeof(v));
+		fprintf(f, "gpus: %s (from %s)%s\n", v,
+			safe(settings_source(s, KEY_GPUS), a, sizeof(a)),
+			s->mode == MODE_CONTAINER ? ": changes nothing in mode container" : "");
+	}
 	if (r->source && r->source->spec[0]) {
 		const struct source *src = r->source;
 

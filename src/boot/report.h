@@ -70,6 +70,12 @@ void report_json_begin(struct json *j, FILE *f, const char *command);
 /* The mode the host is in, as the state file's "mode" says it; NULL when unknown. */
 const char *report_host_mode(const struct report *r);
 void report_json(FILE *f, const struct report *r);
+/*
+ * Is device i pinned for VMs by the administrator: selected in a VM mode, not failed, not
+ * held, and (after an apply) brought there or found there? The records under
+ * /run/gpuvm/pinned (pinned.c) and the JSON's "pinned" say the same.
+ */
+bool report_pinned(const struct report *r, size_t i);
 void report_text(FILE *f, const struct report *r);
 /*
  * The cause of every outcome of a plan that is not a success, logged as errors (and what is

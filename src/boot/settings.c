@@ -41,6 +41,83 @@ static int parse_exclude(struct settings *s, const char *v, char *bad, size_t ba
 	return pci_addr_list_parse(v, s->exclude, SETTINGS_LIST_MAX, &s->n_exclude, bad, badsize);
 }
 
+/* One entry of gpus=: an address as exclude= takes it, or numa:N. */
+static int gpu_pick_parse(const char *item, struct gpu_pick *g)
+{
+	unsigned long n;
+	char *end;
+
+	if (strncmp(item, "numa:", 5) != 0) {
+		g->numa = -1;
+		return pci_addr_parse(item, &g->addr);
+	}
+	item += 5;
+	if (*item < '0' || *item > '9')
+		return -EINVAL;
+	errno = 0;
+	n = strtoul(item, &end, 10);
+	if (errno || *end || n >= GPUS_NUMA_MAX)
+		return -ERANGE;
+	memset(&g->addr, 0, sizeof(g->addr));
+	g->numa = (int)n;
+	return 0;
+}
+
+static bool gpu_pick_same(const struct gpu_pick *a, const struct gpu_pick *b)
+{
+	if (a->numa >= 0 || b->numa >= 0)
+		return a->numa == b->numa;
+	return pci_addr_cmp(&a->addr, &b->addr) == 0;
+}
+
+/* gpus=: a list as exclude= is one (commas or blanks), each entry once. */
+static int parse_gpus(struct settings *s, const char *v, char *bad, size_t badsize)
+{
+	char item[64];
+	size_t n = 0, i;
+	int r;
+
+	while (*v) {
+		size_t len = strcspn(v, ", \t");
+
+		if (len == 0) {
+			v++;
+			continue;
+		}
+		snprintf(item, sizeof(item), "%.*s", (int)(len < sizeof(item) ? len : 16), v);
+		v += len;
+		if (len >= sizeof(item)) {
+			snprintf(bad, badsize, "%s...", item);
+			return -EINVAL;
+		}
+		if (n == SETTINGS_LIST_MAX) {
+			strscpy(bad, item, badsize);
+			return -E2BIG;
+		}
+		r = gpu_pick_parse(item, &s->gpus[n]);
+		if (r == -ERANGE) {
+			snprintf(bad, badsize, "%s: NUMA nodes are 0 to %d", item, GPUS_NUMA_MAX - 1);
+			return -EINVAL;
+		}
+		if (r < 0) {
+			snprintf(bad, badsize, "%s", item);
+			return -EINVAL;
+		}
+		for (i = 0; i < n; i++)
+			if (gpu_pick_same(&s->gpus[i], &s->gpus[n])) {
+				snprintf(bad, badsize, "%s: named twice", item);
+				return -EINVAL;
+			}
+		n++;
+	}
+	if (n == 0) {
+		strscpy(bad, "(empty list)", badsize);
+		return -EINVAL;
+	}
+	s->n_gpus = n;
+	return 0;
+}
+
 static int parse_nvswitch(struct settings *s, const char *v, char *bad, size_t badsize)
 {
 	(void)bad;
@@ -150,6 +227,8 @@ static const struct key_def keys[KEY__MAX] = {
 	[KEY_CONFIG_TIMEOUT] = { "config_timeout", "seconds, 0 to 3600", parse_config_timeout },
 	[KEY_WRITE_TIMEOUT_MS] = { "write_timeout_ms", "milliseconds, 100 to 600000",
 				   parse_write_timeout },
+	[KEY_GPUS] = { "gpus", "PCI addresses DDDD:BB:DD.F or numa:N entries, comma-separated",
+		       parse_gpus },
 };
 
 const char *key_name(enum setting_key k)
@@ -566,7 +645,63 @@ void settings_value(const struct settings *s, enum setting_key k, char *buf, siz
 	case KEY_CONFIG_TIMEOUT:
 		snprintf(buf, size, "%u", s->config_timeout_s);
 		break;
+	case KEY_GPUS:
+		for (i = 0; i < s->n_gpus; i++) {
+			if (s->gpus[i].numa >= 0)
+				snprintf(e, sizeof(e), "numa:%d", s->gpus[i].numa);
+			else
+				pci_addr_format(&s->gpus[i].addr, e, sizeof(e));
+			if (!add_entry(buf, size, &off, e))
+				break;
+		}
+		break;
 	case KEY__MAX:
 		break;
 	}
+}
+
+bool settings_same_value(const char *key, const char *a, const char *b)
+{
+	struct settings sa, sb;
+	char bad[80];
+	size_t i, j;
+
+	if (lookup_key(key) != KEY_GPUS)
+		return streq(a, b);
+	settings_default(&sa);
+	settings_default(&sb);
+	if (parse_gpus(&sa, a, bad, sizeof(bad)) < 0 || parse_gpus(&sb, b, bad, sizeof(bad)) < 0 ||
+	    sa.n_gpus != sb.n_gpus)
+		return streq(a, b);
+	for (i = 0; i < sa.n_gpus; i++) {
+		for (j = 0; j < sb.n_gpus && !gpu_pick_same(&sa.gpus[i], &sb.gpus[j]); j++)
+			;
+		if (j == sb.n_gpus)
+			return false;
+	}
+	return true;
+}
+
+bool settings_gpus_numa(const struct settings *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n_gpus; i++)
+		if (s->gpus[i].numa >= 0)
+			return true;
+	return false;
+}
+
+bool settings_gpus_pick(const struct settings *s, const struct pci_addr *addr, int numa)
+{
+	size_t i;
+
+	if (s->n_gpus == 0)
+		return true;
+	for (i = 0; i < s->n_gpus; i++) {
+		if (s->gpus[i].numa >= 0 ? numa >= 0 && s->gpus[i].numa == numa :
+					   pci_addr_cmp(&s->gpus[i].addr, addr) == 0)
+			return true;
+	}
+	return false;
 }

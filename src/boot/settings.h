@@ -41,6 +41,7 @@ enum setting_key {
 	KEY_CONFIG,
 	KEY_WRITE_TIMEOUT_MS,
 	KEY_CONFIG_TIMEOUT,
+	KEY_GPUS,
 	KEY__MAX
 };
 
@@ -55,12 +56,27 @@ enum set_from {
 	FROM_OPTION,  /* a command's option (--mode) */
 };
 
+/* NUMA nodes gpus= may name (numa:N): 0 to GPUS_NUMA_MAX - 1. */
+#define GPUS_NUMA_MAX 64
+
+/* An entry of gpus=: a PCI address, or every GPU of a NUMA node (numa >= 0). */
+struct gpu_pick {
+	struct pci_addr addr; /* numa < 0 */
+	int numa;	      /* numa:N; -1 for an address */
+};
+
 struct settings {
 	enum mode mode;
 	struct pci_id ids[SETTINGS_LIST_MAX];
 	size_t n_ids; /* 0: the default match */
 	struct pci_addr exclude[SETTINGS_LIST_MAX];
 	size_t n_exclude;
+	/*
+	 * gpus=: in a VM mode, the GPUs the mode takes (with their groups' companions); the
+	 * others stay with the host. 0: every GPU the selection (ids=) takes.
+	 */
+	struct gpu_pick gpus[SETTINGS_LIST_MAX];
+	size_t n_gpus;
 	bool nvswitch_vm;
 	char host_driver[64]; /* "" when not set */
 	enum on_error on_error;
@@ -131,5 +147,16 @@ bool settings_mode_pinned(const struct settings *s);
  * buffer gets the entries that fit.
  */
 void settings_value(const struct settings *s, enum setting_key k, char *buf, size_t size);
+/*
+ * Do two values of key name the same setting? gpus= by the entries it names (their order
+ * and spelling aside); any other key as written.
+ */
+bool settings_same_value(const char *key, const char *a, const char *b);
+/* Does gpus= name a NUMA node (numa:N), so that the scan must read numa_node? */
+bool settings_gpus_numa(const struct settings *s);
+/*
+ * Does gpus= pick a GPU at addr on NUMA node numa (-1 unknown)? True when gpus= is not set.
+ */
+bool settings_gpus_pick(const struct settings *s, const struct pci_addr *addr, int numa);
 
 #endif

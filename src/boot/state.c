@@ -13,6 +13,7 @@
 #include "json.h"
 #include "log.h"
 #include "metrics.h"
+#include "pinned.h"
 #include "state.h"
 #include "rootio.h"
 #include "writefile.h"
@@ -48,7 +49,8 @@ static void fill_state(FILE *f, void *rep)
 /*
  * Streamed into the file: at 10,000 functions the text is a third of a megabyte. A boot
  * call's report is also the boot's record, which later commands leave alone. The metrics
- * file goes with the state file, whoever writes it: the two always tell the same run.
+ * file goes with the state file, whoever writes it: the two always tell the same run; so
+ * do the pinned records (pinned.c).
  */
 void state_write(struct report *rep)
 {
@@ -62,6 +64,8 @@ void state_write(struct report *rep)
 			log_err("cannot write /%s: %s", BOOT_STATE_PATH, wf_strerror(r));
 	}
 	metrics_write(rep);
+	if (rep->exec)
+		pinned_sync(rep);
 }
 
 /*
