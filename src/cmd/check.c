@@ -59,17 +59,44 @@ static int vgpu_host_input(const struct prep *pp, const char *given, struct chec
 }
 
 /*
+ * The same for the selection, where the settings or a boot line set gpus=: an ERROR finding
+ * when a boot-loader file pins another. gpus_say is "" when not judged.
+ */
+static size_t next_boot_gpus(const struct settings *s, const struct nextboot *nb, struct finding *f,
+			     size_t n, size_t max, char *gpus_say, size_t size)
+{
+	char value[SETTINGS_VALUE_MAX];
+	struct nb_judgement g;
+
+	gpus_say[0] = '\0';
+	if (s->from[KEY_GPUS] == FROM_DEFAULT && !nextboot_line_word(nb, "gpus"))
+		return n;
+	settings_value(s, KEY_GPUS, value, sizeof(value));
+	nextboot_verdict(nb, "gpus", value, &g);
+	nextboot_say(&g, gpus_say, size);
+	if (n < max && g.verdict == NB_PINNED && g.conflict) {
+		f[n] = (struct finding){ .sev = SEV_ERROR };
+		fmt_cut(f[n].what, sizeof(f[n].what), "next boot (gpus=): %s, not gpus=%s",
+			gpus_say, value[0] ? value : "(every GPU)");
+		snprintf(f[n].fix, sizeof(f[n].fix), "remove gpuvm.gpus= from %s", g.pin->source);
+		n++;
+	}
+	return n;
+}
+
+/*
  * The next boot against the checked mode (nextboot.h), worded in *say: an ERROR finding
- * when a boot-loader file pins another mode.
+ * when a boot-loader file pins another mode; and gpus= (next_boot_gpus) in *gpus_say.
  */
 static size_t next_boot(const struct settings *s, const char *cmdline, struct finding *f, size_t n,
-			size_t max, struct nb_judgement *v, char *say, size_t size)
+			size_t max, struct nb_judgement *v, char *say, char *gpus_say, size_t size)
 {
 	struct nextboot *nb = malloc(sizeof(*nb));
 	const char *mode = mode_name(s->mode);
 
 	v->verdict = NB_UNKNOWN;
 	snprintf(say, size, "unknown: out of memory");
+	gpus_say[0] = '\0';
 	if (!nb || nextboot_judge(nb, NULL, cmdline) < 0) {
 		if (nb)
 			nextboot_fini(nb);
@@ -86,6 +113,7 @@ static size_t next_boot(const struct settings *s, const char *cmdline, struct fi
 			 v->pin->source);
 		n++;
 	}
+	n = next_boot_gpus(s, nb, f, n, max, gpus_say, size);
 	v->pin = NULL; /* freed with nb */
 	nextboot_fini(nb);
 	free(nb);
@@ -102,7 +130,7 @@ static void check_host(const struct options *o, struct outcome *out)
 		.s = &pp.s, .inv = &pp.inv, .plan = &pp.p, .fb = fb, .resource = read_resource, .data = &rc
 	};
 	struct nb_judgement v;
-	char *iomem = NULL, say[2 * NB_TEXT], rel_from[96];
+	char *iomem = NULL, say[2 * NB_TEXT], gpus_say[2 * NB_TEXT], rel_from[96];
 	size_t n, i, errors = 0, warnings = 0;
 
 	if (prep_settings(&pp, o->root, o->cmdline, o->config, SRC_LOOK, NULL) < 0) {
@@ -132,7 +160,7 @@ static void check_host(const struct options *o, struct outcome *out)
 	if (iomem && root_read(FABRIC_MANAGER_CFG, iomem, IOMEM_MAX) > 0)
 		in.fabric_mode = check_fabric_mode(iomem);
 	n = check_findings(&in, f, ARRAY_SIZE(f));
-	n = next_boot(&pp.s, o->cmdline, f, n, ARRAY_SIZE(f), &v, say, sizeof(say));
+	n = next_boot(&pp.s, o->cmdline, f, n, ARRAY_SIZE(f), &v, say, gpus_say, sizeof(say));
 	for (i = 0; i < n; i++) {
 		errors += f[i].sev == SEV_ERROR;
 		warnings += f[i].sev == SEV_WARNING;
@@ -147,7 +175,8 @@ static void check_host(const struct options *o, struct outcome *out)
 					     .errors = errors,
 					     .warnings = warnings,
 					     .v = &v,
-					     .say = say },
+					     .say = say,
+					     .gpus_say = gpus_say[0] ? gpus_say : NULL },
 		     o->json);
 out:
 	prep_fini(&pp);

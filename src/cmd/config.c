@@ -164,7 +164,8 @@ static void reboot_line(int k, const char *stored)
 
 /*
  * The next boot: line (nextboot.h words it). mode=VALUE that a boot-loader file pins to
- * another mode cannot take effect by a reboot: outcome not_applied (exit 6).
+ * another mode, or gpus=VALUE to another selection, cannot take effect by a reboot: outcome
+ * not_applied (exit 6).
  */
 static void next_boot(const struct options *o, int k, const char *stored, struct outcome *out)
 {
@@ -183,7 +184,7 @@ static void next_boot(const struct options *o, int k, const char *stored, struct
 	nextboot_verdict(nb, key_name((enum setting_key)k), stored, &j);
 	nextboot_say(&j, say, sizeof(say));
 	report_next_boot_line(stdout, say);
-	if (k == KEY_MODE && j.verdict == NB_PINNED && j.conflict)
+	if ((k == KEY_MODE || k == KEY_GPUS) && j.verdict == NB_PINNED && j.conflict)
 		out->not_applied = true;
 	nextboot_fini(nb);
 	free(nb);

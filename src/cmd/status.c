@@ -87,7 +87,7 @@ static void show_status(const struct options *o, struct outcome *out)
 			      .source = &pp.src,
 			      .state_path = "/" STATE_PATH };
 	struct nextboot *nb;
-	struct nb_judgement v;
+	struct nb_judgement v, vg;
 	struct host_report more;
 	char *state;
 
@@ -112,6 +112,11 @@ static void show_status(const struct options *o, struct outcome *out)
 	/* the mode the host config gives: does the next boot read it? */
 	nextboot_verdict(nb, "mode", nb->file_mode, &v);
 	host_report_init(&more, NULL, nb, &v);
+	/* and its selection, where the file or a boot line sets one */
+	if (nb->file_gpus[0] || nextboot_line_word(nb, "gpus")) {
+		nextboot_verdict(nb, "gpus", nb->file_gpus, &vg);
+		more.vg = &vg;
+	}
 	rep.more = &more.more;
 	state = state_read();
 	rep.last_state = state;

@@ -112,6 +112,21 @@ static void json_next_boot(struct json *j, const struct report *r)
 	json_bool(j, "boot_json", nb->boot_json == 1);
 	json_opt(j, "host_config", nb->boot_json == 1 ? nb->host_config : "");
 	json_int(j, "bls_entries", (long long)nb->n_entries);
+	if (of(r)->vg) {
+		const struct nb_judgement *g = of(r)->vg;
+
+		nextboot_say(g, say, sizeof(say));
+		json_object_begin(j, "gpus");
+		json_string(j, "verdict", nextboot_verdict_name(g->verdict));
+		json_string(j, "says", say);
+		if (g->verdict == NB_PINNED)
+			json_string(j, "value", g->pin->value);
+		else if (g->verdict == NB_READS)
+			json_string(j, "value", nb->file_gpus[0] ? nb->file_gpus : NULL);
+		else
+			json_null(j, "value");
+		json_object_end(j);
+	}
 	json_object_end(j);
 }
 
@@ -141,7 +156,15 @@ void report_next_boot_line(FILE *f, const char *say)
 	fprintf(f, "next boot: %s\n", a);
 }
 
-/* status: the next boot in a line, as config set and check print it. */
+void report_next_boot_gpus_line(FILE *f, const char *say)
+{
+	char a[2 * NB_TEXT];
+
+	term_safe(say, a, sizeof(a));
+	fprintf(f, "next boot (gpus=): %s\n", a);
+}
+
+/* status: the next boot in a line, as config set and check print it; gpus= in another. */
 static void text_next_boot(FILE *f, const struct report *r)
 {
 	char say[2 * NB_TEXT];
@@ -150,6 +173,10 @@ static void text_next_boot(FILE *f, const struct report *r)
 		return;
 	nextboot_say(of(r)->v, say, sizeof(say));
 	report_next_boot_line(f, say);
+	if (of(r)->vg) {
+		nextboot_say(of(r)->vg, say, sizeof(say));
+		report_next_boot_gpus_line(f, say);
+	}
 }
 
 void host_report_init(struct host_report *h, const struct live_report *live,
@@ -197,6 +224,15 @@ static void check_json(FILE *f, const struct check_report *c)
 	report_json_begin(&j, f, "check");
 	json_string(&j, "mode", mode_name(c->s->mode));
 	json_string(&j, "mode_source", settings_source(c->s, KEY_MODE));
+	if (c->s->from[KEY_GPUS] != FROM_DEFAULT) {
+		char v[SETTINGS_VALUE_MAX];
+
+		settings_value(c->s, KEY_GPUS, v, sizeof(v));
+		json_object_begin(&j, "gpus");
+		json_string(&j, "value", v);
+		json_string(&j, "source", settings_source(c->s, KEY_GPUS));
+		json_object_end(&j);
+	}
 	json_string(&j, "cpu_vendor", cpu_vendor_name(c->cpu));
 	json_string(&j, "kernel", c->kver);
 	json_bool(&j, "ready", c->errors == 0);
@@ -214,6 +250,8 @@ static void check_json(FILE *f, const struct check_report *c)
 	json_object_begin(&j, "next_boot");
 	json_string(&j, "verdict", nextboot_verdict_name(c->v->verdict));
 	json_string(&j, "says", c->say);
+	if (c->gpus_say)
+		json_string(&j, "gpus_says", c->gpus_say);
 	json_object_end(&j);
 	json_object_end(&j);
 	json_finish(&j);
@@ -230,7 +268,17 @@ static void check_text(FILE *f, const struct check_report *c)
 	term_safe(c->kver, kver, sizeof(kver));
 	fprintf(f, "gpuvm check: %s (from %s) on %s, kernel %s\n", mode, from,
 		cpu_vendor_name(c->cpu), kver);
+	if (c->s->from[KEY_GPUS] != FROM_DEFAULT) {
+		char v[SETTINGS_VALUE_MAX];
+
+		settings_value(c->s, KEY_GPUS, v, sizeof(v));
+		term_safe(settings_source(c->s, KEY_GPUS), from, sizeof(from));
+		fprintf(f, "gpus: %s (from %s)%s\n", v, from,
+			c->s->mode == MODE_CONTAINER ? ": changes nothing in mode container" : "");
+	}
 	report_next_boot_line(f, c->say);
+	if (c->gpus_say)
+		report_next_boot_gpus_line(f, c->gpus_say);
 	for (i = 0; i < c->n; i++) {
 		term_safe(c->f[i].what, what, sizeof(what));
 		fprintf(f, "%-8s %s\n         fix: %s\n", sev_label[c->f[i].sev], what, c->f[i].fix);

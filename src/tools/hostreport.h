@@ -20,6 +20,8 @@ struct host_report {
 	const struct live_report *live;
 	const struct nextboot *nb;
 	const struct nb_judgement *v;
+	/* status: the next boot's judgement of the host config's gpus= (NULL: not judged) */
+	const struct nb_judgement *vg;
 };
 
 /* live: apply --live's or plan --in-use's (NULL: none); nb, v: status's judgement (NULL: none). */
@@ -29,6 +31,8 @@ void host_report_init(struct host_report *h, const struct live_report *live,
 void host_report_run(struct report_run *run, const struct nextboot *nb, const struct nb_judgement *v);
 /* "next boot: SAY" (nextboot_say's words, masked): the one line status, check and config set print. */
 void report_next_boot_line(FILE *f, const char *say);
+/* "next boot (gpus=): SAY": the same for the selection, where it is judged. */
+void report_next_boot_gpus_line(FILE *f, const char *say);
 
 /* check's document: the mode checked, its findings, the next boot's verdict in words. */
 struct check_report {
@@ -39,6 +43,7 @@ struct check_report {
 	size_t n, errors, warnings;
 	const struct nb_judgement *v;
 	const char *say;
+	const char *gpus_say; /* the next boot's gpus=, where judged; else NULL */
 };
 void report_check(FILE *f, const struct check_report *c, bool json);
 

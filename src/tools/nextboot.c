@@ -1024,7 +1024,7 @@ static int this_boot(struct nextboot *nb)
 	return 0;
 }
 
-/* The host config alone: its mode and its config=. */
+/* The host config alone: its mode, its config= and its gpus=. */
 static int host_file(struct nextboot *nb, const char *config_file)
 {
 	struct settings_input in = { .config_path = config_file ? config_file : CONFIG_PATH };
@@ -1056,6 +1056,7 @@ static int host_file(struct nextboot *nb, const char *config_file)
 	strscpy(nb->file_mode, mode_name(s->mode), sizeof(nb->file_mode));
 	strscpy(nb->file_mode_source, settings_source(s, KEY_MODE), sizeof(nb->file_mode_source));
 	strscpy(nb->file_config, s->config, sizeof(nb->file_config));
+	settings_value(s, KEY_GPUS, nb->file_gpus, sizeof(nb->file_gpus));
 	free(buf);
 	free(s);
 	return 0;
@@ -1102,14 +1103,14 @@ void nextboot_fini(struct nextboot *nb)
 	nb->unknown = NULL;
 }
 
-/* Does a word give the key value? A mode by its name, anything else as written. */
+/* Does a word give the key value? A mode by its name, gpus= by its entries, the rest as written. */
 static bool same_value(const char *key, const char *a, const char *b)
 {
 	enum mode ma, mb;
 
 	if (streq(key, "mode") && mode_parse(a, &ma) == 0 && mode_parse(b, &mb) == 0)
 		return ma == mb;
-	return streq(a, b);
+	return settings_same_value(key, a, b); /* gpus= by the entries it names */
 }
 
 static const struct nb_word *last_word(const struct nb_words *l, const char *key)

@@ -5,6 +5,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "settings.h"
+
 /*
  * What the next boot will make of the host config. gpuvm's initramfs reads
  * /etc/gpuvm/gpuvm.conf from the real root, and every image built while gpuvm is installed
@@ -45,7 +47,8 @@ struct nextboot {
 	const char *other_file; /* --config FILE: not the file the boot reads; NULL */
 	char file_mode[NB_MODE];
 	char file_mode_source[NB_TEXT];
-	char file_config[256]; /* the file's config=, "" when none */
+	char file_config[256];		    /* the file's config=, "" when none */
+	char file_gpus[SETTINGS_VALUE_MAX]; /* the file's gpus=, "" when none */
 };
 
 enum nb_verdict {

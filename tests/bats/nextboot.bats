@@ -629,3 +629,35 @@ nobody_gpuvm() {
 	assert_success
 	assert_line "next boot: unknown: $BATS_TEST_TMPDIR/other.conf is not the file the next boot reads (/etc/gpuvm/gpuvm.conf)"
 }
+
+@test "the GRUB defaults set gpuvm.gpus=: pinned, exit 6 for another selection; the same entries in another order apply; status and check say it" {
+	bootjson read
+	mkdir -p "$ROOT/etc/default"
+	printf 'GRUB_CMDLINE_LINUX="intel_iommu=on gpuvm.gpus=0000:41:00.0,numa:1"\n' >"$ROOT/etc/default/grub"
+	gv config set gpus=0000:42:00.0
+	assert_failure 6
+	assert_line "next boot: pinned: gpuvm.gpus=0000:41:00.0,numa:1 on the boot line (/etc/default/grub:1)"
+	[ "$(cat "$CONF")" = gpus=0000:42:00.0 ]
+	# the same entries, in another order and with the domain left out: they apply (exit 0)
+	gv config set gpus=numa:1,41:00.0
+	assert_success
+	assert_line "next boot: pinned: gpuvm.gpus=0000:41:00.0,numa:1 on the boot line (/etc/default/grub:1)"
+	gv config set gpus=0000:42:00.0
+	assert_failure 6
+	gv status
+	assert_line "next boot (gpus=): pinned: gpuvm.gpus=0000:41:00.0,numa:1 on the boot line (/etc/default/grub:1)"
+	nb '[.gpus.verdict, .gpus.value] | join("|")'
+	[ "$output" = '"pinned|0000:41:00.0,numa:1"' ]
+	gv check --mode vm-passthrough
+	assert_failure 1
+	assert_output --partial "ERROR    next boot (gpus=): pinned: gpuvm.gpus=0000:41:00.0,numa:1 on the boot line (/etc/default/grub:1), not gpus=0000:42:00.0"
+	assert_output --partial "fix: remove gpuvm.gpus= from /etc/default/grub:1"
+	# no gpus= on the boot line: the file's selection is read, and mode= is judged as before
+	printf 'GRUB_CMDLINE_LINUX="intel_iommu=on"\n' >"$ROOT/etc/default/grub"
+	gv config set gpus=0000:42:00.0
+	assert_success
+	assert_line --partial "next boot: reads the file: "
+	gv status
+	assert_line --partial "next boot (gpus=): reads the file: "
+	assert_line "$READS"
+}
