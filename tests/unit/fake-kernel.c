@@ -69,6 +69,7 @@ static struct {
 	char *state;
 	char *metrics;			      /* the metrics file (gpuvm.prom) */
 	char *record[2];		      /* /run/gpuvm/pending and root-pending */
+	char pinned_name[8][24], *pinned[8];  /* /run/gpuvm/pinned/ADDR records */
 	char fault_path[160];		      /* the path of the last fault that fired */
 	char file_path[8][64], *file_text[8]; /* whole files (fk_file) */
 	int n_files;
@@ -86,6 +87,8 @@ void fk_reset(bool iommu)
 	free(k.metrics);
 	free(k.record[0]);
 	free(k.record[1]);
+	for (int i = 0; i < 8; i++)
+		free(k.pinned[i]);
 	while (k.n_files)
 		free(k.file_text[--k.n_files]);
 	memset(&k, 0, sizeof(k));
@@ -687,6 +690,12 @@ int root_list(const char *dir, int (*cb)(const char *name, void *data), void *da
 
 	if (err)
 		return err;
+	if (strcmp(dir, "run/gpuvm/pinned") == 0) {
+		for (i = 0; i < 8; i++)
+			if (k.pinned[i] && (r = cb(k.pinned_name[i], data)))
+				return r;
+		return 0;
+	}
 	if (strcmp(dir, "sys/bus/pci/devices") == 0) {
 		for (i = 0; i < k.n; i++)
 			if (!k.dev[i].removed && (r = cb(k.dev[i].name, data)))
@@ -958,7 +967,52 @@ const char *fk_record(const char *name)
 	return r ? *r : NULL;
 }
 
+static int state_or_record_write(const char *name, const char *data, size_t len);
+
+/* The slot of a pinned record by its name; with add, a free one for a new name; -1: none. */
+static int pinned_slot(const char *name, bool add)
+{
+	int i;
+
+	for (i = 0; i < 8; i++)
+		if (k.pinned[i] && strcmp(k.pinned_name[i], name) == 0)
+			return i;
+	for (i = 0; add && i < 8; i++)
+		if (!k.pinned[i])
+			return i;
+	return -1;
+}
+
+const char *fk_pinned(const char *name)
+{
+	int i = pinned_slot(name, false);
+
+	return i < 0 ? NULL : k.pinned[i];
+}
+
+/* A record under /run/gpuvm/pinned (pinned.c), each write one a fault can fail ("pinned"). */
+static int pinned_write(const char *name, const char *data, size_t len)
+{
+	int err = faulted("pinned"), i = pinned_slot(name, true);
+
+	if (err)
+		return err;
+	if (i < 0)
+		return -ENOSPC;
+	free(k.pinned[i]);
+	snprintf(k.pinned_name[i], sizeof(k.pinned_name[i]), "%s", name);
+	k.pinned[i] = strndup(data, len);
+	return k.pinned[i] ? 0 : -ENOMEM;
+}
+
 int root_write_file(const char *dir, const char *name, const char *data, size_t len)
+{
+	if (strcmp(dir, "run/gpuvm/pinned") == 0)
+		return pinned_write(name, data, len);
+	return state_or_record_write(name, data, len);
+}
+
+static int state_or_record_write(const char *name, const char *data, size_t len)
 {
 	bool metrics = strcmp(name, "gpuvm.prom") == 0;
 	char **file = record_of(name);
@@ -966,7 +1020,6 @@ int root_write_file(const char *dir, const char *name, const char *data, size_t 
 
 	if (!file)
 		file = metrics ? &k.metrics : &k.state;
-	(void)dir;
 	if (err)
 		return err;
 	free(*file);
@@ -1100,8 +1153,20 @@ int root_open_dir(const char *dir, bool create, const char **why)
 int root_remove_file(const char *dir, const char *name)
 {
 	char **r = record_of(name);
+	int i;
 
-	(void)dir;
+	if (strcmp(dir, "run/gpuvm/pinned") == 0) {
+		int err = faulted("pinned");
+
+		if (err)
+			return err;
+		i = pinned_slot(name, false);
+		if (i >= 0) {
+			free(k.pinned[i]);
+			k.pinned[i] = NULL;
+		}
+		return 0;
+	}
 	if (r) {
 		free(*r);
 		*r = NULL;

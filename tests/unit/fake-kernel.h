@@ -69,6 +69,8 @@ void fk_file(const char *path, const char *text);
 const char *fk_fault_path(void);
 /* A pending record ("pending", "root-pending"): the last written, or NULL (removed). */
 const char *fk_record(const char *name);
+/* A pinned record (/run/gpuvm/pinned/NAME, pinned.c): the last written, or NULL (none). */
+const char *fk_pinned(const char *name);
 
 /*
  * apply --live: device nodes and the processes that hold them. A DRM node (drm/NAME, major

@@ -49,6 +49,8 @@ static const struct mode_case {
 	{ "vm-passthrough, release", "gpuvm.mode=vm-passthrough gpuvm.on_error=release", VFIO, false },
 	{ "container, stale vfio", "gpuvm.mode=container", HOST, true },
 	{ "vm-vgpu", "gpuvm.mode=vm-vgpu", NVIDIA, false },
+	/* gpus=: the second GPU alone (and NUMA node 0's, which the fake says none is on) */
+	{ "vm-passthrough, gpus=", "gpuvm.mode=vm-passthrough gpuvm.gpus=" GPU2 ",numa:0", VFIO, false },
 };
 
 /* The whole files the runs read, and whether a run has failed a read of each. */
@@ -158,6 +160,14 @@ static bool run_one(const struct mode_case *m, bool read, int n)
 	      "%s, %s %d fails: the NIC untouched", m->name, read ? "read" : "write", n);
 	st = fk_state();
 	CHECK(!st || json_valid(st, strlen(st)), "%s, %s %d fails: state file valid", m->name,
+	      read ? "read" : "write", n);
+	/* A pinned record (/run/gpuvm/pinned) says only what is true: a VM mode's device there. */
+	CHECK(!fk_pinned(GPU) ||
+		      (m->want != HOST && reached(GPU, m->want) && !strstr(m->cmdline, "gpus=")),
+	      "%s, %s %d fails: a pinned record for GPU only where it is pinned", m->name,
+	      read ? "read" : "write", n);
+	CHECK(!fk_pinned(GPU2) || (m->want != HOST && reached(GPU2, m->want)),
+	      "%s, %s %d fails: a pinned record for GPU2 only where it is pinned", m->name,
 	      read ? "read" : "write", n);
 	log_close();
 	return true;
@@ -302,6 +312,14 @@ int main(void)
 				n++;
 			CHECK(n > 3, "%s: %d %s reached and failed in turn", modes[i].name, n - 1,
 			      rw == 0 ? "reads" : "writes");
+			/* With no fault, a VM mode's GPU2 is pinned, and GPU only where gpus= is not set. */
+			CHECK(!fk_pinned(GPU2) == (modes[i].want == HOST),
+			      "%s: with no fault, GPU2's pinned record %s", modes[i].name,
+			      fk_pinned(GPU2) ? "written" : "none");
+			CHECK(!fk_pinned(GPU) ==
+				      (modes[i].want == HOST || strstr(modes[i].cmdline, "gpus=")),
+			      "%s: with no fault, GPU's pinned record %s", modes[i].name,
+			      fk_pinned(GPU) ? "written" : "none");
 			/* An outcome that is always an error would leave the rule above unchecked. */
 			CHECK(truth_checked > 0,
 			      "%s, %s: %d outcomes without an error held to the truth",

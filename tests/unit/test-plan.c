@@ -907,6 +907,132 @@ static void foreign_members(void)
 	inv.n_foreign = 0;
 }
 
+static void add_gpu_pick(const char *addr, int numa)
+{
+	struct gpu_pick *g = &s.gpus[s.n_gpus++];
+
+	g->numa = numa;
+	if (addr)
+		pci_addr_parse(addr, &g->addr);
+}
+
+/*
+ * gpus=: in a VM mode only what it selects goes to vfio; the other GPUs stay with the host,
+ * a group that holds both stays whole with the host, container mode is unchanged, and the
+ * hold takes every candidate while the config is not known.
+ */
+static void gpus_split(void)
+{
+	const struct plan_group *g;
+	char addr[16];
+	int i;
+
+	reset(true);
+	for (i = 0; i < 8; i++) {
+		snprintf(addr, sizeof(addr), "0000:%02x:00.0", 0x18 + i * 0x10);
+		add(addr, 0x10de, 0x2330, 0x030200, 30 + i, "nvidia")->numa = (int8_t)(i / 4);
+		snprintf(addr, sizeof(addr), "0000:%02x:00.1", 0x18 + i * 0x10);
+		add(addr, 0x10de, 0x22ba, 0x040300, 30 + i, "snd_hda_intel");
+	}
+	s.mode = MODE_VM_PASSTHROUGH;
+	settings_set_from(&s, KEY_MODE, FROM_CONFIG, "gpuvm.conf:1");
+	add_gpu_pick(NULL, 1); /* GPUs 4-7 */
+	build();
+	CHECK_INT(p.n_selected, 4, "gpus=numa:1: 4 GPUs selected");
+	CHECK_INT(p.n_groups, 4, "gpus=numa:1: their 4 groups");
+	expect("0000:58:00.0", ACT_BIND, "vfio-pci", "selected by gpus= in IOMMU group 34");
+	expect("0000:58:00.1", ACT_BIND, "vfio-pci", "companion of 0000:58:00.0");
+	expect("0000:18:00.0", ACT_KEEP, NULL, "not selected by gpus= (default): left on nvidia");
+	expect("0000:18:00.1", ACT_KEEP, NULL, "companion of 0000:18:00.0: left on snd_hda_intel");
+	CHECK(p.dev[idx("0000:18:00.0")].pick == PICK_OUT && !p.dev[idx("0000:18:00.0")].selected,
+	      "gpus=: picked out, not selected");
+
+	/* An address: that GPU alone. One on vfio-pci from before goes back to the host. */
+	s.n_gpus = 0;
+	add_gpu_pick("0000:28:00.0", -1);
+	devs[idx("0000:78:00.0")].driver = "vfio-pci";
+	devs[idx("0000:78:00.0")].override = "vfio-pci";
+	build();
+	CHECK_INT(p.n_selected, 1, "gpus=ADDR: one GPU");
+	expect("0000:28:00.0", ACT_BIND, "vfio-pci", "selected by gpus=");
+	expect("0000:78:00.0", ACT_UNBIND, NULL, "not selected by gpus= (default): off vfio-pci");
+	expect("0000:18:00.0", ACT_KEEP, NULL, "not selected by gpus=");
+
+	/* exclude= wins over gpus=. */
+	add_exclude("0000:28:00.0");
+	build();
+	CHECK_INT(p.n_selected, 0, "exclude= wins over gpus=");
+	expect("0000:28:00.0", ACT_SKIP, NULL, "excluded by exclude=");
+	s.n_exclude = 0;
+
+	/* ids= narrows what gpus= may take: a GPU it does not match is not taken. */
+	pci_id_parse("10de:2204", &s.ids[0]);
+	s.n_ids = 1;
+	build();
+	CHECK_INT(p.n_selected, 0, "ids= and gpus= both: a GPU must match both");
+	expect("0000:28:00.0", ACT_SKIP, NULL, "not selected");
+	s.n_ids = 0;
+
+	/* vm-vgpu: the selected GPU reserved for nvidia, the others left as they are. */
+	s.mode = MODE_VM_VGPU;
+	build();
+	expect("0000:28:00.0", ACT_RESERVE, "nvidia", "GPU 10de:2330 selected by gpus=");
+	expect("0000:38:00.0", ACT_KEEP, NULL, "not selected by gpus=");
+
+	/* Container mode: gpus= changes nothing. */
+	s.mode = MODE_CONTAINER;
+	build();
+	CHECK_INT(p.n_selected, 8, "container: gpus= changes nothing");
+	expect("0000:38:00.0", ACT_KEEP, NULL, "selected by the default match");
+
+	/* The hold at boot takes every candidate: the config may select any of them. */
+	held("0000:38:00.0");
+	devs[idx("0000:18:00.0")].driver = "";
+	build_hold();
+	expect("0000:18:00.0", ACT_HOLD, HOLD_OVERRIDE, "while gpuvm waits");
+	expect("0000:38:00.0", ACT_KEEP, HOLD_OVERRIDE, "held while gpuvm waits");
+	/* ... and the plan with the config releases the held ones it does not select. */
+	s.mode = MODE_VM_PASSTHROUGH;
+	build();
+	expect("0000:38:00.0", ACT_UNBIND, NULL,
+	       "not selected by gpus= (default): held while gpuvm waited for its config; released");
+	expect("0000:28:00.0", ACT_BIND, "vfio-pci", NULL);
+
+	/* Two GPUs in one group, one selected: the group is not split, the host keeps both. */
+	reset(true);
+	add("0000:05:00.0", 0x10b5, 0x8747, 0x060400, 20, "pcieport");
+	add("0000:06:00.0", 0x10de, 0x2204, 0x030000, 20, "nvidia");
+	add("0000:06:00.1", 0x10de, 0x1aef, 0x040300, 20, NULL);
+	add("0000:07:00.0", 0x10de, 0x2204, 0x030000, 20, "nvidia");
+	add("0000:07:00.1", 0x10de, 0x1aef, 0x040300, 20, NULL);
+	add("0000:08:00.0", 0x10de, 0x2204, 0x030000, 21, "vfio-pci")->override = "vfio-pci";
+	s.mode = MODE_VM_PASSTHROUGH;
+	settings_set_from(&s, KEY_MODE, FROM_CONFIG, "gpuvm.conf:1");
+	add_gpu_pick("0000:06:00.0", -1);
+	add_gpu_pick("0000:08:00.0", -1);
+	build();
+	CHECK_INT(p.n_selected, 1, "split group: only the GPU of a whole group stays selected");
+	CHECK_INT(p.n_failed, 0, "split group: no failure, the host keeps it");
+	g = group(20);
+	CHECK(g == NULL, "split group: group 20 not planned for vfio");
+	expect("0000:06:00.0", ACT_KEEP, NULL,
+	       "but IOMMU group 20 also holds 0000:07:00.0, which gpus= does not select");
+	CHECK(p.dev[idx("0000:06:00.0")].pick == PICK_SPLIT, "split group: picked, then refused");
+	expect("0000:07:00.0", ACT_KEEP, NULL, "not selected by gpus=");
+	expect("0000:08:00.0", ACT_KEEP, "vfio-pci", "selected by gpus= in IOMMU group 21");
+	/* A GPU of the split group on vfio-pci goes back to the host. */
+	devs[idx("0000:06:00.0")].driver = "vfio-pci";
+	build();
+	expect("0000:06:00.0", ACT_UNBIND, NULL, "a group is not split");
+	/* Both selected: the group goes whole. */
+	add_gpu_pick("0000:07:00.0", -1);
+	build();
+	CHECK_INT(p.n_selected, 3, "both GPUs of the group selected: 3");
+	expect("0000:07:00.0", ACT_BIND, "vfio-pci", "selected by gpus= in IOMMU group 20");
+	expect("0000:06:00.0", ACT_BIND, "vfio-pci", NULL);
+	plan_free(&p);
+}
+
 int main(void)
 {
 	log_setup(false, 0);
@@ -928,6 +1054,7 @@ int main(void)
 	host_needs_rule();
 	unidentified();
 	foreign_members();
+	gpus_split();
 	plan_free(&p);
 	log_close();
 	return unit_done();

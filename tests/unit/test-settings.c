@@ -243,12 +243,92 @@ static void messages_as_data(void)
 	log_close();
 }
 
+/* gpus=: addresses as exclude= takes them and numa:N, from the config and the line; bad input. */
+static void gpus(void)
+{
+	struct pci_addr a = { 0, 0x41, 0, 0 }, b = { 0, 0x42, 0, 0 };
+	char v[SETTINGS_VALUE_MAX], big[2048];
+	size_t i, off = 0;
+
+	CHECK_INT(load(NULL, NULL), 0, "gpus: no sources");
+	CHECK(s.n_gpus == 0 && s.from[KEY_GPUS] == FROM_DEFAULT, "gpus: not set by default");
+	CHECK(settings_gpus_pick(&s, &a, -1), "gpus: unset picks every GPU");
+
+	CHECK_INT(load(NULL, "mode=vm-passthrough\ngpus=41:00.0, numa:1\n"), 0, "gpus: config");
+	CHECK_INT(s.n_gpus, 2, "gpus: two entries");
+	CHECK(s.from[KEY_GPUS] == FROM_CONFIG, "gpus: from the config");
+	CHECK_STR(settings_source(&s, KEY_GPUS), "/etc/gpuvm/gpuvm.conf:2", "gpus: its line");
+	settings_value(&s, KEY_GPUS, v, sizeof(v));
+	CHECK_STR(v, "0000:41:00.0,numa:1", "gpus as text: the domain said, the order kept");
+	CHECK(settings_gpus_pick(&s, &a, 0), "gpus: an address picks its GPU");
+	CHECK(!settings_gpus_pick(&s, &b, 0), "gpus: another address on another node is not");
+	CHECK(settings_gpus_pick(&s, &b, 1), "gpus: numa:1 picks a GPU of node 1");
+	CHECK(!settings_gpus_pick(&s, &b, -1), "gpus: an unknown node is no node");
+	CHECK(settings_gpus_numa(&s), "gpus: names a node");
+
+	load("gpuvm.gpus=0000:42:00.0", "gpus=41:00.0\n");
+	CHECK(s.from[KEY_GPUS] == FROM_CMDLINE, "gpus: the command line wins");
+	CHECK(s.n_gpus == 1 && !settings_gpus_numa(&s), "gpus: the line's one address");
+	CHECK(settings_gpus_pick(&s, &b, -1) && !settings_gpus_pick(&s, &a, -1), "gpus: the line's");
+
+	static const struct {
+		const char *config, *needle;
+	} bad[] = {
+		{ "gpus=0000:41:00.8\n", "gpus: invalid value '0000:41:00.8'" },
+		{ "gpus=41:00.0,zz:00.0\n", "at 'zz:00.0'" },
+		{ "gpus=41:00.0,0000:41:00.0\n", "at '0000:41:00.0: named twice'" },
+		{ "gpus=numa:1 numa:1\n", "at 'numa:1: named twice'" },
+		{ "gpus=numa:64\n", "at 'numa:64: NUMA nodes are 0 to 63'" },
+		{ "gpus=numa:\n", "invalid value 'numa:'" },
+		{ "gpus=numa:-1\n", "invalid value 'numa:-1'" },
+		{ "gpus=numa:1x\n", "invalid value 'numa:1x'" },
+		{ "gpus=,\n", "(empty list)" },
+		{ "gpus=\n", "gpus: invalid value ''" },
+	};
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		CHECK_INT(load("gpuvm.mode=vm-passthrough", bad[i].config), 1,
+			  "gpus: one error: %s", bad[i].config);
+		CHECK(logged(LOG_ERR, bad[i].needle), "gpus: said: %s", bad[i].needle);
+		CHECK(logged(LOG_ERR, "/etc/gpuvm/gpuvm.conf:1: gpus:"), "gpus: file:line and key");
+		CHECK(s.n_gpus == 0 && s.from[KEY_GPUS] == FROM_DEFAULT,
+		      "gpus: a bad value falls back to the default: %s", bad[i].config);
+	}
+	/* a bad line's value keeps the config's */
+	CHECK_INT(load("gpuvm.gpus=41:00.0,bogus", "gpus=numa:0\n"), 1, "gpus: a bad line");
+	CHECK(s.from[KEY_GPUS] == FROM_CONFIG && s.n_gpus == 1, "gpus: the config's stays");
+	CHECK(logged(LOG_ERR, "cmdline: gpus: invalid value"), "gpus: the line named");
+
+	/* too long: 65 entries */
+	off = (size_t)snprintf(big, sizeof(big), "gpus=");
+	for (i = 0; i <= SETTINGS_LIST_MAX; i++)
+		off += (size_t)snprintf(big + off, sizeof(big) - off, "%s0000:%02zx:00.0",
+					i ? "," : "", i);
+	snprintf(big + off, sizeof(big) - off, "\n");
+	CHECK_INT(load(NULL, big), 1, "gpus: 65 entries are an error");
+	CHECK(logged(LOG_ERR, "gpus: 65 entries, more than the 64 gpuvm takes"), "gpus: too long");
+	CHECK(s.n_gpus == 0, "gpus: too long falls back");
+	/* 64 fit, and their text is whole */
+	big[off - 13] = '\0';
+	CHECK_INT(load(NULL, big), 0, "gpus: 64 entries");
+	settings_value(&s, KEY_GPUS, v, sizeof(v));
+	CHECK_INT(strlen(v), 64 * 12 + 63, "gpus: 64 addresses as text, whole");
+
+	/* the same selection, spelled otherwise */
+	CHECK(settings_same_value("gpus", "41:00.0,numa:1", "numa:1 0000:41:00.0"),
+	      "gpus: same entries, another order and spelling");
+	CHECK(!settings_same_value("gpus", "41:00.0", "41:00.0,numa:1"), "gpus: one more entry");
+	CHECK(!settings_same_value("gpus", "41:00.0", "42:00.0"), "gpus: another address");
+	CHECK(!settings_same_value("ids", "10de:*", "10DE:*"), "another key: as written");
+	CHECK(settings_same_value("exclude", "41:00.0", "41:00.0"), "another key: the same text");
+}
+
 int main(void)
 {
 	precedence();
 	bad_input();
 	files();
 	messages_as_data();
+	gpus();
 	settings_msgs_free(&msgs);
 	log_close();
 	return unit_done();
