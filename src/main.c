@@ -67,7 +67,7 @@ static void usage(FILE *f)
 		"\n"
 		"Settings (gpuvm.KEY=VALUE or rd.gpuvm.KEY=VALUE on the kernel command line, which\n"
 		"wins, or KEY=VALUE in the host config): mode (container|vm-passthrough|vm-vgpu),\n"
-		"ids, exclude, nvswitch (host|vm), host_driver, on_error (hold|release), config\n"
+		"ids, exclude, gpus, nvswitch (host|vm), host_driver, on_error (hold|release), config\n"
 		"(LABEL=|UUID=|PARTUUID=|PARTLABEL=|/dev/NODE[:/PATH]), config_timeout,\n"
 		"write_timeout_ms. See gpuvm(8).\n"
 		"\n"
