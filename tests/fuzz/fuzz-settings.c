@@ -8,7 +8,7 @@
  * gpuvm.mode= on the command line always wins; the errors counted are the errors logged
  * (past a source's first ten messages, as the count in "N more lines with errors not shown");
  * no log line carries a control byte; settings_value never writes past its buffer, and
- * what it prints for ids= and exclude= parses back to the same list.
+ * what it prints for ids= and exclude= parses back to the same list, and for gpus= parses.
  */
 #include <ctype.h>
 
@@ -101,6 +101,8 @@ static void check_defaults(const struct settings *s)
 		fuzz_assert(s->on_error == d.on_error, "on_error not the default");
 	if (s->from[KEY_CONFIG] == FROM_DEFAULT)
 		fuzz_assert(!s->config[0], "config not the default");
+	if (s->from[KEY_GPUS] == FROM_DEFAULT)
+		fuzz_assert(s->n_gpus == 0, "gpus not the default");
 	if (s->from[KEY_WRITE_TIMEOUT_MS] == FROM_DEFAULT)
 		fuzz_assert(s->write_timeout_ms == d.write_timeout_ms,
 			    "write_timeout_ms not the default");
@@ -172,6 +174,14 @@ static void check_print(const struct settings *s)
 		for (i = 0; i < n; i++)
 			fuzz_assert(pci_addr_cmp(&ex[i], &s->exclude[i]) == 0,
 				    "exclude: entry %zu printed as '%s'", i, big);
+	}
+	if (s->n_gpus) {
+		const char *expect;
+
+		settings_value(s, KEY_GPUS, big, sizeof(big));
+		fuzz_assert(settings_check("gpus", big, &expect) == KEY_GPUS,
+			    "gpus printed as '%s' does not parse", big);
+		fuzz_assert(settings_same_value("gpus", big, big), "gpus: '%s' not itself", big);
 	}
 }
 
