@@ -113,6 +113,22 @@ static void devices(FILE *f, const struct report *r)
 	}
 }
 
+/* Where gpus= is set: the devices pinned for VMs, as /run/gpuvm/pinned has them. */
+static void pinned(FILE *f, const struct report *r)
+{
+	size_t i;
+
+	family(f, "gpuvm_pinned",
+	       "A device the run pinned for VMs (a record in /run/gpuvm/pinned), with the mode; always 1. Only where gpus= is set.");
+	for (i = 0; r->plan && i < r->inv->n; i++)
+		if (report_pinned(r, i)) {
+			const char *kv[] = { "address", r->inv->dev[i].name, "mode",
+					     mode_name(r->plan->mode) };
+
+			sample(f, "gpuvm_pinned", kv, 2, "1");
+		}
+}
+
 static void groups(FILE *f, const struct report *r)
 {
 	size_t g;
@@ -179,6 +195,8 @@ void metrics_render(FILE *f, const struct report *r)
 	family(f, "gpuvm_iommu_active", "Whether the IOMMU was active: 1 or 0.");
 	sample(f, "gpuvm_iommu_active", NULL, 0, r->inv->iommu.active ? "1" : "0");
 	devices(f, r);
+	if (s->from[KEY_GPUS] != FROM_DEFAULT)
+		pinned(f, r);
 	groups(f, r);
 	family(f, "gpuvm_run_warnings",
 	       "Warnings the run logged (the state file keeps the first 256).");

@@ -120,16 +120,17 @@ load helpers
 	gv --cmdline "gpuvm.mode=vm-passthrough" apply
 	st=$status
 	umount_err=
-	left=$(ls -A "$ROOT/run/gpuvm" "$ROOT/run/gpuvm/metrics")
+	left=$(ls -A "$ROOT/run/gpuvm" "$ROOT/run/gpuvm/metrics" "$ROOT/run/gpuvm/pinned")
 	last=$(cat "$ROOT/run/gpuvm/state.json")
 	umount "$ROOT/run" || umount_err=1
 	[ -z "$umount_err" ]
 	[ "$st" -eq 0 ]
 	assert_regex "$stderr" "cannot write /run/gpuvm/state.json: No space left on device"
 	assert_regex "$stderr" "cannot write /run/gpuvm/metrics/gpuvm.prom: No space left on device"
+	assert_regex "$stderr" "cannot write /run/gpuvm/pinned/0000:01:00.0: No space left on device"
 	[ "$last" = '{"last": true}' ]
-	# no temporary file left behind, here or in the metrics file's directory
-	[ "$left" = "$(printf '%s\n' "$ROOT/run/gpuvm:" metrics state.json "" "$ROOT/run/gpuvm/metrics:")" ]
+	# no temporary file left behind, here or in the metrics file's or the pinned records' directory
+	[ "$left" = "$(printf '%s\n' "$ROOT/run/gpuvm:" metrics pinned state.json "" "$ROOT/run/gpuvm/metrics:" "" "$ROOT/run/gpuvm/pinned:")" ]
 }
 
 @test "a writer slow to start: the first write's bound counts from when it begins" {

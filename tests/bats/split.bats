@@ -58,6 +58,9 @@ conf() {
 	output=$(cat "$ROOT/run/gpuvm/state.json")
 	[ "$(jqr '.pinned | join(" ")')" = "$N1" ]
 	[ "$(stat -c %a "$ROOT/run/gpuvm/pinned/0001:03:00.0")" = 644 ]
+	# the metrics file says the same
+	[ "$(grep -c '^gpuvm_pinned{' "$ROOT/run/gpuvm/metrics/gpuvm.prom")" = 4 ]
+	grep -qx 'gpuvm_pinned{address="0001:03:00.0",mode="vm-passthrough"} 1' "$ROOT/run/gpuvm/metrics/gpuvm.prom"
 	# another selection: the records follow it, the GPU left out goes back to the host
 	conf mode=vm-passthrough "gpus=0001:03:00.0, 0000:03:00.0"
 	gv apply
