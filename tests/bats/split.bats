@@ -211,3 +211,24 @@ conf() {
 	[ "$status" -eq 2 ]
 	[ "$(cat "$ROOT/etc/gpuvm/gpuvm.conf")" = "gpus=numa:1,0000:03:00.0" ]
 }
+
+@test "apply --live: the records follow the switch; a GPU in use is left, and is not pinned until it is switched" {
+	mkfx hgx8
+	conf mode=vm-passthrough gpus=numa:1
+	mkdir -p "$ROOT/sys/bus/pci/devices/0001:23:00.0/drm/card1" "$ROOT/proc/4242/fd"
+	printf '226:1\n' >"$ROOT/sys/bus/pci/devices/0001:23:00.0/drm/card1/dev"
+	printf 'Xorg\n' >"$ROOT/proc/4242/comm"
+	ln -s /dev/dri/card1 "$ROOT/proc/4242/fd/5"
+	gv apply --live
+	[ "$status" -eq 7 ]
+	[ "$(find "$ROOT/run/gpuvm/pinned" -type f -printf '%f\n' | sort | tr '\n' ' ')" = "0001:03:00.0 0001:43:00.0 0001:63:00.0 " ]
+	[ "$(override 0001:23:00.0)" = "(null)" ]
+	rm -r "$ROOT/proc/4242"
+	gv apply --live
+	assert_success
+	[ -e "$ROOT/run/gpuvm/pinned/0001:23:00.0" ]
+	conf mode=container
+	gv apply --live
+	assert_success
+	[ -z "$(ls "$ROOT/run/gpuvm/pinned")" ]
+}
