@@ -183,7 +183,7 @@ conf() {
 	[ "$(override 0001:23:00.0)" = "" ]
 }
 
-@test "at boot: gpuvm.mode= and gpuvm.gpus= on the line act at the first call, holding nothing" {
+@test "at boot: gpuvm.mode= and gpuvm.gpus= on the line act at the first call; gpus= in the root's file alone corrects it at the last" {
 	mkfx hgx8
 	for a in $N0 $N1; do nodriver "$a"; done
 	gv --cmdline "gpuvm.mode=vm-passthrough gpuvm.gpus=0000:03:00.0,0001:03:00.0" apply --defer
@@ -192,6 +192,22 @@ conf() {
 	[ "$(override 0001:03:00.0)" = vfio-pci ]
 	[ "$(override 0000:23:00.0)" = "(null)" ]
 	[ "$(cat "$ROOT/run/gpuvm/pinned/0000:03:00.0")" = "$(printf 'mode=vm-passthrough\nmode_source=cmdline\nselection=gpus\nselection_source=cmdline\ndriver=vfio-pci')" ]
+	# gpuvm.mode= on the line, gpus= in the root's file alone: the first call binds every GPU,
+	# the last gives those the file leaves out back to the host driver
+	mkfx hgx8
+	for a in $N0 $N1; do nodriver "$a"; done
+	SYSROOT="$BATS_TEST_TMPDIR/sysroot"
+	mkdir -p "$SYSROOT/etc/gpuvm"
+	printf 'gpus=numa:1\n' >"$SYSROOT/etc/gpuvm/gpuvm.conf"
+	gv --cmdline "gpuvm.mode=vm-passthrough" apply --defer
+	assert_success
+	[ "$(override 0000:23:00.0)" = vfio-pci ]
+	[ -e "$ROOT/run/gpuvm/pinned/0000:23:00.0" ]
+	gv --cmdline "gpuvm.mode=vm-passthrough" apply --resume --sysroot "$SYSROOT"
+	assert_success
+	[ "$(override 0000:23:00.0)" = "" ]
+	[ "$(override 0001:23:00.0)" = vfio-pci ]
+	[ "$(find "$ROOT/run/gpuvm/pinned" -type f -printf '%f\n' | sort | tr '\n' ' ')" = "$N1 " ]
 }
 
 @test "config set gpus=: validated, written, get reads it back" {
