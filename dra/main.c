@@ -19,6 +19,7 @@
 #include "rootio.h"
 #include "util.h"
 
+#include "alive.h"
 #include "cdi.h"
 #include "dralog.h"
 #include "drasvc.h"
@@ -53,6 +54,8 @@ static void usage(FILE *f)
 		"  --slices auto|never      publish the node's ResourceSlices (default auto)\n"
 		"  --slice-interval S       seconds between checks of the slices (default 30)\n"
 		"  --slice-devices N        devices a slice, 1 to 128 (default 128)\n"
+		"  --alive                  exit 0 if the plugin on --plugin-socket answers within\n"
+		"                           5 s (the liveness probe), 1 if not\n"
 		"  --version, --help\n\n"
 		"The API server: GPUVM_API_SERVER (default https://$KUBERNETES_SERVICE_HOST:\n"
 		"$KUBERNETES_SERVICE_PORT), GPUVM_API_TOKEN_FILE, GPUVM_API_CA_FILE,\n"
@@ -72,6 +75,7 @@ int main(int argc, char **argv)
 		{ "slices", required_argument, NULL, 'S' },
 		{ "slice-interval", required_argument, NULL, 'i' },
 		{ "slice-devices", required_argument, NULL, 'd' },
+		{ "alive", no_argument, NULL, 'A' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -85,6 +89,7 @@ int main(int argc, char **argv)
 	struct h2_listener l[2];
 	struct sigaction sa = { .sa_handler = on_signal };
 	long interval = 30, per;
+	bool alive = false;
 	char *end;
 	int o, r;
 
@@ -148,6 +153,9 @@ int main(int argc, char **argv)
 			}
 			sl.per_slice = (size_t)per;
 			break;
+		case 'A':
+			alive = true;
+			break;
 		case 'V':
 			printf("gpuvm-dra %s\n", GPUVM_VERSION);
 			return 0;
@@ -162,6 +170,12 @@ int main(int argc, char **argv)
 	if (optind < argc) {
 		usage(stderr);
 		return 2;
+	}
+	if (alive) {
+		r = alive_probe(cfg.dra_sock, 5000);
+		if (r < 0)
+			fprintf(stderr, "gpuvm-dra: %s: %s\n", cfg.dra_sock, strerror(-r));
+		return r < 0 ? 1 : 0;
 	}
 	if (!cfg.node || !dns_subdomain(cfg.node)) {
 		fprintf(stderr,

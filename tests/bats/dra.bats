@@ -55,6 +55,25 @@ teardown() {
 	[ ! -e "$REG" ] && [ ! -e "$SOCK" ]
 }
 
+@test "--alive (the liveness probe): the serving plugin answers; stopped (SIGSTOP) or gone, it fails" {
+	dra_start --slices never
+	run "$DRA" --alive --plugin-socket "$SOCK"
+	assert_success
+	# A hung loop still has its socket, whose backlog still takes the connection: the probe
+	# must wait for the server's SETTINGS frame, not for connect().
+	kill -STOP "$DPID"
+	run timeout 20 "$DRA" --alive --plugin-socket "$SOCK"
+	kill -CONT "$DPID"
+	assert_failure 1
+	assert_output --partial 'Connection timed out'
+	run "$DRA" --alive --plugin-socket "$SOCK"
+	assert_success
+	dra_stop
+	run "$DRA" --alive --plugin-socket "$SOCK"
+	assert_failure 1
+	assert_output --partial 'No such file or directory'
+}
+
 @test "an unknown method is UNIMPLEMENTED, a message that is no protobuf INVALID_ARGUMENT, one past 4 MiB RESOURCE_EXHAUSTED; garbage closes only its connection" {
 	dra_start --slices never
 	run kubelet raw "$SOCK" /k8s.io.kubelet.pkg.apis.dra.v1.DRAPlugin/NodeGetInfo ''
