@@ -169,7 +169,7 @@ SLOW_BATS := $(wildcard tests/bats/mirror.bats tests/bats/mirror-guard.bats test
 	tests/bats/dra.bats tests/bats/plan.bats tests/bats/standin.bats tests/bats/kubeapi.bats \
 	tests/bats/check.bats tests/bats/config.bats)
 BATS := $(SLOW_BATS) $(filter-out $(SLOW_BATS),$(sort $(wildcard tests/bats/*.bats)))
-TREE_SUITES := bench deploy docs dra e2elib fixture image install kubevirt-patch mirror mirror-guard nfd packages provisioning release repo rollout standin tree
+TREE_SUITES := bench deploy docs dra dra-deploy e2elib fixture image install kubevirt-patch mirror mirror-guard nfd packages provisioning release repo rollout standin tree
 BIN_BATS := $(filter-out $(TREE_SUITES:%=tests/bats/%.bats),$(BATS))
 
 # ASan + UBSan over the same sources: every unit test and the binary's bats suites.

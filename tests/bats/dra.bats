@@ -405,7 +405,7 @@ stale_slices() {
 	done
 }
 
-@test "RBAC: dra/deploy/rbac.yaml is enough for the plugin, and each of its verbs is needed" {
+@test "RBAC: dra/deploy/component/rbac.yaml is enough for the plugin, and each of its verbs is needed" {
 	node gpu-node-1
 	claim c1 "$U1" "[$(result $DEV)]"
 	stale_slices

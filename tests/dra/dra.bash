@@ -28,11 +28,11 @@ dra_vars() {
 }
 
 # dra_rbac [SED_SCRIPT]: the stand-in's RBAC becomes the shipped rules and the plugin's
-# (dra/deploy/rbac.yaml, through SED_SCRIPT, which must change it), and its ServiceAccount's
+# (dra/deploy/component/rbac.yaml, through SED_SCRIPT, which must change it), and its ServiceAccount's
 # token dra-token is known.
 dra_rbac() {
-	sed "${1-}" "$TOP/dra/deploy/rbac.yaml" >"$API/rbac.dra-only.yaml"
-	[ -z "${1-}" ] || ! cmp -s "$TOP/dra/deploy/rbac.yaml" "$API/rbac.dra-only.yaml" ||
+	sed "${1-}" "$TOP/dra/deploy/component/rbac.yaml" >"$API/rbac.dra-only.yaml"
+	[ -z "${1-}" ] || ! cmp -s "$TOP/dra/deploy/component/rbac.yaml" "$API/rbac.dra-only.yaml" ||
 		fail "dra_rbac $1: nothing changed"
 	{ cat "$API/rbac.shipped.yaml"; echo ---; cat "$API/rbac.dra-only.yaml"; } >"$API/rbac.dra.yaml"
 	ln -sfn "$API/rbac.dra.yaml" "$API/rbac.yaml"
