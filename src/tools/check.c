@@ -422,6 +422,25 @@ static void nvswitch_findings(const struct check_input *in, struct out *o)
 	}
 }
 
+/*
+ * NVIDIA's DRA driver beside gpuvm's pins: with its passthrough support on (its
+ * PassthroughSupport feature gate) it moves GPUs between nvidia and vfio-pci as its claims
+ * come and go, and would unbind the GPUs gpuvm keeps on vfio. Off, it leaves vfio GPUs alone:
+ * its claims get the GPUs on the host driver, gpuvm-dra's the pinned ones.
+ */
+static void nvidia_dra_findings(const struct check_input *in, struct out *o)
+{
+	unsigned r = in->nvidia_dra;
+
+	if (!r || in->s->mode != MODE_VM_PASSTHROUGH || !in->plan->n_selected)
+		return;
+	add(o, SEV_WARNING,
+	    "keep its passthrough support off (its PassthroughSupport feature gate, set through the chart's feature gates) so that it leaves vfio GPUs alone, and give VMs the pinned GPUs through gpuvm-dra (driver vfio.gpuvm.dev; doc/dra.md)",
+	    "NVIDIA's DRA driver is registered with the kubelet (%s%s%s): with its passthrough support on it rebinds GPUs between nvidia and vfio-pci as its claims come and go, and would undo gpuvm's pins of %zu devices",
+	    r & CHECK_NVDRA_GPU ? NVDRA_GPU : "", r == (CHECK_NVDRA_GPU | CHECK_NVDRA_CD) ? ", " : "",
+	    r & CHECK_NVDRA_CD ? NVDRA_CD : "", in->plan->n_selected);
+}
+
 size_t check_findings(const struct check_input *in, struct finding *f, size_t max)
 {
 	struct out o = { f, 0, max };
@@ -433,5 +452,6 @@ size_t check_findings(const struct check_input *in, struct finding *f, size_t ma
 	vgpu_method_findings(in, &o);
 	secure_boot_findings(in, &o);
 	nvswitch_findings(in, &o);
+	nvidia_dra_findings(in, &o);
 	return o.n;
 }

@@ -41,7 +41,19 @@ struct check_input {
 	int secure_boot;	  /* the SecureBoot efivar: 1 on, 0 off, -1 no EFI or no variable */
 	/* FABRIC_MODE= of the host's fabricmanager.cfg (check_fabric_mode); -1: not known */
 	int fabric_mode;
+	/* NVIDIA's DRA kubelet plugins registered on the host: CHECK_NVDRA_* (or 0) */
+	unsigned nvidia_dra;
 };
+
+/*
+ * NVIDIA's DRA driver (k8s-dra-driver-gpu) on the node: the kubelet's registration sockets of
+ * its two kubelet plugins, <driver>-reg.sock in the kubelet's plugin registry.
+ */
+#define NVDRA_REGISTRY "var/lib/kubelet/plugins_registry/"
+#define NVDRA_GPU "gpu.nvidia.com"
+#define NVDRA_CD "compute-domain.nvidia.com"
+#define CHECK_NVDRA_GPU 1u
+#define CHECK_NVDRA_CD 2u
 
 /* Where NVIDIA's Fabric Manager package puts its config on the host. */
 #define FABRIC_MANAGER_CFG "usr/share/nvidia/nvswitch/fabricmanager.cfg"

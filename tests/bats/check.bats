@@ -494,3 +494,34 @@ fm_cfg() {
 	[ "$(dev_field 0000:01:00.0 target)" = vfio-pci ]
 	[ "$(jqr '[.modules[].name] | join(",")')" = "vfio-pci,nvgrace_gpu_vfio_pci" ]
 }
+
+# NVIDIA's DRA driver on the node (its kubelet plugins' registration sockets): with passthrough
+# support on it rebinds GPUs, and would undo vm-passthrough's pins. Nothing in container mode
+# (gpuvm pins nothing) nor without the sockets.
+@test "NVIDIA's DRA driver registered beside vm-passthrough's pins: a warning, its passthrough support off, gpuvm-dra" {
+	local reg
+	mkfx hgx8
+	with_vfio
+	gv --cmdline "iommu=pt" check --mode vm-passthrough --json
+	assert_success
+	[ "$(jqr '[.findings[] | select(.what | test("DRA"))] | length')" = 0 ]
+	reg=$ROOT/var/lib/kubelet/plugins_registry
+	mkdir -p "$reg"
+	: >"$reg/gpu.nvidia.com-reg.sock"
+	gv --cmdline "iommu=pt" check --mode vm-passthrough --json
+	assert_success
+	[ "$(jqr '[.findings[] | select(.what | test("DRA"))] | .[0].severity')" = warning ]
+	assert_regex "$(jqr '.findings[] | select(.what | test("DRA")) | .what')" \
+		"^NVIDIA's DRA driver is registered with the kubelet \(gpu\.nvidia\.com\): with its passthrough support on it rebinds GPUs between nvidia and vfio-pci .* would undo gpuvm's pins of [0-9]+ devices$"
+	assert_regex "$(jqr '.findings[] | select(.what | test("DRA")) | .fix')" \
+		"PassthroughSupport feature gate.*gpuvm-dra \(driver vfio\.gpuvm\.dev; doc/dra\.md\)"
+	: >"$reg/compute-domain.nvidia.com-reg.sock"
+	gv --cmdline "iommu=pt" check --mode vm-passthrough
+	assert_output --partial "(gpu.nvidia.com, compute-domain.nvidia.com)"
+	rm "$reg/gpu.nvidia.com-reg.sock"
+	gv --cmdline "iommu=pt" check --mode vm-passthrough
+	assert_output --partial "(compute-domain.nvidia.com)"
+	# container: the GPUs stay with the host driver, NVIDIA's DRA driver's own
+	gv --cmdline "iommu=pt" check --mode container --json
+	[ "$(jqr '[.findings[] | select(.what | test("DRA"))] | length')" = 0 ]
+}
