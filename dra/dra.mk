@@ -97,3 +97,41 @@ dra-fuzz: $(DRA_FUZZ:%=$(B)/dra/fuzz/%)
 			{ tail -n 30 $(B)/dra/fuzz/$$h.log; echo "dra-fuzz: $$h FAILED"; exit 1; }; \
 		echo "  FUZZ    $$h: $$(grep -o 'cov: [0-9]* ft: [0-9]* corp: [0-9]*' $(B)/dra/fuzz/$$h.log | tail -n 1)"; \
 	done
+
+# gpuvm-dra for arm64 (the mirror's arm64 image): build/arm64/gpuvm-dra, cross-compiled with
+# Debian's aarch64-linux-gnu-gcc --sysroot $(A64_DRA_SR): glibc's and its libraries' arm64
+# -dev packages and their dependencies, which dra/sysroot.sh unpacks there without installing
+# them; gpuvm's units compiled again for aarch64. The messages' C is the same
+# generated code ($(DRA_GEN)).
+A64_DRA := $(A64)/dra
+A64_DRA_SR := $(A64_DRA)/sysroot/root
+A64_DRA_CC := aarch64-linux-gnu-gcc --sysroot=$(A64_DRA_SR)
+A64_DRA_LIBDIR := $(A64_DRA_SR)/usr/lib/aarch64-linux-gnu
+A64_DRA_CFLAGS = $(DRA_CFLAGS)
+A64_DRA_OBJS := $(DRA_SRCS:%.c=$(A64_DRA)/%.o) $(DRA_PROTOS:%=$(A64_DRA)/%.pb-c.o)
+A64_DRA_GPUVM_OBJS := $(DRA_GPUVM_UNITS:%=$(A64_DRA)/boot/%.o)
+
+$(A64_DRA)/sysroot/SYSROOT: dra/sysroot.sh scripts/apt-private.sh
+	rm -f $@
+	sh dra/sysroot.sh arm64 $(A64_DRA)/sysroot
+
+$(A64_DRA)/%.pb-c.o: $(DRA_GEN)/%.pb-c.c $(DRA_GEN)/%.pb-c.h $(A64_DRA)/sysroot/SYSROOT
+	$(call compile,$(A64_DRA_CC),-O1 -g -std=gnu11 -I$(DRA_GEN) $(EXTRA_CFLAGS))
+
+$(A64_DRA)/%.o: dra/%.c $(DRA_PROTOS:%=$(DRA_GEN)/%.pb-c.h) $(A64_DRA)/sysroot/SYSROOT
+	$(call compile,$(A64_DRA_CC),$(A64_DRA_CFLAGS))
+
+$(A64_DRA)/boot/%.o: src/boot/%.c $(A64_DRA)/sysroot/SYSROOT
+	$(call compile,$(A64_DRA_CC),$(CFLAGS_HOST))
+
+$(A64)/gpuvm-dra: $(A64_DRA_OBJS) $(A64_DRA_GPUVM_OBJS)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(A64_DRA_CC) $(CFLAGS_HOST) -o $@ $(A64_DRA_OBJS) $(A64_DRA_GPUVM_OBJS) \
+		-Wl,-rpath-link,$(A64_DRA_LIBDIR) -Wl,-rpath-link,$(A64_DRA_SR)/lib/aarch64-linux-gnu \
+		$(DRA_LIBS)
+	$(Q)file $@ | grep -q 'ARM aarch64.*dynamically linked' || { file $@ >&2; exit 1; }
+
+.PHONY: dra-arm64
+dra-arm64: $(A64)/gpuvm-dra
+
+-include $(A64_DRA_OBJS:.o=.d) $(A64_DRA_GPUVM_OBJS:.o=.d)
