@@ -427,7 +427,8 @@ $(MIRROR_IMG)/versions-%: $(MIRROR_IMAGE_RESOLVE)
 $(MIRROR_IMG)/root-%.tar: $(MIRROR_IMG)/versions-% packaging/mirror-image.sh scripts/apt-private.sh
 	MIRROR_IMAGE_DIR=$(MIRROR_IMG) sh packaging/mirror-image.sh root $*
 $(MIRROR_IMG)/gpuvm-mirror-$(VERSION).tar: $(MIRROR_IMG)/root-amd64.tar $(MIRROR_IMG)/root-arm64.tar \
-		$(B)/gpuvm $(A64)/gpuvm $(DEPS)/VERSIONS $(A64)/deps/VERSIONS $(PCIIDS) mirror/gpuvm-label-mirror \
+		$(B)/gpuvm $(A64)/gpuvm $(B)/gpuvm-dra $(A64)/gpuvm-dra $(DEPS)/VERSIONS $(A64)/deps/VERSIONS \
+		$(PCIIDS) mirror/gpuvm-label-mirror \
 		mirror/gpuvm-kubevirt-patch packaging/mirror-image.sh packaging/stage.sh packaging/sbom.sh \
 		packaging/changelog packaging/deb/copyright LICENSE
 	MIRROR_IMAGE_DIR=$(MIRROR_IMG) sh packaging/mirror-image.sh image $(VERSION)

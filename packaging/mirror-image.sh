@@ -32,7 +32,7 @@
 # trusts only the service account's ca.crt.
 #
 # The image: that layer, then one of gpuvm's (the static gpuvm of the architecture,
-# gpuvm-label-mirror, gpuvm-kubevirt-patch, the pci.ids, notices, copyright, licence and SBOM
+# gpuvm-label-mirror, gpuvm-kubevirt-patch, gpuvm-dra (the DRA plugin, dra/deploy), the pci.ids, notices, copyright, licence and SBOM
 # the packages ship), put together with umoci. Times are packaging/changelog's (SOURCE_DATE_EPOCH,
 # as the packages): the same layers give the same image, byte for byte.
 set -eu
@@ -49,8 +49,9 @@ IMG=${MIRROR_IMAGE_DIR:-$top/build/mirror-image}
 case $IMG in /*) ;; *) IMG=$(pwd)/$IMG ;; esac
 
 # What the mirror runs: sh, coreutils, sed, grep, awk, jq and curl; base-files for
-# /etc/os-release (which scanners read to tell the distribution).
-PKGS="base-files dash coreutils sed grep mawk jq curl"
+# /etc/os-release (which scanners read to tell the distribution). What gpuvm-dra (a dynamic
+# glibc program, doc/dra.md) loads: libnghttp2, libprotobuf-c, libcurl (OpenSSL) and json-c.
+PKGS="base-files dash coreutils sed grep mawk jq curl libnghttp2-14 libprotobuf-c1 libcurl4 libjson-c5"
 # The image's own user: no shell, no home. The DaemonSets run it as root (securityContext
 # runAsUser 0): the host's /etc/gpuvm is root's.
 IMG_UID=65532
@@ -216,6 +217,15 @@ app_layer() {
 	rm -rf "$app"
 	umask 022
 	install -D -m 0755 "$PKG_BIN" "$app/usr/sbin/gpuvm"
+	# gpuvm-dra of the architecture (make dra, make dra-arm64), linked against the libraries
+	# the Debian layer carries.
+	case $2 in
+	amd64) dra=$top/build/gpuvm-dra want='x86-64' ;;
+	arm64) dra=$top/build/arm64/gpuvm-dra want='ARM aarch64' ;;
+	esac
+	file -b "$dra" | grep -q "$want.*dynamically linked" ||
+		die "no $want gpuvm-dra at $dra (make $([ "$2" = amd64 ] && echo dra || echo dra-arm64))"
+	install -D -m 0755 "$dra" "$app/usr/bin/gpuvm-dra"
 	install -D -m 0755 "$top/mirror/gpuvm-label-mirror" "$app/usr/bin/gpuvm-label-mirror"
 	install -D -m 0755 "$top/mirror/gpuvm-kubevirt-patch" "$app/usr/bin/gpuvm-kubevirt-patch"
 	# What the packages ship beside the binary (packaging/stage.sh, deb.sh, rpm.sh): the
@@ -250,7 +260,7 @@ build_image() {
 			--history.created_by "packaging/mirror-image.sh root $arch: Debian 12: $PKGS ca-certificates" \
 			"$IMG/root-$arch.tar"
 		umoci raw add-layer --image "$ref" --history.created "$when" \
-			--history.created_by "packaging/mirror-image.sh image $version: gpuvm ($arch), the mirror" \
+			--history.created_by "packaging/mirror-image.sh image $version: gpuvm ($arch), the mirror, gpuvm-dra" \
 			"$IMG/app-$arch.tar"
 		umoci config --image "$ref" --no-history --created "$when" --os linux --architecture "$arch" \
 			--config.user "$IMG_UID:$IMG_UID" --config.env "PATH=$PATH_ENV" --config.workingdir / \

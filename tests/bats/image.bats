@@ -196,6 +196,49 @@ arm64_ok() {
 	assert_line --regexp '^curl 7\.88\.1 \(aarch64-unknown-linux-gnu\)'
 }
 
+# gpuvm-dra (dra/, dra/deploy) is a dynamic glibc program: the Debian layer of each
+# architecture carries what it loads, as Debian packages the versions file and the dpkg status
+# name, and it runs from the image (amd64 chrooted as the image's user, arm64 under qemu-user).
+@test "gpuvm-dra of each architecture as built, its libraries the Debian layer's, named in versions and the dpkg status; it runs" {
+	image
+	local a r bin want triplet lib p
+	for a in amd64 arm64; do
+		r=$BATS_FILE_TMPDIR/$a/rootfs
+		case $a in
+		amd64) bin=$TOP/build/gpuvm-dra want='x86-64' triplet=x86_64-linux-gnu ;;
+		arm64) bin=$TOP/build/arm64/gpuvm-dra want='ARM aarch64' triplet=aarch64-linux-gnu ;;
+		esac
+		cmp "$bin" "$r/usr/bin/gpuvm-dra"
+		run file -b "$r/usr/bin/gpuvm-dra"
+		assert_output --regexp "^ELF 64-bit LSB pie executable, $want,.*dynamically linked"
+		# every library it names is in the layer, of its architecture
+		for lib in $(readelf -d "$r/usr/bin/gpuvm-dra" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
+			p=$r/usr/lib/$triplet/$lib
+			[ -e "$p" ] || p=$r/lib/$triplet/$lib
+			[ -e "$p" ] || fail "$a: $lib, which gpuvm-dra needs, is not in the image"
+			run file -L -b "$p"
+			assert_output --regexp "^ELF 64-bit LSB shared object, $want,"
+		done
+		# the packages that ship them, named as the layer's others are
+		for p in libnghttp2-14 libprotobuf-c1 libcurl4 libjson-c5; do
+			grep -q "^$p [^ ]* $a\$" "$IMG/versions-$a" || fail "$p is not in versions-$a"
+			awk -v p="$p" -v a="$a" '/^Package:/ { n = $2 } /^Architecture:/ && n == p && $2 == a { f = 1 } END { exit !f }' \
+				"$r/var/lib/dpkg/status" || fail "$p ($a) is not in the image's dpkg status"
+		done
+	done
+	run in_root amd64 gpuvm-dra --version
+	assert_success
+	assert_output "gpuvm-dra $VERSION"
+	# its API client: libcurl from the layer, and no plugin socket there (--alive fails, saying why)
+	run in_root amd64 gpuvm-dra --alive --plugin-socket /tmp/none.sock
+	assert_failure 1
+	assert_output 'gpuvm-dra: /tmp/none.sock: No such file or directory'
+	arm64_ok
+	run in_root arm64 gpuvm-dra --version
+	assert_success
+	assert_output "gpuvm-dra $VERSION"
+}
+
 @test "gpuvm-kubevirt-patch from the image, both architectures, on a fleet's nodes: the tree's patch" {
 	image
 	local want
