@@ -141,8 +141,9 @@ fuzz:
 # The cost of gpuvm on the boot path (bench/run.sh): the fixtures, with Debian's driverctl
 # in the same interleaved run, and the boot ratio in QEMU (bench/boot.sh, also alone:
 # make bench-boot, BOOT_BIN=FILE for an A/B); not part of make test.
-bench: setup all
+bench: setup all $(B)/gpuvm-dra
 	sh bench/run.sh
+	sh bench/dra.sh
 
 bench-boot: setup all
 	sh bench/boot.sh

@@ -44,3 +44,25 @@ load helpers
 		case $u in boot/*.o | cmd/apply.o | main.o) ;; *) fail "$u is on the boot path, not in src/boot/" ;; esac
 	done
 }
+
+# bench/dra.sh, make bench's gpuvm-dra section: the real plugin, the API stand-in, the kubelet
+# stand-in, strace. Its section replaces its own in the report, at the end, and keeps the rest
+# (the boot path's sections before it, another's after it).
+@test "bench/dra.sh: a prepare writes two files, a repeat none; no API request at rest; its section replaced, the others kept" {
+	need "Debian's python3-grpcio and python3-grpc-tools" /usr/bin/python3 -c 'import grpc, grpc_tools'
+	need strace command -v strace
+	[ -x "$TOP/build/gpuvm-dra" ] || fail "no build/gpuvm-dra: make build/gpuvm-dra"
+	local r=$BATS_TEST_TMPDIR/RESULTS.md
+	printf '%s\n' '# Results' '' '## gpuvm-dra: prepare, unprepare, at rest' '' 'old figures' '' \
+		'## the mirror' '' 'kept' >"$r"
+	DRA_BENCH_CLAIMS=2 DRA_BENCH_REST=2 run sh "$TOP/bench/dra.sh" "$r"
+	assert_success
+	assert_line --regexp '^\| NodePrepareResources, first \| [0-9.]+ syscalls; 2\.0 files written \(renamed into place\), 2\.0 fsyncs \|$'
+	assert_line --regexp '^\| the same claim prepared again \| [0-9.]+ syscalls; 0\.0 files written'
+	assert_line --regexp '^\| API requests at rest, 2 s after the slices were published, the GPUs read every second \| 0 \|$'
+	assert_line --regexp "^\| a prepare call's wall time, client start included \| median [0-9.]+ ms"
+	run grep -c '^## ' "$r"
+	assert_output 2
+	run grep -n -e '^#' -e '^kept$' -e '^old figures$' "$r"
+	assert_output "$(printf '%s\n' '1:# Results' '3:## the mirror' '5:kept' '7:## gpuvm-dra: prepare, unprepare, at rest')"
+}
