@@ -160,7 +160,7 @@ static void check_host(const struct options *o, struct outcome *out)
 	if (iomem && root_read(FABRIC_MANAGER_CFG, iomem, IOMEM_MAX) > 0)
 		in.fabric_mode = check_fabric_mode(iomem);
 	in.nvidia_dra = (root_exists(NVDRA_REGISTRY NVDRA_GPU "-reg.sock") ? CHECK_NVDRA_GPU : 0) |
-			(root_exists(NVDRA_REGISTRY NVDRA_CD "-reg.sock") ? CHECK_NVDRA_CD : 0);
+		(root_exists(NVDRA_REGISTRY NVDRA_CD "-reg.sock") ? CHECK_NVDRA_CD : 0);
 	n = check_findings(&in, f, ARRAY_SIZE(f));
 	n = next_boot(&pp.s, o->cmdline, f, n, ARRAY_SIZE(f), &v, say, gpus_say, sizeof(say));
 	for (i = 0; i < n; i++) {

@@ -2,7 +2,7 @@
 # shellcheck disable=SC2154 # $stderr and $output are set by bats' run
 # The label mirror's image as `make mirror-image` builds it (packaging/mirror-image.sh;
 # mirror/README.md, "The image"): the OCI archive unpacked with umoci, its index and configs,
-# its contents, and the image run: chrooted (amd64) and under qemu-user (arm64), gpuvm,
+# its contents, and the image run: chrooted (amd64) and under qemu-user (arm64), gpuvm, gpuvm-dra,
 # the mirror's scripts, jq and curl being the image's own. Then the push a team makes, into a
 # registry on loopback (Debian's docker-registry), and the image rebuilt byte for byte. And one
 # pass of the mirror, chrooted in the amd64 image as its user, against the API stand-in
