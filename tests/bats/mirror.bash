@@ -249,6 +249,15 @@ get_node_calls() {
 	requests '.method == "GET" and .path == "/api/v1/nodes/'"$NODE"'"' | wc -l
 }
 
+# The watch loop's reads of its node: the list of it (to start, to resync), and its watches.
+list_calls() {
+	requests '.verb == "list" and .path == "/api/v1/nodes" and .query == "fieldSelector=metadata.name%3D'"$NODE"'&resourceVersion=0"' | wc -l
+}
+
+watch_calls() {
+	requests '.verb == "watch" and .path == "/api/v1/nodes"' | wc -l
+}
+
 # events: the Events the mirror created (the stand-in answered 201), one "TYPE REASON: MESSAGE"
 # a line.
 events() {

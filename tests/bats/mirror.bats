@@ -16,11 +16,17 @@ load mirror
 	assert_success
 	assert_output --partial "host config already has mode container; reboot: none: this boot runs container already"
 	[ "$(ident)" = "$before" ]
-	# the node and the GPU Operator's ClusterPolicies are read, nothing else: as the mirror's
-	# ServiceAccount, the node found, no such CRD (404)
-	[ "$(requests | jq -r '"\(.method) \(.path)?\(.query) \(.code) \(.user)"')" = "$(printf '%s\n' \
-		"GET /api/v1/nodes/$NODE? 200 $SA_USER" "GET /apis/nvidia.com/v1/clusterpolicies? 404 $SA_USER")" ]
+	# the node is read, nothing else (container needs no ClusterPolicy): as the mirror's
+	# ServiceAccount, the node found
+	[ "$(requests | jq -r '"\(.method) \(.path)?\(.query) \(.code) \(.user)"')" = "GET /api/v1/nodes/$NODE? 200 $SA_USER" ]
 	[ "$(events)" = "" ]
+	# a VM mode's warnings need it: read once (no such CRD: 404)
+	node vm-passthrough
+	: >"$API/requests.jsonl"
+	mirror --once
+	assert_success
+	[ "$(requests '.method == "GET"' | jq -r '"\(.path) \(.code)"')" = "$(printf '%s\n' \
+		"/api/v1/nodes/$NODE 200" "/apis/nvidia.com/v1/clusterpolicies 404")" ]
 }
 
 @test "label unchanged and the boot already in that mode: a stale reboot mark is cleared" {
@@ -148,7 +154,7 @@ load mirror
 # message), and the mirror changes nothing on the node.
 @test "RBAC without patch on nodes: the refusal logged with the API's message, the node unchanged, no sentinel, exit 1" {
 	mkdir -p "$ROOT/run/gpuvm-reboot"
-	rbac_sed 's/verbs: \["get", "patch"\]/verbs: ["get"]/'
+	rbac_sed 's/verbs: \["get", "list", "watch", "patch"\]/verbs: ["get", "list", "watch"]/'
 	node vm-passthrough
 	before=$(cat "$STORE/api/v1/nodes/$NODE.json")
 	mirror --once
@@ -164,7 +170,7 @@ load mirror
 }
 
 @test "RBAC without get on nodes: nothing read, nothing changed, exit 1" {
-	rbac_sed 's/verbs: \["get", "patch"\]/verbs: ["patch"]/'
+	rbac_sed 's/verbs: \["get", "list", "watch", "patch"\]/verbs: ["list", "watch", "patch"]/'
 	node vm-passthrough
 	before=$(ident)
 	mirror --once
@@ -491,16 +497,17 @@ W=gpuvm.dev/warning
 	grep -qx "mode=vm-passthrough" "$CONF"
 }
 
-@test "the loop survives an invalid label, follows it once fixed, is quiet when nothing changes, reads a rotated token" {
+@test "the watch loop survives an invalid label, follows it once fixed, is quiet when nothing changes, reads a rotated token" {
 	node bogus
 	menv
-	env "${MENV[@]}" GPUVM_HEARTBEAT="$K/heartbeat" "$MIRROR" --interval 1 2>"$BATS_TEST_TMPDIR/log" >/dev/null 3>&- &
+	env "${MENV[@]}" GPUVM_HEARTBEAT="$K/heartbeat" GPUVM_WATCH_TIMEOUT=1 "$MIRROR" --interval 1 \
+		2>"$BATS_TEST_TMPDIR/log" >/dev/null 3>&- &
 	pid=$!
+	# a failed pass is tried again after --interval, at the next renewal of the watch
 	for _ in $(seq 1 100); do
 		[ "$(grep -c "='bogus' is not" "$BATS_TEST_TMPDIR/log")" -ge 2 ] && break
 		sleep 0.1
 	done
-	# an error is logged at every pass; the loop goes on
 	[ "$(grep -c "='bogus' is not" "$BATS_TEST_TMPDIR/log")" -ge 2 ]
 	kill -0 "$pid"
 	grep -qx "mode=container" "$CONF"
@@ -510,36 +517,42 @@ W=gpuvm.dev/warning
 		sleep 0.1
 	done
 	grep -qx "mode=vm-vgpu" "$CONF"
-	# three more passes that find nothing new log nothing new
-	n=$(get_node_calls)
+	# three more renewals that find nothing new run no pass and log nothing
+	n=$(watch_calls)
 	for _ in $(seq 1 100); do
-		[ "$(get_node_calls)" -ge $((n + 3)) ] && break
+		[ "$(watch_calls)" -ge $((n + 3)) ] && break
 		sleep 0.1
 	done
-	[ "$(get_node_calls)" -ge $((n + 3)) ]
-	# the change once, then at most one "already" line
+	[ "$(watch_calls)" -ge $((n + 3)) ]
+	# the change once, then at most one "already" line (the pass over the node its own patches
+	# left)
 	[ "$(grep -c 'host config mode container -> vm-vgpu' "$BATS_TEST_TMPDIR/log")" = 1 ]
-	[ "$(grep -c 'workload.config=vm-vgpu' "$BATS_TEST_TMPDIR/log")" = 2 ]
-	# the heartbeat: this step's time, and 3 intervals and one API timeout (30 s) to the next
-	[ "$(cut -d' ' -f2 "$K/heartbeat")" = 33 ]
+	[ "$(grep -c 'workload.config=vm-vgpu' "$BATS_TEST_TMPDIR/log")" -le 2 ]
+	# the node read once (a list of it), never with a GET: the watch says the rest
+	[ "$(get_node_calls)" = 0 ]
+	[ "$(list_calls)" = 1 ]
+	# the heartbeat: this step's time, and the window (1 to 1 s), one API timeout (30 s) and
+	# 3 intervals and one API timeout (33 s) to the next
+	[ "$(cut -d' ' -f2 "$K/heartbeat")" -ge 64 ]
 	run env GPUVM_HEARTBEAT="$K/heartbeat" "$MIRROR" --alive
 	assert_success
-	# the token rotates (a bound token's kubelet refresh): the next pass reads the new one
+	# the token rotates (a bound token's kubelet refresh): the next watch reads the new one
 	printf '%s\n' "rotated-token $SA_USER" >"$API/tokens"
 	echo rotated-token >"$API/token"
 	: >"$API/requests.jsonl"
 	for _ in $(seq 1 100); do
-		[ "$(requests '.code == 200 and .user == "'"$SA_USER"'"' | wc -l)" -ge 4 ] && break
+		[ "$(requests '.code == 200 and .verb == "watch"' | wc -l)" -ge 3 ] && break
 		sleep 0.1
 	done
-	[ "$(requests '.code == 200 and .user == "'"$SA_USER"'"' | wc -l)" -ge 4 ]
-	[ "$(requests '.code == 401' | wc -l)" -le 1 ] # at most the pass that was under way
+	[ "$(requests '.code == 200 and .verb == "watch"' | wc -l)" -ge 3 ]
+	[ "$(requests '.code == 401' | wc -l)" -le 1 ] # at most the window that was under way
 }
 
-@test "TERM while the loop sleeps ends it at once, with status 0" {
+@test "TERM while the loop waits on its watch ends it at once, with status 0" {
 	node container
 	menv
-	env "${MENV[@]}" GPUVM_HEARTBEAT="$K/heartbeat" "$MIRROR" --interval 300 2>"$BATS_TEST_TMPDIR/log" >/dev/null 3>&- &
+	env "${MENV[@]}" GPUVM_HEARTBEAT="$K/heartbeat" GPUVM_WATCH_TIMEOUT=300 "$MIRROR" \
+		2>"$BATS_TEST_TMPDIR/log" >/dev/null 3>&- &
 	pid=$!
 	for _ in $(seq 1 100); do
 		grep -q 'host config already has mode container' "$BATS_TEST_TMPDIR/log" && break
@@ -560,7 +573,16 @@ W=gpuvm.dev/warning
 	wait "$pid" || rc=$?
 	pid=
 	[ "$rc" = 0 ]
-	[ "$(get_node_calls)" = 1 ]
+	[ "$(list_calls)" = 1 ]
+	# the watch's stream was cut (the API saw the client go), not left to its timeout
+	for _ in $(seq 1 20); do
+		[ "$(requests '.verb == "watch"' | jq -r .end)" = client ] && break
+		sleep 0.1
+	done
+	[ "$(requests '.verb == "watch"' | jq -r .end)" = client ]
+	# nothing left running that the loop started (the watch's curl and jq)
+	run pgrep -f "fieldSelector=metadata.name%3D$NODE&watch=1"
+	assert_failure
 	# the loop is gone: so is its heartbeat, and --alive says so
 	[ ! -e "$K/heartbeat" ]
 	run env GPUVM_HEARTBEAT="$K/heartbeat" "$MIRROR" --alive
@@ -648,12 +670,12 @@ for d in docs:
     assert d.get("apiVersion") and d.get("kind") and d["metadata"].get("name"), d
     kinds.setdefault(d["kind"], []).append(d)
 sa = kinds["ServiceAccount"][0]["metadata"]
-# Least privilege: get and patch on nodes; list on the GPU Operator's ClusterPolicies, in a role
+# Least privilege: get, list and watch (its node's watch) and patch on nodes; list on the GPU Operator's ClusterPolicies, in a role
 # of its own that can be left out (the mirror then judges by node labels alone); on OpenShift
 # (components/openshift), use of the mirror's own SCC and no other, bound in its namespace.
 roles = {r["metadata"]["name"]: r["rules"] for r in kinds["ClusterRole"]}
 assert roles == {
-    "gpuvm-label-mirror": [{"apiGroups": [""], "resources": ["nodes"], "verbs": ["get", "patch"]}],
+    "gpuvm-label-mirror": [{"apiGroups": [""], "resources": ["nodes"], "verbs": ["get", "list", "watch", "patch"]}],
     "gpuvm-label-mirror-clusterpolicy": [{"apiGroups": ["nvidia.com"], "resources": ["clusterpolicies"],
                                           "verbs": ["list"]}],
     "gpuvm-label-mirror-scc": [{"apiGroups": ["security.openshift.io"], "resources": ["securitycontextconstraints"],
