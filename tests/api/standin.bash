@@ -25,6 +25,23 @@ standin_start() {
 	mkdir -p "$API"
 	"$TOP/tests/api/mkcert.sh" "$API/tls"
 	standin_reset
+	standin_serve "$@"
+}
+
+# standin_restart: the server stopped (its connections cut) and started again on its port, with
+# the store, the log and the files as they are (an API server's restart).
+standin_restart() {
+	local port pid
+	port=$(cat "$API/port")
+	pid=$(cat "$API/pid")
+	kill "$pid" 2>/dev/null || true # (a test may have stopped it already)
+	while kill -0 "$pid" 2>/dev/null; do sleep 0.05; done
+	standin_serve --port "$port" "$@"
+}
+
+# standin_serve [OPTION...]: the server, on the files of $API as they are.
+standin_serve() {
+	rm -f "$API/port"
 	# Debian's python3, not another one the PATH may put first.
 	/usr/bin/python3 "$TOP/tests/api/kube-api-standin" --dir "$API/store" --rbac "$API/rbac.yaml" \
 		--tokens "$API/tokens" --cert "$API/tls/server.crt" --key "$API/tls/server.key" \

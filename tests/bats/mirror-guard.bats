@@ -258,13 +258,14 @@ EOF2
 	# failed pass, the host untouched
 	: >"$API/requests.jsonl"
 	menv
-	env "${MENV[@]}" GPUVM_HEARTBEAT="$K/heartbeat" "$MIRROR" --interval 1 2>"$BATS_TEST_TMPDIR/log" >/dev/null 3>&- &
+	env "${MENV[@]}" GPUVM_HEARTBEAT="$K/heartbeat" GPUVM_WATCH_TIMEOUT=1 "$MIRROR" --interval 1 \
+		2>"$BATS_TEST_TMPDIR/log" >/dev/null 3>&- &
 	pid=$!
 	for _ in $(seq 1 100); do
-		[ "$(get_node_calls)" -ge 3 ] && break
+		[ "$(watch_calls)" -ge 3 ] && break
 		sleep 0.1
 	done
-	[ "$(get_node_calls)" -ge 3 ]
+	[ "$(watch_calls)" -ge 3 ]
 	kill "$pid"
 	wait "$pid" || true
 	pid=''
@@ -380,4 +381,144 @@ EOF2
 	GPUVM_WRITE_CONFIG=sometimes mirror --once
 	assert_failure 2
 	assert_output --partial "GPUVM_WRITE_CONFIG must be auto or never, got 'sometimes'"
+}
+
+# The watch-driven loop across its failures: what it decided is not decided again, what it asks
+# is asked once, and each failure is waited out as a good API client does. Small windows and
+# waits (the loop's environment) keep these fast; each condition is polled, never timed.
+
+# loop_start [VAR=VALUE...]: the loop in the background, its log in $LOG.
+loop_start() {
+	menv
+	LOG=$BATS_TEST_TMPDIR/log
+	env "${MENV[@]}" GPUVM_HEARTBEAT="$K/heartbeat" GPUVM_RESYNC_SPREAD=0 "$@" "$MIRROR" \
+		2>"$LOG" >/dev/null 3>&- &
+	pid=$!
+}
+
+# until_ CMD...: CMD (a shell command, evaluated each time) passes within 15 s (polled), else
+# the test fails with the log.
+until_() {
+	local _i
+	for _i in $(seq 1 150); do
+		eval "$*" && return 0
+		sleep 0.1
+	done
+	echo "not within 15 s: $*"
+	cat "$LOG"
+	return 1
+}
+
+loop_stop() {
+	kill "$pid"
+	wait "$pid" || true
+	pid=''
+}
+
+logged() {
+	grep -q -e "$1" "$LOG"
+}
+
+at_least() {
+	[ "$("$1")" -ge "$2" ]
+}
+
+@test "watch: a label change decided at once; the mirror's own patches and a cut watch decide nothing again" {
+	mkdir -p "$ROOT/run/gpuvm-reboot"
+	node container
+	loop_start GPUVM_WATCH_TIMEOUT=2
+	until_ logged "'host config already has mode container'"
+	label nvidia.com/gpu.workload.config=vm-passthrough
+	until_ 'grep -qx mode=vm-passthrough "$CONF"'
+	# the events of its own two patches come after: older than the node their answers gave
+	n=$(watch_calls)
+	until_ at_least watch_calls $((n + 2))
+	[ "$(request_calls)" = 2 ]
+	# the next watch is cut after its first event (curl's error 18, no last chunk): an edit
+	# of another's label
+	fault '{"path": "/api/v1/nodes", "verb": "watch", "drop_after_events": 1, "times": 1}'
+	until_ at_least watch_calls $((n + 3))
+	label example.com/rack=r7
+	until_ logged "'the watch was cut'"
+	until_ at_least list_calls 2
+	until_ at_least watch_calls $((n + 5))
+	loop_stop
+	# asked once: the request, the reboot mark, the sentinel, one Event
+	[ "$(annotation gpuvm.dev/requested)" = vm-passthrough@11111111-1111-1111-1111-111111111111 ]
+	[ "$(request_calls)" = 2 ]
+	[ "$(events | grep -c RebootRequested)" = 1 ]
+	[ -e "$ROOT/$SENT" ]
+	[ "$(grep -c 'host config mode container -> vm-passthrough' "$LOG")" = 1 ]
+	# never a GET of the node, never a list of ClusterPolicies but by a pass that needs one
+	[ "$(get_node_calls)" = 0 ]
+	[ "$(requests '.path == "/apis/nvidia.com/v1/clusterpolicies"' | wc -l)" -le 2 ]
+}
+
+@test "watch: 410 Gone (an ERROR event, or the answer) reads the node again, decides nothing again" {
+	node container
+	fault '{"path": "/api/v1/nodes", "verb": "watch", "code": 410, "reason": "Expired", "message": "too old resource version: 1 (7)", "error_event": true, "times": 1}'
+	loop_start GPUVM_WATCH_TIMEOUT=2
+	until_ logged "'too old (410 Expired: too old resource version: 1 (7))'"
+	until_ at_least list_calls 2
+	fault '{"path": "/api/v1/nodes", "verb": "watch", "code": 410, "reason": "Gone", "message": "gone", "times": 1}'
+	until_ at_least list_calls 3
+	until_ at_least watch_calls 4
+	loop_stop
+	[ "$(grep -c 'host config already has mode container' "$LOG")" = 1 ]
+	[ "$(requests '.method != "GET"' | wc -l)" = 0 ]
+}
+
+@test "watch: 429 waits its Retry-After; 5xx backs off doubling, with jitter, to its cap; a token rotated on disk is read" {
+	node container
+	fault '{"path": "/api/v1/nodes", "verb": "watch", "code": 429, "reason": "TooManyRequests", "message": "too many requests, please try again later", "headers": {"Retry-After": "2"}, "times": 1}'
+	loop_start GPUVM_WATCH_TIMEOUT=5 GPUVM_BACKOFF_BASE=1 GPUVM_BACKOFF_MAX=4
+	until_ at_least watch_calls 2
+	assert_log() { grep -q "$1" "$LOG" || { cat "$LOG"; false; }; }
+	assert_log 'the watch of node gpu-node-1 failed (HTTP 429: 429 TooManyRequests: too many requests, please try again later): again in 2s'
+	# the next watch 2 s after the 429 (its Retry-After), not the backoff's 1 s at most
+	jq -s '[.[] | select(.verb == "watch")] | .[1].at - .[0].at' "$API/requests.jsonl" >"$K/gap"
+	jq -e '. >= 2' "$K/gap"
+	# 5xx four times: waits of 0-1, 1-2, 2-4 and 2-4 s (BACKOFF_MAX 4), then a watch again
+	loop_stop
+	: >"$API/requests.jsonl"
+	fault '{"path": "/api/v1/nodes", "verb": "watch", "code": 503, "reason": "ServiceUnavailable", "message": "etcd", "times": 4}'
+	loop_start GPUVM_WATCH_TIMEOUT=2 GPUVM_BACKOFF_BASE=1 GPUVM_BACKOFF_MAX=4
+	until_ at_least watch_calls 5
+	grep -o 'HTTP 503: 503 ServiceUnavailable: etcd): again in [0-9]*s' "$LOG" | grep -o '[0-9]*s$' >"$K/waits"
+	[ "$(sed -n 1p "$K/waits")" = 0s ] || [ "$(sed -n 1p "$K/waits")" = 1s ]
+	[ "$(sed -n 2p "$K/waits")" = 1s ] || [ "$(sed -n 2p "$K/waits")" = 2s ]
+	grep -qx '[234]s' <<<"$(sed -n 3p "$K/waits")"
+	grep -qx '[234]s' <<<"$(sed -n 4p "$K/waits")"
+	[ "$(requests '.verb == "watch" and .code == 200' | wc -l)" -ge 1 ]
+	# the token rotates on disk and the old one stops working: the next window reads the new
+	printf '%s\n' "rotated-token $SA_USER" >"$API/tokens"
+	echo rotated-token >"$API/token"
+	n=$(requests '.verb == "watch" and .code == 200 and .user == "'"$SA_USER"'"' | wc -l)
+	until_ '[ "$(requests '"'"'.verb == "watch" and .code == 200'"'"' | wc -l)" -ge $((n + 2)) ]'
+	loop_stop
+	[ "$(requests '.code == 401' | wc -l)" -le 1 ]
+	[ "$(get_node_calls)" = 0 ]
+	[ "$(requests '.method != "GET"' | wc -l)" = 0 ]
+}
+
+@test "watch: an API server restart: the watch cut, refused connections waited out, the node read again, nothing decided twice" {
+	mkdir -p "$ROOT/run/gpuvm-reboot"
+	node vm-passthrough
+	loop_start GPUVM_WATCH_TIMEOUT=30 GPUVM_BACKOFF_BASE=1 GPUVM_BACKOFF_MAX=2 GPUVM_RESYNC_SPREAD=1
+	until_ '[ "$(annotation gpuvm.dev/reboot-required)" = true ]'
+	until_ 'pgrep -f "$SERVER/api/v1/nodes.fieldSelector=metadata.name%3D$NODE&watch=1" >/dev/null'
+	: >"$API/requests.jsonl"
+	# the server goes (its connections cut) and comes back on its port; while it is away the
+	# loop's reads are refused and waited out
+	kill "$(cat "$API/pid")"
+	until_ logged "'the watch was cut'"
+	until_ logged "'cannot list node $NODE: GET /api/v1/nodes?fieldSelector=metadata.name%3D$NODE&resourceVersion=0: curl: (7)'"
+	standin_restart
+	until_ at_least list_calls 1
+	until_ 'pgrep -f "$SERVER/api/v1/nodes.fieldSelector=metadata.name%3D$NODE&watch=1" >/dev/null'
+	loop_stop
+	# nothing decided twice: no patch, no Event, the request as it was
+	[ "$(requests '.method != "GET"' | wc -l)" = 0 ]
+	[ "$(annotation gpuvm.dev/requested)" = vm-passthrough@11111111-1111-1111-1111-111111111111 ]
+	[ "$(grep -c 'host config mode container -> vm-passthrough' "$LOG")" = 1 ]
 }

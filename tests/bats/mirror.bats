@@ -536,6 +536,11 @@ W=gpuvm.dev/warning
 	[ "$(cut -d' ' -f2 "$K/heartbeat")" -ge 64 ]
 	run env GPUVM_HEARTBEAT="$K/heartbeat" "$MIRROR" --alive
 	assert_success
+	# every read or write of nodes names this one: RBAC cannot narrow the list and the watch,
+	# the mirror does
+	[ "$(requests '(.path | startswith("/api/v1/nodes")) and .path != "/api/v1/nodes/'"$NODE"'"
+		and (.query | startswith("fieldSelector=metadata.name%3D'"$NODE"'&") | not)' | wc -l)" = 0 ]
+	[ "$(requests '.path | startswith("/api/v1/nodes")' | wc -l)" -ge 4 ]
 	# the token rotates (a bound token's kubelet refresh): the next watch reads the new one
 	printf '%s\n' "rotated-token $SA_USER" >"$API/tokens"
 	echo rotated-token >"$API/token"
@@ -581,7 +586,7 @@ W=gpuvm.dev/warning
 	done
 	[ "$(requests '.verb == "watch"' | jq -r .end)" = client ]
 	# nothing left running that the loop started (the watch's curl and jq)
-	run pgrep -f "fieldSelector=metadata.name%3D$NODE&watch=1"
+	run pgrep -f "$SERVER/api/v1/nodes.fieldSelector=metadata.name%3D$NODE&watch=1"
 	assert_failure
 	# the loop is gone: so is its heartbeat, and --alive says so
 	[ ! -e "$K/heartbeat" ]

@@ -1,0 +1,393 @@
+#!/usr/bin/python3
+# bench/mirror-fleet.py — the cluster half at fleet scale: N label mirrors (the real script, each
+# with a host tree of its own) against one API stand-in (tests/api/kube-api-standin), as
+# bench/README.md, "The mirror's cost to a fleet", says. Debian's python3, standard library.
+#
+#   mirror-fleet.py hour    N mirrors over a time-scaled hour (every period of the loop and of
+#                           the stand-in divided by --scale): requests by verb and resource,
+#                           bytes, the mirrors' CPU, the delay from a label or annotation
+#                           change to the host config (real time, not scaled); then the
+#                           stand-in restarted under them: their reads again, spread
+#   mirror-fleet.py quiet   N mirrors over a real window (--seconds, at least 600): CPU only
+#
+# The requests come from the stand-in's log (one line a request); CPU from /proc/PID/stat of
+# each mirror (its own time and its reaped children's: curl, jq, gpuvm), taken once the fleet
+# has started (after its first passes) and at the end: the steady state alone.
+import argparse
+import collections
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+MIRROR = os.path.join(TOP, "mirror", "gpuvm-label-mirror")
+GPUVM = os.path.join(TOP, "build", "gpuvm")
+STANDIN = os.path.join(TOP, "tests", "api", "kube-api-standin")
+LABEL = "nvidia.com/gpu.workload.config"
+TICK = os.sysconf("SC_CLK_TCK")
+BOOT_ID = "11111111-1111-1111-1111-111111111111"
+
+
+def write_json(path, obj):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path + ".tmp", "w") as f:
+        json.dump(obj, f)
+    os.replace(path + ".tmp", path)
+
+
+class Fleet:
+    def __init__(self, work, n, env):
+        self.work, self.n, self.env = work, n, env
+        self.api = os.path.join(work, "api")
+        self.store = os.path.join(self.api, "store")
+        self.log = os.path.join(self.api, "requests.jsonl")
+        self.standin = None
+        self.port = 0
+        self.mirrors = {}
+        self.standin_args = []
+
+    def name(self, i):
+        return "gpu-%04d" % i
+
+    def node_path(self, name):
+        return os.path.join(self.store, "api", "v1", "nodes", name + ".json")
+
+    def setup(self, standin_args):
+        os.makedirs(os.path.join(self.store, "api", "v1", "nodes"))
+        subprocess.run([os.path.join(TOP, "tests", "api", "mkcert.sh"), os.path.join(self.api, "tls")],
+                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        with open(os.path.join(self.api, "rbac.yaml"), "w") as f:
+            for p in ("mirror/deploy/base/rbac.yaml", "mirror/deploy/components/gpu-operator/rbac.yaml"):
+                f.write(open(os.path.join(TOP, p)).read() + "\n---\n")
+        with open(os.path.join(self.api, "tokens"), "w") as f:
+            f.write("mirror-token system:serviceaccount:gpuvm-system:gpuvm-label-mirror\n")
+        with open(os.path.join(self.api, "token"), "w") as f:
+            f.write("mirror-token\n")
+        # the GPU Operator's ClusterPolicy as the chart makes it, sandbox workloads on
+        write_json(os.path.join(self.store, "apis", "nvidia.com", "v1", "clusterpolicies", "cluster-policy.json"),
+                   {"apiVersion": "nvidia.com/v1", "kind": "ClusterPolicy",
+                    "metadata": {"name": "cluster-policy", "creationTimestamp": "2026-05-04T10:00:00Z"},
+                    "spec": {"sandboxWorkloads": {"enabled": True, "defaultWorkload": "container"},
+                             "vfioManager": {"enabled": False}, "vgpuManager": {"enabled": False}}})
+        version = subprocess.run([GPUVM, "--version"], capture_output=True, text=True).stdout.split()[1]
+        boot = {"version": version, "command": "apply", "result": "noop", "mode": "container",
+                "mode_source": "/etc/gpuvm/gpuvm.conf:1", "devices": [], "errors": [], "warnings": [],
+                "boot": {"boot_id": BOOT_ID, "stage": "root", "decided": True, "host_config": "read"}}
+        for i in range(self.n):
+            name = self.name(i)
+            self.write_node(name, heartbeat=0)
+            h = os.path.join(self.work, "hosts", name)
+            for d in ("etc/gpuvm", "run/gpuvm", "run/gpuvm-reboot", "usr/sbin",
+                      "usr/lib/dracut/modules.d/90gpuvm", "proc/sys/kernel/random"):
+                os.makedirs(os.path.join(h, d))
+            with open(os.path.join(h, "etc/gpuvm/gpuvm.conf"), "w") as f:
+                f.write("mode=container\n")
+            os.symlink(GPUVM, os.path.join(h, "usr/sbin/gpuvm"))
+            open(os.path.join(h, "usr/lib/dracut/modules.d/90gpuvm/module-setup.sh"), "w").close()
+            with open(os.path.join(h, "proc/sys/kernel/random/boot_id"), "w") as f:
+                f.write(BOOT_ID + "\n")
+            for j in ("boot.json", "state.json"):
+                write_json(os.path.join(h, "run/gpuvm", j), boot)
+        self.standin_args = standin_args
+        self.start_standin()
+
+    def beat(self, name, heartbeat, labels=None, annotations=None):
+        """The kubelet's status update (its heartbeat moves), or an admin's edit of labels or
+        annotations: the rest of the node as the server has it (the mirror's annotations)."""
+        path = self.node_path(name)
+        for _ in range(20):
+            try:
+                node = json.load(open(path))
+                break
+            except ValueError:  # the server writing it
+                time.sleep(0.01)
+        node["status"]["conditions"][0]["lastHeartbeatTime"] = "t%d" % heartbeat
+        node["metadata"].setdefault("labels", {}).update(labels or {})
+        node["metadata"].setdefault("annotations", {}).update(annotations or {})
+        node["metadata"].pop("resourceVersion", None)
+        write_json(path, node)
+
+    def write_node(self, name, heartbeat, labels=None, annotations=None):
+        """The node as the kubelet keeps it: its status's heartbeat moves every time."""
+        lab = {"kubernetes.io/hostname": name, "nvidia.com/gpu.present": "true", "gpuvm.dev/installed": "true",
+               LABEL: "container"}
+        lab.update(labels or {})
+        write_json(self.node_path(name), {
+            "apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": name, "uid": "uid-" + name, "labels": lab, "annotations": annotations or {}},
+            "status": {"conditions": [{"type": "Ready", "status": "True", "lastHeartbeatTime": "t%d" % heartbeat}],
+                       "nodeInfo": {"kubeletVersion": "v1.32.1"}}})
+
+    def start_standin(self):
+        portf = os.path.join(self.api, "port")
+        if os.path.exists(portf):
+            os.unlink(portf)
+        self.standin = subprocess.Popen(
+            ["/usr/bin/python3", STANDIN, "--dir", self.store, "--rbac", os.path.join(self.api, "rbac.yaml"),
+             "--tokens", os.path.join(self.api, "tokens"), "--cert", os.path.join(self.api, "tls/server.crt"),
+             "--key", os.path.join(self.api, "tls/server.key"), "--log", self.log, "--port-file", portf,
+             "--port", str(self.port)] + self.standin_args,
+            stdout=subprocess.DEVNULL, stderr=open(os.path.join(self.api, "server.log"), "a"))
+        for _ in range(400):
+            if os.path.exists(portf):
+                self.port = int(open(portf).read())
+                return
+            time.sleep(0.05)
+        sys.exit("mirror-fleet: the stand-in did not start")
+
+    def start_mirrors(self):
+        for i in range(self.n):
+            name = self.name(i)
+            h = os.path.join(self.work, "hosts", name)
+            env = dict(os.environ, NODE_NAME=name, GPUVM_HOST=h, GPUVM=GPUVM,
+                       GPUVM_BOOT_ID_FILE=os.path.join(h, "proc/sys/kernel/random/boot_id"),
+                       GPUVM_API_SERVER="https://127.0.0.1:%d" % self.port,
+                       GPUVM_API_TOKEN_FILE=os.path.join(self.api, "token"),
+                       GPUVM_API_CA_FILE=os.path.join(self.api, "tls/ca.crt"),
+                       GPUVM_HEARTBEAT=os.path.join(self.work, "hb-" + name), GPUVM_KUBEVIRT="never",
+                       TMPDIR=self.work, **self.env)
+            self.mirrors[name] = subprocess.Popen([MIRROR], env=env, stdin=subprocess.DEVNULL,
+                                                  stdout=subprocess.DEVNULL,
+                                                  stderr=open(os.path.join(self.work, "log-" + name), "w"))
+
+    def cpu(self):
+        """CPU seconds of every mirror and the children it has reaped."""
+        total = 0
+        for p in self.mirrors.values():
+            try:
+                f = open("/proc/%d/stat" % p.pid).read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            total += sum(int(x) for x in f[11:15])
+        return total / TICK
+
+    def stop_mirrors(self):
+        for p in self.mirrors.values():
+            p.send_signal(signal.SIGTERM)
+        for p in self.mirrors.values():
+            try:
+                p.wait(20)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+
+    def requests(self, since=0.0):
+        out = []
+        if not os.path.exists(self.log):
+            return out
+        with open(self.log) as f:
+            for line in f:
+                try:
+                    r = json.loads(line)
+                except ValueError:
+                    continue
+                if r.get("at", 0) >= since:
+                    out.append(r)
+        return out
+
+    def close(self):
+        for p in self.mirrors.values():
+            if p.poll() is None:
+                p.kill()
+        if self.standin and self.standin.poll() is None:
+            self.standin.kill()
+            self.standin.wait()
+
+
+def resource(r):
+    p = r["path"]
+    if p.startswith("/api/v1/nodes"):
+        return "nodes"
+    if "/events" in p:
+        return "events"
+    if "clusterpolicies" in p:
+        return "clusterpolicies"
+    return p
+
+
+def node_of(r):
+    """The node whose mirror made the request: its User-Agent says it."""
+    ua = r.get("user_agent", "")
+    if "(node " in ua:
+        return ua.split("(node ", 1)[1].rstrip(")")
+    p, q = r["path"], r.get("query", "")
+    if p.startswith("/api/v1/nodes/"):
+        return p.split("/")[4]
+    if "metadata.name%3D" in q:
+        return q.split("metadata.name%3D")[1].split("&")[0]
+    try:
+        return json.loads(r.get("body") or "{}").get("involvedObject", {}).get("name")
+    except ValueError:
+        return None
+
+
+def table(reqs, nodes, hours):
+    by = collections.OrderedDict()
+    for r in sorted(reqs, key=lambda r: (r.get("verb", ""), resource(r))):
+        k = "%s %s" % (r.get("verb", r["method"]), resource(r))
+        c = by.setdefault(k, [0, 0])
+        c[0] += 1
+        c[1] += r.get("bytes") or 0
+    lines = []
+    for k, (n, b) in by.items():
+        lines.append("    %-24s %7d requests %10d bytes   %6.2f a node-hour" % (k, n, b, n / nodes / hours))
+    return lines
+
+
+def hour(args):
+    scale = args.scale
+    period = 3600.0 / scale
+    fleet = Fleet(args.work, args.nodes, {
+        "GPUVM_WATCH_TIMEOUT": str(max(1, round(600 / scale))), "GPUVM_RESYNC_SPREAD": "30",
+        "GPUVM_BACKOFF_BASE": "1", "GPUVM_BACKOFF_MAX": "8", "GPUVM_INTERVAL": "60"})
+    try:
+        fleet.setup(["--bookmark-seconds", str(60 / scale), "--look-seconds", "0.1",
+                     "--watch-max-seconds", "100000", "--watch-history", "100000"])
+        t_start = time.time()
+        fleet.start_mirrors()
+        # the fleet's start: every mirror's list and first pass
+        deadline = time.time() + 120
+        while time.time() < deadline:
+            first = {node_of(r) for r in fleet.requests() if r.get("verb") == "list" and r.get("code") == 200}
+            if len(first) >= args.nodes:
+                break
+            time.sleep(0.5)
+        time.sleep(2)
+        t0, cpu0 = time.time(), fleet.cpu()
+        # the hour: each kubelet's status update every 5 minutes (scaled), staggered; label
+        # changes on some nodes, annotation changes (gpuvm.dev/desired-mode) on others
+        changes = []
+        k = max(1, args.nodes // 10)
+        for i in range(k):
+            at = t0 + period * (0.1 + 0.8 * i / k)
+            changes.append((at, fleet.name(i), "label" if i % 2 == 0 else "annotation"))
+        beats = {fleet.name(i): t0 + random.uniform(0, 300 / scale) for i in range(args.nodes)}
+        nbeat = collections.Counter()
+        changed = {}
+        delays = []
+        pending = list(changes)
+        while time.time() < t0 + period:
+            now = time.time()
+            for name, at in beats.items():
+                if now >= at:
+                    nbeat[name] += 1
+                    fleet.beat(name, nbeat[name])
+                    beats[name] = at + 300 / scale
+            if pending and now >= pending[0][0]:
+                _, name, kind = pending.pop(0)
+                if kind == "label":
+                    changed[name] = {"labels": {LABEL: "vm-passthrough"}}
+                else:
+                    changed[name] = {"annotations": {"gpuvm.dev/desired-mode": "vm-passthrough"}}
+                conf = os.path.join(args.work, "hosts", name, "etc/gpuvm/gpuvm.conf")
+                t_change = time.time()
+                fleet.beat(name, nbeat[name], **changed[name])
+                while time.time() < t_change + 30:
+                    if "mode=vm-passthrough" in open(conf).read():
+                        break
+                    time.sleep(0.01)
+                delays.append((kind, time.time() - t_change))
+            time.sleep(0.01)
+        t1, cpu1 = time.time(), fleet.cpu()
+        # every watch begun in the hour ends within a window (its line is written at its end)
+        time.sleep(1.5 * 600 / scale + 2)
+        reqs = [r for r in fleet.requests(t0) if r["at"] < t1]
+        steady = [r for r in reqs if node_of(r) not in changed]
+        quiet = args.nodes - len(changed)
+        hours = (t1 - t0) / period
+        print("mirror fleet: %d mirrors, a time-scaled hour (%.0f s real, every period / %d), %d kubelet status "
+              "updates" % (args.nodes, t1 - t0, scale, sum(nbeat.values())))
+        print("  steady state, the %d nodes whose mode does not change (requests a node-hour):" % quiet)
+        for line in table(steady, quiet, hours):
+            print(line)
+        print("    all: %.2f requests a node-hour (a watch's line counted at its end); cluster-scoped lists: %d" %
+              (len(steady) / quiet / hours, sum(1 for r in steady if resource(r) == "clusterpolicies")))
+        print("  the %d nodes with a change (the change's own requests):" % len(changed))
+        for line in table([r for r in reqs if node_of(r) in changed], len(changed), hours):
+            print(line)
+        print("  CPU of the mirrors (their processes and children): %.2f s, %.3f s a node-hour" %
+              (cpu1 - cpu0, (cpu1 - cpu0) / args.nodes / hours))
+        for kind in ("label", "annotation"):
+            d = sorted(x for kk, x in delays if kk == kind)
+            if d:
+                print("  a %s change to the host config: %d changes, median %.2f s, max %.2f s" %
+                      (kind, len(d), d[len(d) // 2], d[-1]))
+        # the API server restarts under the fleet: every watch cut, the port refused for a while
+        t_kill = time.time()
+        fleet.standin.send_signal(signal.SIGTERM)
+        fleet.standin.wait()
+        time.sleep(args.down)
+        fleet.start_standin()
+        t_up = time.time()
+        deadline = t_up + 120
+        while time.time() < deadline:
+            back = {node_of(r) for r in fleet.requests(t_kill) if r.get("verb") == "list" and r.get("code") == 200}
+            if len(back) >= args.nodes:
+                break
+            time.sleep(0.5)
+        time.sleep(3)
+        lists = sorted(r["at"] for r in fleet.requests(t_kill) if r.get("verb") == "list" and r.get("code") == 200)
+        back = {node_of(r) for r in fleet.requests(t_kill) if r.get("verb") == "list" and r.get("code") == 200}
+        alive = sum(1 for p in fleet.mirrors.values() if p.poll() is None)
+        secs = collections.Counter(int(a - t_kill) for a in lists)
+        tried = [r["at"] for r in fleet.requests(t_kill)]
+        print("  API server restart: down %.0f s; %d of %d mirrors read their node again (a list each), "
+              "%d alive; first %.1f s, last %.1f s after the cut; at most %d lists in a second" %
+              (args.down, len(back), args.nodes, alive, lists[0] - t_kill if lists else -1,
+               lists[-1] - t_kill if lists else -1, max(secs.values()) if secs else 0))
+        print("    lists a second after the cut: %s" % " ".join("%d:%d" % (s, secs[s]) for s in sorted(secs)))
+        print("    requests that reached the restarted server in the first 60 s: %d" % len(tried))
+        fleet.stop_mirrors()
+        ok = len(back) == args.nodes and alive == args.nodes
+        return 0 if ok else 1
+    finally:
+        fleet.close()
+
+
+def quiet(args):
+    fleet = Fleet(args.work, args.nodes, {})
+    try:
+        fleet.setup([])
+        fleet.start_mirrors()
+        time.sleep(15)
+        t0, cpu0 = time.time(), fleet.cpu()
+        beats = {fleet.name(i): t0 + random.uniform(0, 300) for i in range(args.nodes)}
+        nbeat = collections.Counter()
+        while time.time() < t0 + args.seconds:
+            for name, at in beats.items():
+                if time.time() >= at:
+                    nbeat[name] += 1
+                    fleet.beat(name, nbeat[name])
+                    beats[name] = at + 300
+            time.sleep(0.5)
+        t1, cpu1 = time.time(), fleet.cpu()
+        reqs = [r for r in fleet.requests(t0) if r["at"] < t1]
+        hours = (t1 - t0) / 3600
+        print("mirror quiet window: %d mirrors, %.0f s real (defaults: watch windows 600-900 s, bookmarks "
+              "every 60 s, a kubelet status update every 300 s)" % (args.nodes, t1 - t0))
+        print("  CPU of the mirrors: %.2f s, %.3f s a node-hour" % (cpu1 - cpu0, (cpu1 - cpu0) / args.nodes / hours))
+        print("  requests in the window: %d (%.2f a node-hour)" % (len(reqs), len(reqs) / args.nodes / hours))
+        fleet.stop_mirrors()
+        return 0
+    finally:
+        fleet.close()
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("what", choices=["hour", "quiet"])
+    ap.add_argument("--nodes", type=int, default=100)
+    ap.add_argument("--scale", type=int, default=60)
+    ap.add_argument("--seconds", type=float, default=600)
+    ap.add_argument("--down", type=float, default=5)
+    ap.add_argument("--work", required=True)
+    args = ap.parse_args()
+    sys.exit(hour(args) if args.what == "hour" else quiet(args))
+
+
+if __name__ == "__main__":
+    main()
