@@ -36,7 +36,7 @@ HOST_OBJS := $(SRCS:%.c=$(B)/host/%.o)
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(B)/unit/%,$(filter-out tests/unit/unit.c,$(wildcard tests/unit/test-*.c)))
 
 .SECONDARY:
-.PHONY: all setup setup-build deps test unit bats e2e image clean demo lint sanitize memcheck fuzz bench bench-boot install uninstall
+.PHONY: all setup setup-build deps test unit bats e2e image clean demo lint sanitize memcheck fuzz bench bench-boot bench-mirror bench-mirror-quiet install uninstall
 all: $(B)/gpuvm
 
 # make setup: every Debian package make test needs; make setup-build: only what the build needs
@@ -144,6 +144,15 @@ fuzz:
 bench: setup all $(B)/gpuvm-dra
 	sh bench/run.sh
 	sh bench/dra.sh
+	sh bench/mirror.sh hour
+
+# The label mirror at fleet scale alone (bench/mirror.sh hour: 100 mirrors, a time-scaled hour,
+# an API restart), and its CPU at rest over a real window of 10 minutes (not in make bench).
+bench-mirror: all
+	sh bench/mirror.sh hour
+
+bench-mirror-quiet: all
+	sh bench/mirror.sh quiet
 
 bench-boot: setup all
 	sh bench/boot.sh
