@@ -522,3 +522,17 @@ at_least() {
 	[ "$(annotation gpuvm.dev/requested)" = vm-passthrough@11111111-1111-1111-1111-111111111111 ]
 	[ "$(grep -c 'host config mode container -> vm-passthrough' "$LOG")" = 1 ]
 }
+
+@test "watch: a pass in the middle of a window leaves the heartbeat the rest of the window" {
+	node container
+	loop_start GPUVM_WATCH_TIMEOUT=20 GPUVM_ALIVE_MAX=1
+	until_ logged "'host config already has mode container'"
+	label nvidia.com/gpu.workload.config=vm-passthrough
+	until_ 'grep -qx mode=vm-passthrough "$CONF"'
+	# a pass allows 1 s a step (GPUVM_ALIVE_MAX); the window it ran in, 20 s and more
+	sleep 3
+	run env GPUVM_HEARTBEAT="$K/heartbeat" "$MIRROR" --alive
+	assert_success
+	[ "$(cut -d' ' -f2 "$K/heartbeat")" -ge 20 ]
+	loop_stop
+}
