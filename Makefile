@@ -147,7 +147,7 @@ bench: setup all $(B)/gpuvm-dra
 	sh bench/mirror.sh hour
 
 # The label mirror at fleet scale alone (bench/mirror.sh hour: 100 mirrors, a time-scaled hour,
-# an API restart), and its CPU at rest over a real window of 10 minutes (not in make bench).
+# an API restart), and its CPU at rest over a real window of 15 minutes (not in make bench).
 bench-mirror: all
 	sh bench/mirror.sh hour
 
