@@ -396,12 +396,11 @@ loop_start() {
 	pid=$!
 }
 
-# until_ CMD...: CMD (a shell command, evaluated each time) passes within 15 s (polled), else
-# the test fails with the log.
+# until_ CMD...: CMD passes within 15 s (polled), else the test fails with the log.
 until_() {
 	local _i
 	for _i in $(seq 1 150); do
-		eval "$*" && return 0
+		"$@" && return 0
 		sleep 0.1
 	done
 	echo "not within 15 s: $*"
@@ -423,13 +422,30 @@ at_least() {
 	[ "$("$1")" -ge "$2" ]
 }
 
+conf_is() {
+	grep -qx "mode=$1" "$CONF"
+}
+
+annotated() {
+	[ "$(annotation "$1")" = "$2" ]
+}
+
+# a watch of this node open on this server now (the loop's curl)
+watch_open() {
+	pgrep -f "$SERVER/api/v1/nodes.fieldSelector=metadata.name%3D$NODE&watch=1" >/dev/null
+}
+
+ok_watches() {
+	requests '.verb == "watch" and .code == 200' | wc -l
+}
+
 @test "watch: a label change decided at once; the mirror's own patches and a cut watch decide nothing again" {
 	mkdir -p "$ROOT/run/gpuvm-reboot"
 	node container
 	loop_start GPUVM_WATCH_TIMEOUT=1
-	until_ logged "'host config already has mode container'"
+	until_ logged 'host config already has mode container'
 	label nvidia.com/gpu.workload.config=vm-passthrough
-	until_ 'grep -qx mode=vm-passthrough "$CONF"'
+	until_ conf_is vm-passthrough
 	# the events of its own two patches come after: older than the node their answers gave
 	n=$(watch_calls)
 	until_ at_least watch_calls $((n + 2))
@@ -439,7 +455,7 @@ at_least() {
 	fault '{"path": "/api/v1/nodes", "verb": "watch", "drop_after_events": 1, "times": 1}'
 	until_ at_least watch_calls $((n + 3))
 	label example.com/rack=r7
-	until_ logged "'the watch was cut'"
+	until_ logged 'the watch was cut'
 	until_ at_least list_calls 2
 	until_ at_least watch_calls $((n + 5))
 	loop_stop
@@ -458,7 +474,7 @@ at_least() {
 	node container
 	fault '{"path": "/api/v1/nodes", "verb": "watch", "code": 410, "reason": "Expired", "message": "too old resource version: 1 (7)", "error_event": true, "times": 1}'
 	loop_start GPUVM_WATCH_TIMEOUT=1
-	until_ logged "'too old (410 Expired: too old resource version: 1 (7))'"
+	until_ logged 'too old (410 Expired: too old resource version: 1 (7))'
 	until_ at_least list_calls 2
 	fault '{"path": "/api/v1/nodes", "verb": "watch", "code": 410, "reason": "Gone", "message": "gone", "times": 1}'
 	until_ at_least list_calls 3
@@ -495,7 +511,7 @@ at_least() {
 	printf '%s\n' "rotated-token $SA_USER" >"$API/tokens"
 	echo rotated-token >"$API/token"
 	n=$(requests '.verb == "watch" and .code == 200 and .user == "'"$SA_USER"'"' | wc -l)
-	until_ '[ "$(requests '"'"'.verb == "watch" and .code == 200'"'"' | wc -l)" -ge $((n + 2)) ]'
+	until_ at_least ok_watches $((n + 2))
 	loop_stop
 	[ "$(requests '.code == 401' | wc -l)" -le 1 ]
 	[ "$(get_node_calls)" = 0 ]
@@ -506,17 +522,17 @@ at_least() {
 	mkdir -p "$ROOT/run/gpuvm-reboot"
 	node vm-passthrough
 	loop_start GPUVM_WATCH_TIMEOUT=30 GPUVM_BACKOFF_BASE=1 GPUVM_BACKOFF_MAX=2 GPUVM_RESYNC_SPREAD=1
-	until_ '[ "$(annotation gpuvm.dev/reboot-required)" = true ]'
-	until_ 'pgrep -f "$SERVER/api/v1/nodes.fieldSelector=metadata.name%3D$NODE&watch=1" >/dev/null'
+	until_ annotated gpuvm.dev/reboot-required true
+	until_ watch_open
 	: >"$API/requests.jsonl"
 	# the server goes (its connections cut) and comes back on its port; while it is away the
 	# loop's reads are refused and waited out
 	kill "$(cat "$API/pid")"
-	until_ logged "'the watch was cut'"
-	until_ logged "'cannot list node $NODE: GET /api/v1/nodes?fieldSelector=metadata.name%3D$NODE&resourceVersion=0: curl: (7)'"
+	until_ logged 'the watch was cut'
+	until_ logged "cannot list node $NODE: GET /api/v1/nodes?fieldSelector=metadata.name%3D$NODE&resourceVersion=0: curl: (7)"
 	standin_restart
 	until_ at_least list_calls 1
-	until_ 'pgrep -f "$SERVER/api/v1/nodes.fieldSelector=metadata.name%3D$NODE&watch=1" >/dev/null'
+	until_ watch_open
 	loop_stop
 	# nothing decided twice: no patch, no Event, the request as it was
 	[ "$(requests '.method != "GET"' | wc -l)" = 0 ]
@@ -527,9 +543,9 @@ at_least() {
 @test "watch: a pass in the middle of a window leaves the heartbeat the rest of the window" {
 	node container
 	loop_start GPUVM_WATCH_TIMEOUT=20 GPUVM_ALIVE_MAX=1
-	until_ logged "'host config already has mode container'"
+	until_ logged 'host config already has mode container'
 	label nvidia.com/gpu.workload.config=vm-passthrough
-	until_ 'grep -qx mode=vm-passthrough "$CONF"'
+	until_ conf_is vm-passthrough
 	# a pass allows 1 s a step (GPUVM_ALIVE_MAX); the window it ran in, 20 s and more
 	sleep 3
 	run env GPUVM_HEARTBEAT="$K/heartbeat" "$MIRROR" --alive
