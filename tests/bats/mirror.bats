@@ -524,6 +524,25 @@ W=gpuvm.dev/warning
 		sleep 0.1
 	done
 	[ "$(watch_calls)" -ge $((n + 3)) ]
+	# a host file touched: the next renewal runs a pass (a VM mode's: it reads the
+	# ClusterPolicy), whose lines are the last pass's, so nothing is logged
+	logged_n=$(wc -l <"$BATS_TEST_TMPDIR/log")
+	cps() { requests '.path == "/apis/nvidia.com/v1/clusterpolicies"' | wc -l; }
+	n=$(cps)
+	touch "$ROOT/run/gpuvm/state.json"
+	for _ in $(seq 1 100); do
+		[ "$(cps)" -gt "$n" ] && break
+		sleep 0.1
+	done
+	[ "$(cps)" -gt "$n" ]
+	# that pass is over (and logged) once a window after it has ended
+	m=$(watch_calls)
+	for _ in $(seq 1 100); do
+		[ "$(watch_calls)" -ge $((m + 2)) ] && break
+		sleep 0.1
+	done
+	[ "$(watch_calls)" -ge $((m + 2)) ]
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/log")" = "$logged_n" ]
 	# the change once, then at most one "already" line (the pass over the node its own patches
 	# left)
 	[ "$(grep -c 'host config mode container -> vm-vgpu' "$BATS_TEST_TMPDIR/log")" = 1 ]
