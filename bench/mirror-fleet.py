@@ -441,17 +441,17 @@ def quiet(args):
                     beats[name] = at + 300
             time.sleep(0.5)
         t1, cpu1 = time.time(), fleet.cpu()
-        reqs = [r for r in fleet.requests(t0) if r["at"] < t1]
         hours = (t1 - t0) / 3600
         cpu = sum(cpu1[n] - cpu0.get(n, 0) for n in cpu1)
         print("%d mirrors, none with a change, over %.0f s of real time (the loop's defaults: watch windows "
-              "of 600 s and up to half again; the stand-in's bookmarks every 60 s; each node's kubelet status "
-              "update every 300 s, %d in all): the mirrors' CPU (each mirror's process and the children it "
-              "reaped, from /proc, the fleet's start left out) %.2f s, **%.3f s a node-hour**; %d requests "
-              "began in the window (%.2f a node-hour: the mirrors started together, so each renewed its "
-              "first window, of 600 to 900 s, in it)." %
-              (args.nodes, t1 - t0, sum(nbeat.values()), cpu, cpu / args.nodes / hours, len(reqs),
-               len(reqs) / args.nodes / hours))
+              "of 600 s and up to half again, so that each mirror's first window, begun with the fleet, ended "
+              "and was renewed in it; the stand-in's bookmarks every 60 s; each node's kubelet status update "
+              "every 300 s, %d in all): the mirrors' CPU (each mirror's process and the children it reaped, "
+              "from /proc, the fleet's start left out: a window's curl and jq are counted when the window "
+              "ends) %.2f s, **%.3f s a node-hour**. Against the time-scaled hour this counts what waiting "
+              "costs by the second: curl, blocked on the watch, wakes about twice a second on its own "
+              "timers, which a scaled hour compresses sixty times." %
+              (args.nodes, t1 - t0, sum(nbeat.values()), cpu, cpu / args.nodes / hours))
         fleet.stop_mirrors()
         return 0
     finally:
