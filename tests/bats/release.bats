@@ -119,7 +119,7 @@ VERSIONS=$TOP/build/deps/VERSIONS
 @test "a build of the same tree in another directory gives the same bytes" {
 	tree=$BATS_TEST_TMPDIR/elsewhere/gpuvm
 	mkdir -p "$tree"
-	(cd "$TOP" && git ls-files -z src Makefile scripts | xargs -0 cp --parents -t "$tree")
+	(cd "$TOP" && git ls-files -z src dra Makefile scripts | xargs -0 cp --parents -t "$tree")
 	# the libraries as this tree built them: their bytes hold no path either (above). -o: the
 	# copy's newer scripts/deps.sh must not touch this tree's VERSIONS, which would relink
 	# build/gpuvm under the suites running beside this one.
