@@ -90,6 +90,11 @@ struct json_object *gpu_attributes(const struct vfio_gpu *g, bool iommu_dev)
 	put(a, DRA_DRIVER "/driver", "string", json_object_new_string(g->driver));
 	put(a, DRA_DRIVER "/vfioCdev", "bool", json_object_new_boolean(g->cdev[0] != '\0'));
 	put(a, DRA_DRIVER "/iommufd", "bool", json_object_new_boolean(iommu_dev));
+	/* Where the pin came from: gpuvm's record (a device without one is never published). */
+	if (g->pin_sel[0])
+		put(a, DRA_DRIVER "/pinnedBy", "string", json_object_new_string(g->pin_sel));
+	if (g->pin_mode[0])
+		put(a, DRA_DRIVER "/mode", "string", json_object_new_string(g->pin_mode));
 	return a;
 }
 

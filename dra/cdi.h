@@ -32,7 +32,9 @@ bool dns_subdomain(const char *s);
 
 /*
  * The device's attributes (resource.k8s.io/v1 DeviceAttribute map): the standard
- * resource.kubernetes.io/pciBusID and pcieRoot, and vfio.gpuvm.dev/'s. NULL: no memory.
+ * resource.kubernetes.io/pciBusID and pcieRoot, and vfio.gpuvm.dev/'s (at most 11, of the
+ * 32 attributes and capacities a device may have), pinnedBy and mode from gpuvm's pinned
+ * record among them. NULL: no memory.
  */
 struct json_object *gpu_attributes(const struct vfio_gpu *g, bool iommu_dev);
 

@@ -14,7 +14,8 @@ DRA_GPUVM_INC := -Isrc/boot
 
 DRA_PROTOS := pluginregistration dra
 DRA_GEN := $(B)/dra/gen
-DRA_SRCS := main.c alive.c dralog.c grpcframe.c h2srv.c claim.c kapi.c vfiodev.c cdi.c drasvc.c slices.c
+DRA_SRCS := main.c alive.c dralog.c grpcframe.c h2srv.c claim.c kapi.c vfiodev.c cdi.c drasvc.c \
+	slices.c promfile.c
 DRA_OBJS := $(DRA_SRCS:%.c=$(B)/dra/%.o) $(DRA_PROTOS:%=$(B)/dra/%.pb-c.o)
 DRA_CFLAGS = $(CFLAGS_HOST) -Idra -I$(DRA_GEN) $(DRA_GPUVM_INC)
 DRA_LIBS := -lnghttp2 -lprotobuf-c -lcurl -ljson-c

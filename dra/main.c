@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +25,7 @@
 #include "dralog.h"
 #include "drasvc.h"
 #include "h2srv.h"
+#include "promfile.h"
 #include "slices.h"
 
 #define REG_SOCK "/var/lib/kubelet/plugins_registry/" DRA_DRIVER "-reg.sock"
@@ -54,6 +56,8 @@ static void usage(FILE *f)
 		"  --slices auto|never      publish the node's ResourceSlices (default auto)\n"
 		"  --slice-interval S       seconds between checks of the slices (default 30)\n"
 		"  --slice-devices N        devices a slice, 1 to 128 (default 128)\n"
+		"  --metrics-dir DIR        where " PROM_FILE " goes at every look at the GPUs\n"
+		"                           (default: the state dir's metrics/; \"\": none)\n"
 		"  --alive                  exit 0 if the plugin on --plugin-socket answers within\n"
 		"                           5 s (the liveness probe), 1 if not\n"
 		"  --version, --help\n\n"
@@ -75,6 +79,7 @@ int main(int argc, char **argv)
 		{ "slices", required_argument, NULL, 'S' },
 		{ "slice-interval", required_argument, NULL, 'i' },
 		{ "slice-devices", required_argument, NULL, 'd' },
+		{ "metrics-dir", required_argument, NULL, 'm' },
 		{ "alive", no_argument, NULL, 'A' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
@@ -90,7 +95,8 @@ int main(int argc, char **argv)
 	struct sigaction sa = { .sa_handler = on_signal };
 	long interval = 30, per;
 	bool alive = false;
-	char *end;
+	bool metrics_set = false;
+	char *end, metrics_default[PATH_MAX];
 	int o, r;
 
 	while ((o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -112,6 +118,10 @@ int main(int argc, char **argv)
 			break;
 		case 's':
 			cfg.state_dir = optarg;
+			break;
+		case 'm':
+			sl.metrics_dir = optarg[0] ? optarg : NULL;
+			metrics_set = true;
 			break;
 		case 'b':
 			if (streq(optarg, "auto"))
@@ -218,6 +228,9 @@ int main(int argc, char **argv)
 		cfg.cdi_dir);
 	/* The slices are published at the first tick, a second in: the sockets serve already. */
 	sl.interval_s = interval;
+	snprintf(metrics_default, sizeof(metrics_default), "%s/metrics", cfg.state_dir);
+	if (!metrics_set)
+		sl.metrics_dir = metrics_default;
 	r = h2srv_run(l, 2, &stop, slices_tick, &sl, sl.enabled ? 1000 : 0);
 	/* A plugin that is gone takes its registration socket with it: the kubelet sees it go. */
 	unlink(reg_sock);

@@ -19,6 +19,7 @@
 #include "cdi.h"
 #include "dralog.h"
 #include "drasvc.h"
+#include "promfile.h"
 #include "slices.h"
 
 #define SLICES_MAX 64 /* 8,192 GPUs: more than any node holds */
@@ -29,6 +30,22 @@ static long long mono_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000LL;
+}
+
+/* The metrics file, rewritten only when its text changes; a failure said once. */
+static void put_metrics(struct slices *s, const struct vfio_gpu *g, size_t n)
+{
+	char *text;
+	bool changed;
+	int r;
+
+	if (!s->metrics_dir || !(text = prom_text(g, n)))
+		return;
+	r = file_put(s->metrics_dir, PROM_FILE, text, &changed);
+	if (r < 0 && !s->metrics_failed)
+		dra_log("slices: cannot write %s/%s: %s", s->metrics_dir, PROM_FILE, strerror(-r));
+	s->metrics_failed = r < 0;
+	free(text);
 }
 
 /* The devices of the ready GPUs, as the slices list them; the others logged when they change. */
@@ -63,6 +80,7 @@ static struct json_object *devices(struct slices *s, char **text)
 			if (!g[i].ready)
 				dra_log("slices: %s (%s) not published: %s", g[i].name, g[i].bdf,
 					g[i].why);
+	put_metrics(s, g, n);
 	free(g);
 	return devs;
 }

@@ -26,6 +26,8 @@ struct slices {
 	bool recheck;	      /* and once more an interval later (after a registration) */
 	char *published;      /* the devices last published (JSON), NULL before */
 	long long generation; /* the pool's, as last written */
+	const char *metrics_dir; /* PROM_FILE's folder, at every look; NULL: none */
+	bool metrics_failed;	 /* its last write failed (said once) */
 };
 
 /* A tick of h2srv_run: look at the GPUs, publish where needed. */

@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: MIT
 /*
  * The GPUs of the host as gpuvm's own units read them (inventory: PCI functions, drivers,
- * IOMMU groups and their members), judged for vfio: on vfio-pci or a variant, and the
- * group viable (each member on vfio, on no driver, or a bridge; none foreign).
+ * IOMMU groups and their members), judged for vfio: pinned by gpuvm (its record under
+ * /run/gpuvm/pinned), the boot's bind of it not failed (/run/gpuvm/state.json), on vfio-pci
+ * or a variant now, and the group viable (each member on vfio, on no driver, or a bridge;
+ * none foreign).
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <json-c/json.h>
 
 #include "inventory.h"
 #include "iommu.h"
@@ -112,8 +116,98 @@ static int one_cdev(const char *name, void *data)
 	return 1;
 }
 
-static void read_gpu(const struct inventory *inv, const struct pci_dev *d, struct vfio_gpu *g)
+#define PINNED_RECORDS "run/gpuvm/pinned"
+#define BOOT_STATE "run/gpuvm/state.json"
+#define WORD_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-"
+
+/* One KEY=VALUE line's value of a pinned record into out ("" none). */
+static void record_value(const char *rec, const char *key, char *out, size_t size)
 {
+	size_t k = strlen(key);
+	const char *p;
+
+	out[0] = '\0';
+	for (p = rec; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (strncmp(p, key, k) == 0 && p[k] == '=') {
+			size_t n = strcspn(p + k + 1, "\n");
+
+			/* a word, or nothing: it becomes an attribute and a metrics label */
+			if (n < size && strspn(p + k + 1, WORD_CHARS) >= n) {
+				memcpy(out, p + k + 1, n);
+				out[n] = '\0';
+			}
+			return;
+		}
+}
+
+/* gpuvm's record of the device, when it pinned it (the record a regular file of its own). */
+static void read_record(struct vfio_gpu *g)
+{
+	char path[64], *buf;
+	size_t len;
+
+	snprintf(path, sizeof(path), PINNED_RECORDS "/%s", g->bdf);
+	if (root_read_file(path, 4096, ROOT_FILE_OWN, &buf, &len) < 0)
+		return;
+	g->pinned = true;
+	record_value(buf, "mode", g->pin_mode, sizeof(g->pin_mode));
+	record_value(buf, "selection", g->pin_sel, sizeof(g->pin_sel));
+	free(buf);
+}
+
+/* The boot's device of state.json at bdf (NULL: none, or no state). */
+static struct json_object *boot_device(struct json_object *state, const char *bdf)
+{
+	struct json_object *devs, *a;
+	size_t i;
+
+	if (!state || !json_object_object_get_ex(state, "devices", &devs) ||
+	    !json_object_is_type(devs, json_type_array))
+		return NULL;
+	for (i = 0; i < json_object_array_length(devs); i++) {
+		struct json_object *d = json_object_array_get_idx(devs, i);
+
+		if (json_object_object_get_ex(d, "address", &a) &&
+		    json_object_is_type(a, json_type_string) && streq(json_object_get_string(a), bdf))
+			return d;
+	}
+	return NULL;
+}
+
+static const char *str_of(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+
+	return json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string) ?
+		       json_object_get_string(v) :
+		       NULL;
+}
+
+/* Whether the boot's bind of g failed, refused or did not verify; what it said into why. */
+static bool boot_failed(struct json_object *state, struct vfio_gpu *g, char *why, size_t whysize)
+{
+	struct json_object *d = boot_device(state, g->bdf);
+	const char *res = d ? str_of(d, "result") : NULL, *err;
+
+	if (!res)
+		return false;
+	strscpy(g->boot, res, sizeof(g->boot));
+	if (!streq(res, "failed") && !streq(res, "refused") && !streq(res, "unverified"))
+		return false;
+	err = str_of(d, "error");
+	if (!err)
+		err = str_of(d, "reason");
+	snprintf(why, whysize, "the boot's bind of %s: %s%s%s (/" BOOT_STATE ")", g->bdf, res,
+		 err ? ": " : "", err ? err : "");
+	return true;
+}
+
+static void read_gpu(const struct inventory *inv, const struct pci_dev *d, struct vfio_gpu *g,
+		     struct json_object *state)
+{
+	char boot_why[200];
+	bool failed;
+
 	char path[96], buf[32];
 
 	memset(g, 0, sizeof(*g));
@@ -136,11 +230,39 @@ static void read_gpu(const struct inventory *inv, const struct pci_dev *d, struc
 	snprintf(path, sizeof(path), "sys/bus/pci/devices/%s/vfio-dev", d->name);
 	root_list(path, one_cdev, g->cdev);
 	g->on_vfio = driver_is_vfio(d->driver);
-	if (!g->on_vfio)
-		snprintf(g->why, sizeof(g->why), "%s is on %s, not on vfio", d->name,
-			 d->driver[0] ? d->driver : "no driver");
-	else
-		g->ready = group_viable(inv, g, g->why, sizeof(g->why));
+	read_record(g);
+	failed = boot_failed(state, g, boot_why, sizeof(boot_why));
+	if (!g->on_vfio) {
+		snprintf(g->why, sizeof(g->why), "%s is on %s, not on vfio%s%s", d->name,
+			 d->driver[0] ? d->driver : "no driver", failed ? "; " : "",
+			 failed ? boot_why : "");
+		g->reason = failed ? "boot_failed" : "not_vfio";
+	} else if (failed) {
+		strscpy(g->why, boot_why, sizeof(g->why));
+		g->reason = "boot_failed";
+	} else if (!g->pinned) {
+		snprintf(g->why, sizeof(g->why),
+			 "%s is on %s, but gpuvm did not pin it (no /" PINNED_RECORDS
+			 "/%s): not gpuvm's to offer",
+			 d->name, d->driver, d->name);
+		g->reason = "not_pinned";
+	} else if (!(g->ready = group_viable(inv, g, g->why, sizeof(g->why)))) {
+		g->reason = "group_not_viable";
+	}
+}
+
+/* The boot's state file, parsed (NULL: none or not JSON: no boot said anything). */
+static struct json_object *read_state(void)
+{
+	struct json_object *o;
+	char *buf;
+	size_t len;
+
+	if (root_read_file(BOOT_STATE, (size_t)1024 * 1024, ROOT_FILE_OWN, &buf, &len) < 0)
+		return NULL;
+	o = json_tokener_parse(buf);
+	free(buf);
+	return o;
 }
 
 int vfio_gpus(struct vfio_gpu **out, size_t *n)
@@ -148,6 +270,7 @@ int vfio_gpus(struct vfio_gpu **out, size_t *n)
 	struct inventory inv;
 	char cmdline[4096];
 	size_t i, k = 0;
+	struct json_object *state;
 	int r;
 
 	*out = NULL;
@@ -170,9 +293,11 @@ int vfio_gpus(struct vfio_gpu **out, size_t *n)
 			return -ENOMEM;
 		}
 	}
+	state = read_state();
 	for (i = 0; i < inv.n; i++)
 		if (is_gpu(&inv.dev[i]))
-			read_gpu(&inv, &inv.dev[i], &(*out)[(*n)++]);
+			read_gpu(&inv, &inv.dev[i], &(*out)[(*n)++], state);
+	json_object_put(state);
 	inventory_free(&inv);
 	return 0;
 }

@@ -8,7 +8,10 @@
 
 /*
  * The GPUs gpuvm-dra offers: NVIDIA display and 3D controllers (10de, class 0300 or 0302),
- * as gpuvm's inventory reads them under the root (/ or --root DIR; root_init() first).
+ * as gpuvm's inventory reads them under the root (/ or --root DIR; root_init() first),
+ * with what gpuvm's apply left of them: its pinned record (/run/gpuvm/pinned/BDF) and the
+ * boot's result (/run/gpuvm/state.json), both read through the root's door. Only a GPU
+ * gpuvm pinned, on vfio now, whose boot did not fail, with a viable group, is ready.
  * Read only: nothing here binds, unbinds or writes to sysfs.
  */
 struct vfio_gpu {
@@ -21,8 +24,14 @@ struct vfio_gpu {
 	int numa;      /* -1: none */
 	char cdev[16]; /* "vfio3" (vfio-dev/), "" when none */
 	bool on_vfio;  /* bound to vfio-pci or a vfio variant */
-	bool ready;    /* on vfio and its group viable: the one thing prepare takes */
-	char why[200]; /* why not ready */
+	bool ready;    /* pinned by gpuvm, on vfio, its group viable: what is published and prepared */
+	char why[300]; /* why not ready */
+	const char *reason; /* why not ready, as a metrics label: not_vfio, not_pinned,
+			     * boot_failed, group_not_viable; NULL when ready */
+	bool pinned;	    /* gpuvm's record /run/gpuvm/pinned/BDF is there */
+	char pin_mode[16];  /* the record's mode= ("" none) */
+	char pin_sel[16];   /* its selection=: gpus, ids or default ("" none) */
+	char boot[16];	    /* the boot's result for it in /run/gpuvm/state.json ("" none) */
 };
 
 /* Pure: the pool's name of the device at bdf ("gpu-0000-41-00-0"), a DNS label. */

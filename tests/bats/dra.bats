@@ -33,6 +33,7 @@ setup() {
 	dra_rbac
 	dra_vars
 	mkfx vfio-stale
+	pin $GPU
 	vfio_nodes 2
 }
 
@@ -323,7 +324,8 @@ watch $DRIVER/gpu=$U1-$DEV $DRIVER/gpu=$U1-metadata-watch"
 	run jq -r '.items[0] | .metadata.name, (.metadata.ownerReferences[0] | "\(.kind) \(.name) \(.uid) \(.controller)"),
 		(.spec | .driver, .nodeName, .pool.name, .pool.resourceSliceCount,
 		(.devices[0].attributes | ."resource.kubernetes.io/pciBusID".string, ."resource.kubernetes.io/pcieRoot".string,
-		."vfio.gpuvm.dev/deviceID".string, ."vfio.gpuvm.dev/iommuGroup".int, (keys | length)))' <<<"$output"
+		."vfio.gpuvm.dev/deviceID".string, ."vfio.gpuvm.dev/iommuGroup".int,
+		."vfio.gpuvm.dev/pinnedBy".string, ."vfio.gpuvm.dev/mode".string, (keys | length)))' <<<"$output"
 	assert_output "gpu-node-1-$DRIVER-0
 Node gpu-node-1 0b7e4c1d-0000-4000-8000-00000000000a true
 $DRIVER
@@ -334,7 +336,9 @@ $GPU
 pci0000:00
 0x2204
 2
-8"
+gpus
+vm
+10"
 	# At rest: no request after the start's (the GPUs are read from sysfs only).
 	local n
 	n=$(grep -c . "$API/requests.jsonl")
@@ -366,11 +370,72 @@ pci0000:00
 	grep -q "slices: $DEV ($GPU) not published: $GPU is on nouveau, not on vfio" "$PLOG"
 }
 
+# boot_state JSON_DEVICES: /run/gpuvm/state.json of $ROOT with these devices (the fields
+# src/boot/report.c writes that the plugin reads: address, result, error, reason).
+boot_state() {
+	jq -n --argjson d "$1" '{version: "x", command: "apply", result: "partial", devices: $d}' \
+		>"$ROOT/run/gpuvm/state.json"
+}
+
+@test "slices: only what gpuvm pinned is published; a vfio GPU without a record, a record without vfio, a failed boot bind are left out, the metrics file and the log say why" {
+	mkfx hgx8
+	# 03: pinned by ids, on vfio: published. 23: on vfio, no record (someone else bound it).
+	# 43: pinned, but on nvidia. 63: pinned, on vfio, its bind did not verify at boot.
+	# 0001:03: pinned, its bind failed at boot, on nvidia.
+	setdriver 0000:03:00.0 vfio-pci
+	pin 0000:03:00.0 ids
+	setdriver 0000:23:00.0 vfio-pci
+	pin 0000:43:00.0
+	setdriver 0000:43:00.0 nvidia
+	setdriver 0000:63:00.0 vfio-pci
+	pin 0000:63:00.0
+	pin 0001:03:00.0
+	boot_state '[{"address": "0000:03:00.0", "result": "ok", "error": null},
+		{"address": "0000:63:00.0", "result": "unverified", "error": "vfio-pci did not take it within 2000 ms"},
+		{"address": "0001:03:00.0", "result": "failed", "error": "bind: No such device"}]'
+	node gpu-node-1
+	dra_start --slices auto --slice-interval 1 --metrics-dir "$D/metrics"
+	wait_for "slices" 5 grep -q 'slices: pool gpu-node-1, generation 1: 1 devices in 1 slices' "$PLOG"
+	slices
+	run jq -r '.items[].spec.devices[] | "\(.name) \(.attributes."vfio.gpuvm.dev/pinnedBy".string) \(.attributes."vfio.gpuvm.dev/mode".string)"' <<<"$output"
+	assert_output "gpu-0000-03-00-0 ids vm"
+	grep -q "slices: gpu-0000-23-00-0 (0000:23:00.0) not published: 0000:23:00.0 is on vfio-pci, but gpuvm did not pin it (no /run/gpuvm/pinned/0000:23:00.0): not gpuvm's to offer" "$PLOG"
+	grep -q "slices: gpu-0000-43-00-0 (0000:43:00.0) not published: 0000:43:00.0 is on nvidia, not on vfio" "$PLOG"
+	grep -q "slices: gpu-0000-63-00-0 (0000:63:00.0) not published: the boot's bind of 0000:63:00.0: unverified: vfio-pci did not take it within 2000 ms (/run/gpuvm/state.json)" "$PLOG"
+	grep -q "slices: gpu-0001-03-00-0 (0001:03:00.0) not published: 0001:03:00.0 is on nvidia, not on vfio; the boot's bind of 0001:03:00.0: failed: bind: No such device" "$PLOG"
+	run grep '^gpuvm_dra' "$D/metrics/gpuvm-dra.prom"
+	assert_output 'gpuvm_dra_devices{state="published"} 1
+gpuvm_dra_devices{state="unpublished"} 7
+gpuvm_dra_device_published{address="0000:03:00.0",device="gpu-0000-03-00-0",pinned_by="ids"} 1
+gpuvm_dra_device_unpublished{address="0000:23:00.0",device="gpu-0000-23-00-0",reason="not_pinned"} 1
+gpuvm_dra_device_unpublished{address="0000:43:00.0",device="gpu-0000-43-00-0",reason="not_vfio"} 1
+gpuvm_dra_device_unpublished{address="0000:63:00.0",device="gpu-0000-63-00-0",reason="boot_failed"} 1
+gpuvm_dra_device_unpublished{address="0001:03:00.0",device="gpu-0001-03-00-0",reason="boot_failed"} 1
+gpuvm_dra_device_unpublished{address="0001:23:00.0",device="gpu-0001-23-00-0",reason="not_vfio"} 1
+gpuvm_dra_device_unpublished{address="0001:43:00.0",device="gpu-0001-43-00-0",reason="not_vfio"} 1
+gpuvm_dra_device_unpublished{address="0001:63:00.0",device="gpu-0001-63-00-0",reason="not_vfio"} 1'
+	# what is not published is not prepared either
+	claim c1 "$U1" "[$(result gpu-0000-23-00-0)]"
+	run kubelet prepare "$SOCK" "default/$U1/c1"
+	assert_success
+	assert_equal "$(jqr ".claims[\"$U1\"].error")" \
+		"device gpu-0000-23-00-0: 0000:23:00.0 is on vfio-pci, but gpuvm did not pin it (no /run/gpuvm/pinned/0000:23:00.0): not gpuvm's to offer; gpuvm-dra binds nothing: the GPU must be on vfio since boot (gpuvm)"
+	# gpuvm pins the stranger (an apply with gpus=): it is published, the metrics follow
+	pin 0000:23:00.0
+	wait_for "new generation" 5 grep -q 'slices: pool gpu-node-1, generation 2: 2 devices in 1 slices' "$PLOG"
+	wait_for "metrics" 5 grep -q 'gpuvm_dra_device_published{address="0000:23:00.0",device="gpu-0000-23-00-0",pinned_by="gpus"} 1' "$D/metrics/gpuvm-dra.prom"
+	# a record that is a link is none of gpuvm's (the root's door refuses it)
+	rm "$ROOT/run/gpuvm/pinned/0000:23:00.0"
+	ln -s 0000:03:00.0 "$ROOT/run/gpuvm/pinned/0000:23:00.0"
+	wait_for "back out" 5 grep -q 'slices: pool gpu-node-1, generation 3: 1 devices in 1 slices' "$PLOG"
+}
+
 @test "slices: eight GPUs in slices of three, each with its NUMA node and PCIe root; fewer, and a slice is deleted" {
 	mkfx hgx8
 	local gpus="0000:03:00.0 0000:23:00.0 0000:43:00.0 0000:63:00.0 0001:03:00.0 0001:23:00.0 0001:43:00.0 0001:63:00.0" a
 	for a in $gpus; do
 		setdriver "$a" vfio-pci
+		pin "$a"
 	done
 	node gpu-node-1
 	dra_start --slices auto --slice-interval 1 --slice-devices 3

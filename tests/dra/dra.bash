@@ -103,6 +103,15 @@ setdriver() {
 	ln -s "../../../../bus/pci/drivers/$2" "$d/driver"
 }
 
+# pin ADDR [SELECTION [MODE]]: gpuvm's apply pinned the function of $ROOT: its record
+# /run/gpuvm/pinned/ADDR, as src/boot/pinned.c writes it (selection default gpus, mode vm).
+pin() {
+	mkdir -p "$ROOT/run/gpuvm/pinned"
+	printf 'mode=%s\nmode_source=config\nselection=%s\nselection_source=%s\ndriver=vfio-pci\n' \
+		"${3:-vm}" "${2:-gpus}" "$([ "${2:-gpus}" = default ] && echo default || echo config)" \
+		>"$ROOT/run/gpuvm/pinned/$1"
+}
+
 # vfio_nodes GROUP: the legacy vfio device nodes of $ROOT (plain files: nothing opens them).
 vfio_nodes() {
 	mkdir -p "$ROOT/dev/vfio"
