@@ -40,15 +40,61 @@ void vfio_gpu_name(const char *bdf, char *out, size_t size)
 	out[o] = '\0';
 }
 
-static bool is_gpu(const struct pci_dev *d)
+#define PINNED_RECORDS "run/gpuvm/pinned"
+#define BOOT_STATE "run/gpuvm/state.json"
+#define WORD_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-"
+
+/* The names under /run/gpuvm/pinned (the records' addresses), for the scan's filter. */
+struct records {
+	char (*v)[20];
+	size_t n;
+};
+
+static int on_record(const char *name, void *data)
 {
-	return d->vendor == PCI_VENDOR_NVIDIA && (pci_class_is_gpu(d->class) || d->class == 0xffffff);
+	struct records *l = data;
+	char(*v)[20];
+
+	if (strlen(name) >= sizeof(*v) || name[0] == '.')
+		return 0;
+	v = realloc(l->v, (l->n + 1) * sizeof(*v));
+	if (!v)
+		return 1; /* the list so far: another vendor's pinned GPU is then not offered */
+	l->v = v;
+	strscpy(l->v[l->n++], name, sizeof(*v));
+	return 0;
 }
 
+static bool has_record(const struct records *l, const char *bdf)
+{
+	size_t i;
+
+	for (i = 0; l && i < l->n; i++)
+		if (streq(l->v[i], bdf))
+			return true;
+	return false;
+}
+
+/*
+ * An NVIDIA GPU (pinned or not: one that is not is reported), or another vendor's display
+ * controller that gpuvm pinned (ids= can select any: QEMU's VGA stand-in in the e2e cells).
+ */
+static bool is_gpu(const struct pci_dev *d, const struct records *l)
+{
+	if (d->vendor == PCI_VENDOR_NVIDIA)
+		return pci_class_is_gpu(d->class) || d->class == 0xffffff;
+	return pci_class_is_gpu(d->class) && has_record(l, d->name);
+}
+
+/* NVIDIA's functions, and those with a record (their class and name not known yet). */
 static bool interesting(const struct pci_dev *d, const void *data)
 {
-	(void)data;
-	return d->vendor == PCI_VENDOR_NVIDIA;
+	char bdf[PCI_ADDR_LEN];
+
+	if (d->vendor == PCI_VENDOR_NVIDIA)
+		return true;
+	pci_addr_format(&d->addr, bdf, sizeof(bdf));
+	return has_record(data, bdf);
 }
 
 /* Whether g's group can be given to a VM: every member on vfio, on none, or a bridge. */
@@ -115,10 +161,6 @@ static int one_cdev(const char *name, void *data)
 	strscpy(out, name, 16);
 	return 1;
 }
-
-#define PINNED_RECORDS "run/gpuvm/pinned"
-#define BOOT_STATE "run/gpuvm/state.json"
-#define WORD_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-"
 
 /* One KEY=VALUE line's value of a pinned record into out ("" none). */
 static void record_value(const char *rec, const char *key, char *out, size_t size)
@@ -205,10 +247,8 @@ static bool boot_failed(struct json_object *state, struct vfio_gpu *g, char *why
 static void read_gpu(const struct inventory *inv, const struct pci_dev *d, struct vfio_gpu *g,
 		     struct json_object *state)
 {
-	char boot_why[200];
+	char boot_why[200], path[96], buf[32];
 	bool failed;
-
-	char path[96], buf[32];
 
 	memset(g, 0, sizeof(*g));
 	strscpy(g->bdf, d->name, sizeof(g->bdf));
@@ -270,6 +310,7 @@ int vfio_gpus(struct vfio_gpu **out, size_t *n)
 	struct inventory inv;
 	char cmdline[4096];
 	size_t i, k = 0;
+	struct records recs = { 0 };
 	struct json_object *state;
 	int r;
 
@@ -279,25 +320,29 @@ int vfio_gpus(struct vfio_gpu **out, size_t *n)
 	if (root_read("proc/cmdline", cmdline, sizeof(cmdline)) < 0)
 		cmdline[0] = '\0';
 	iommu_read(&inv.iommu, cmdline);
-	r = inventory_scan(&inv, interesting, NULL);
+	root_list(PINNED_RECORDS, on_record, &recs);
+	r = inventory_scan(&inv, interesting, &recs);
 	if (r < 0) {
+		free(recs.v);
 		inventory_free(&inv);
 		return r;
 	}
 	for (i = 0; i < inv.n; i++)
-		k += is_gpu(&inv.dev[i]);
+		k += is_gpu(&inv.dev[i], &recs);
 	if (k) {
 		*out = calloc(k, sizeof(**out));
 		if (!*out) {
+			free(recs.v);
 			inventory_free(&inv);
 			return -ENOMEM;
 		}
 	}
 	state = read_state();
-	for (i = 0; i < inv.n; i++)
-		if (is_gpu(&inv.dev[i]))
+	for (i = 0; i < inv.n && *n < k; i++)
+		if (is_gpu(&inv.dev[i], &recs))
 			read_gpu(&inv, &inv.dev[i], &(*out)[(*n)++], state);
 	json_object_put(state);
+	free(recs.v);
 	inventory_free(&inv);
 	return 0;
 }

@@ -8,7 +8,7 @@
 
 /*
  * The GPUs gpuvm-dra offers: NVIDIA display and 3D controllers (10de, class 0300 or 0302),
- * as gpuvm's inventory reads them under the root (/ or --root DIR; root_init() first),
+ * and another vendor's display controller that gpuvm pinned, as gpuvm's inventory reads them under the root (/ or --root DIR; root_init() first),
  * with what gpuvm's apply left of them: its pinned record (/run/gpuvm/pinned/BDF) and the
  * boot's result (/run/gpuvm/state.json), both read through the root's door. Only a GPU
  * gpuvm pinned, on vfio now, whose boot did not fail, with a viable group, is ready.

@@ -430,6 +430,22 @@ gpuvm_dra_device_unpublished{address="0001:63:00.0",device="gpu-0001-63-00-0",re
 	wait_for "back out" 5 grep -q 'slices: pool gpu-node-1, generation 3: 1 devices in 1 slices' "$PLOG"
 }
 
+@test "slices: another vendor's GPU is offered only when gpuvm pinned it, and is not counted otherwise" {
+	mkfx workstation
+	setdriver 0000:00:02.0 vfio-pci
+	node gpu-node-1
+	dra_start --slices auto --slice-interval 1 --metrics-dir "$D/metrics"
+	wait_for "slices" 5 grep -q 'slices: pool gpu-node-1, generation 1: 0 devices' "$PLOG"
+	# the Intel GPU on vfio without a record is none of gpuvm's, and not an NVIDIA GPU: unlisted
+	run grep '^gpuvm_dra_device_' "$D/metrics/gpuvm-dra.prom"
+	assert_output 'gpuvm_dra_device_unpublished{address="0000:01:00.0",device="gpu-0000-01-00-0",reason="not_vfio"} 1'
+	pin 0000:00:02.0 ids
+	wait_for "new generation" 5 grep -q 'slices: pool gpu-node-1, generation 2: 1 devices' "$PLOG"
+	slices
+	run jq -r '.items[].spec.devices[] | "\(.name) \(.attributes."vfio.gpuvm.dev/vendorID".string) \(.attributes."vfio.gpuvm.dev/pinnedBy".string)"' <<<"$output"
+	assert_output "gpu-0000-00-02-0 0x8086 ids"
+}
+
 @test "slices: eight GPUs in slices of three, each with its NUMA node and PCIe root; fewer, and a slice is deleted" {
 	mkfx hgx8
 	local gpus="0000:03:00.0 0000:23:00.0 0000:43:00.0 0000:63:00.0 0001:03:00.0 0001:23:00.0 0001:43:00.0 0001:63:00.0" a
