@@ -450,6 +450,49 @@ e2e_dump_replay() {
 	e2e_note "dump: $(e2e_fact dump_bytes) bytes, $(e2e_fact dump_secs) s in the guest, replayed in $edr_dir"
 }
 
+# e2e_dra_replay KEY SELECTION MODE: after e2e_dump_replay, gpuvm-dra runs here on the
+# guest's dump with what the guest sent beside it (its pinned records and /dev/vfio listing:
+# tests/dra/replay.sh), a claim allocated for the stand-in the facts KEY.device and KEY.group
+# name, the kubelet stand-in's NodePrepareResources: the CDI spec must name the guest's
+# /dev/vfio/GROUP (and /dev/vfio/vfio), the device metadata's pciBusID must be its address,
+# and the ResourceSlice's device must say vfio.gpuvm.dev/pinnedBy SELECTION and mode MODE
+# (the guest's record). Without build/gpuvm-dra or Debian's grpcio it is said and not run,
+# except under CI=true (make test), where that fails.
+e2e_dra_replay() {
+	edr_dir=$E2E_OUT/$E2E_NAME.dump
+	if [ ! -x "$E2E_ROOT/build/gpuvm-dra" ] || ! /usr/bin/python3 -c 'import grpc, grpc_tools' 2>/dev/null; then
+		if [ "${CI-}" = true ]; then
+			e2e_fail "the DRA replay needs build/gpuvm-dra and python3-grpcio, python3-grpc-tools"
+		else
+			e2e_note "DRA replay not run: no build/gpuvm-dra, or no python3-grpcio and python3-grpc-tools"
+		fi
+		return 0
+	fi
+	if ! edr_addr=$(e2e_fact "$1.device") || ! edr_group=$(e2e_fact "$1.group"); then
+		e2e_fail "DRA replay: no fact $1.device or $1.group"
+		return 1
+	fi
+	grep -qx "vfio/$edr_group" "$edr_dir/dev-vfio.txt" 2>/dev/null ||
+		{ e2e_fail "DRA replay: the guest's /dev/vfio listing has no vfio/$edr_group"; return 1; }
+	if ! "$E2E_ROOT/tests/dra/replay.sh" "$edr_dir" "$edr_addr" >"$E2E_OUT/$E2E_NAME.dra.out" 2>&1; then
+		tail -n 20 "$E2E_OUT/$E2E_NAME.dra.out"
+		e2e_fail "DRA replay: $(tail -n 1 "$E2E_OUT/$E2E_NAME.dra.out")"
+		return 1
+	fi
+	edr_got=$(jq -r '[.devices[0].containerEdits.deviceNodes[].hostPath] | join(" ")' "$edr_dir/dra/cdi.json")
+	[ "$edr_got" = "/dev/vfio/$edr_group /dev/vfio/vfio" ] ||
+		e2e_fail "DRA replay: the CDI spec's nodes are '$edr_got', expected /dev/vfio/$edr_group /dev/vfio/vfio"
+	edr_got=$(jq -rs '[.[].requests[0].devices[0].attributes."resource.kubernetes.io/pciBusID".string] | unique | join(" ")' \
+		"$edr_dir/dra/metadata.json")
+	[ "$edr_got" = "$edr_addr" ] ||
+		e2e_fail "DRA replay: the metadata's pciBusID is '$edr_got', expected $edr_addr"
+	edr_got=$(jq -r '[.items[].spec.devices[] | "\(.name) \(.attributes."vfio.gpuvm.dev/pinnedBy".string) \(.attributes."vfio.gpuvm.dev/mode".string)"] | join(",")' \
+		"$edr_dir/dra/slices.json")
+	[ "$edr_got" = "gpu-$(printf '%s' "$edr_addr" | tr ':.' '--') $2 $3" ] ||
+		e2e_fail "DRA replay: the slice's devices are '$edr_got', expected the stand-in pinned by $2 in $3"
+	e2e_note "DRA replay: prepared gpu-$(printf '%s' "$edr_addr" | tr ':.' '--'): /dev/vfio/$edr_group, pciBusID $edr_addr ($edr_dir/dra)"
+}
+
 # e2e_guest_done: the guest's checks ran to "@e2e end" and the VM powered off.
 e2e_guest_done() {
 	grep -q '^@e2e end$' "$E2E_LOG" || {

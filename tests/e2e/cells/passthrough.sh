@@ -15,7 +15,9 @@
 # intel the machine also has a PCIe-to-PCI bridge with an e1000 and an rtl8139 behind it (one
 # IOMMU group: no driver in the image takes them, gpuvm's boot run does not select them), and
 # the dump and the guest's plans add the e1000 to the selection (e2e.dump=): its group is not
-# viable (the rtl8139 is no companion), a real kernel's, replayed.
+# viable (the rtl8139 is no companion), a real kernel's, replayed. And gpuvm-dra runs here on
+# that dump with the guest's pinned records and /dev/vfio listing (lib.sh's e2e_dra_replay):
+# a claim for the stand-in prepared to the guest's /dev/vfio/GROUP and its address.
 # shellcheck disable=SC2086 # the cell's words
 set -- $E2E_ARGS
 iommu=${1-} release=${2-}
@@ -45,6 +47,7 @@ e2e_boot --iommu "$iommu" --gpu vga --append "gpuvm.mode=vm-passthrough gpuvm.id
 	-- "$@"
 e2e_guest_done
 e2e_dump_replay "$viable"
+e2e_dra_replay vga ids vm-passthrough
 if [ "$iommu" = intel ]; then
 	e2e_fact_is vf.rc 0
 	[ -L "$E2E_OUT/$E2E_NAME.dump/root/sys/bus/pci/devices/$(e2e_fact vf.addr)/physfn" ] ||

@@ -9,6 +9,10 @@
 #   e2e.dump=IDS   with IDS other than 1, dump and plan with the boot line plus
 #                  gpuvm.ids=IDS (--cmdline): a selection the boot itself did not make, e.g.
 #                  a function in a group that is not viable
+# With the dump go what gpuvm-dra reads beside it (tests/dra/replay.sh: the plugin on the
+# dump, on the build machine) that the dump does not hold: gpuvm's pinned records
+# (/run/gpuvm/pinned/*, as pinned/) and the guest's vfio device nodes, /dev/vfio's character
+# devices one a line (dev-vfio.txt: "vfio/1", "vfio/vfio", "vfio/devices/vfio0").
 # Facts: dump_rc (gpuvm dump's exit status), plan_rc_MODE, dump_bytes (the archive),
 # dump_sha256 (of the gzipped tar on the console), dump_secs (from the dump's start to the
 # end of the console lines, /proc/uptime).
@@ -38,7 +42,14 @@ for m in container vm-passthrough vm-vgpu; do
 	fact "plan_rc_$m" $?
 done
 fact dump_bytes "$(wc -c <"$d/dump.tar")"
-(cd "$d" && tar -cf - dump.tar dump.err plan-*) | gzip -9 >"$d.tgz"
+mkdir -p "$d/pinned"
+for f in /run/gpuvm/pinned/*; do
+	[ ! -f "$f" ] || cp "$f" "$d/pinned/"
+done
+for f in /dev/vfio/* /dev/vfio/devices/*; do
+	[ ! -c "$f" ] || echo "${f#/dev/}"
+done >"$d/dev-vfio.txt"
+(cd "$d" && tar -cf - dump.tar dump.err plan-* pinned dev-vfio.txt) | gzip -9 >"$d.tgz"
 fact dump_sha256 "$(sha256sum "$d.tgz" | cut -d' ' -f1)"
 echo "@dump-begin"
 base64 "$d.tgz" | sed 's/^/@dump /'
