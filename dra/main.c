@@ -58,6 +58,8 @@ static void usage(FILE *f)
 		"  --slice-devices N        devices a slice, 1 to 128 (default 128)\n"
 		"  --metrics-dir DIR        where " PROM_FILE " goes at every look at the GPUs\n"
 		"                           (default: the state dir's metrics/; \"\": none)\n"
+		"  --events auto|never      a Warning Event on the Node for each GPU of gpuvm's\n"
+		"                           left out of the slices (default auto)\n"
 		"  --alive                  exit 0 if the plugin on --plugin-socket answers within\n"
 		"                           5 s (the liveness probe), 1 if not\n"
 		"  --version, --help\n\n"
@@ -80,6 +82,7 @@ int main(int argc, char **argv)
 		{ "slice-interval", required_argument, NULL, 'i' },
 		{ "slice-devices", required_argument, NULL, 'd' },
 		{ "metrics-dir", required_argument, NULL, 'm' },
+		{ "events", required_argument, NULL, 'E' },
 		{ "alive", no_argument, NULL, 'A' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
@@ -90,7 +93,9 @@ int main(int argc, char **argv)
 			       .cdi_dir = "/var/run/cdi",
 			       .state_dir = STATE_DIR };
 	const char *root = NULL, *reg_sock = REG_SOCK;
-	struct slices sl = { .cfg = &cfg, .enabled = true, .per_slice = SLICE_DEVICES_MAX };
+	struct slices sl = {
+		.cfg = &cfg, .enabled = true, .per_slice = SLICE_DEVICES_MAX, .events = true
+	};
 	struct h2_listener l[2];
 	struct sigaction sa = { .sa_handler = on_signal };
 	long interval = 30, per;
@@ -118,6 +123,13 @@ int main(int argc, char **argv)
 			break;
 		case 's':
 			cfg.state_dir = optarg;
+			break;
+		case 'E':
+			if (!streq(optarg, "auto") && !streq(optarg, "never")) {
+				fprintf(stderr, "gpuvm-dra: --events %s: auto or never\n", optarg);
+				return 2;
+			}
+			sl.events = streq(optarg, "auto");
 			break;
 		case 'm':
 			sl.metrics_dir = optarg[0] ? optarg : NULL;

@@ -32,6 +32,58 @@ static long long mono_ms(void)
 	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000LL;
 }
 
+static int call(struct slices *s, const char *method, const char *path, struct json_object *body,
+		struct json_object **out, long *code);
+
+/*
+ * A Warning Event on the Node for a GPU left out that is gpuvm's business: pinned by it, its
+ * boot bind failed, or on vfio without its record. One a change of what is published (as the
+ * log line), in default (where the kubelet puts a node's events); a refusal is logged by call.
+ */
+static void event(struct slices *s, const struct vfio_gpu *g)
+{
+	struct json_object *o, *m, *io, *src;
+	char ts[32], gen[300], msg[600];
+	time_t now = time(NULL);
+	struct tm tm;
+	long code;
+
+	if (!s->cfg->api_ok || !s->events ||
+	    !(g->pinned || (g->reason && (streq(g->reason, "boot_failed") || streq(g->reason, "not_pinned")))))
+		return;
+	gmtime_r(&now, &tm);
+	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	snprintf(gen, sizeof(gen), "%s.gpuvm-dra-", s->cfg->node);
+	snprintf(msg, sizeof(msg), "%s (%s) not published (%s): %s", g->name, g->bdf, g->reason,
+		 g->why);
+	o = json_object_new_object();
+	m = json_object_new_object();
+	io = json_object_new_object();
+	src = json_object_new_object();
+	json_object_object_add(o, "apiVersion", json_object_new_string("v1"));
+	json_object_object_add(o, "kind", json_object_new_string("Event"));
+	json_object_object_add(m, "generateName", json_object_new_string(gen));
+	json_object_object_add(m, "namespace", json_object_new_string("default"));
+	json_object_object_add(o, "metadata", m);
+	json_object_object_add(io, "apiVersion", json_object_new_string("v1"));
+	json_object_object_add(io, "kind", json_object_new_string("Node"));
+	json_object_object_add(io, "name", json_object_new_string(s->cfg->node));
+	json_object_object_add(o, "involvedObject", io);
+	json_object_object_add(o, "type", json_object_new_string("Warning"));
+	json_object_object_add(o, "reason", json_object_new_string("GPUNotPublished"));
+	json_object_object_add(o, "message", json_object_new_string(msg));
+	json_object_object_add(src, "component", json_object_new_string("gpuvm-dra"));
+	json_object_object_add(src, "host", json_object_new_string(s->cfg->node));
+	json_object_object_add(o, "source", src);
+	json_object_object_add(o, "reportingComponent", json_object_new_string("gpuvm-dra"));
+	json_object_object_add(o, "reportingInstance", json_object_new_string(s->cfg->node));
+	json_object_object_add(o, "firstTimestamp", json_object_new_string(ts));
+	json_object_object_add(o, "lastTimestamp", json_object_new_string(ts));
+	json_object_object_add(o, "count", json_object_new_int(1));
+	call(s, "POST", "/api/v1/namespaces/default/events", o, NULL, &code);
+	json_object_put(o);
+}
+
 /* The metrics file, rewritten only when its text changes; a failure said once. */
 static void put_metrics(struct slices *s, const struct vfio_gpu *g, size_t n)
 {
@@ -77,9 +129,11 @@ static struct json_object *devices(struct slices *s, char **text)
 	*text = json_text(devs, false);
 	if (*text && (!s->published || !streq(*text, s->published)))
 		for (i = 0; i < n; i++)
-			if (!g[i].ready)
+			if (!g[i].ready) {
 				dra_log("slices: %s (%s) not published: %s", g[i].name, g[i].bdf,
 					g[i].why);
+				event(s, &g[i]);
+			}
 	put_metrics(s, g, n);
 	free(g);
 	return devs;

@@ -28,6 +28,7 @@ struct slices {
 	long long generation; /* the pool's, as last written */
 	const char *metrics_dir; /* PROM_FILE's folder, at every look; NULL: none */
 	bool metrics_failed;	 /* its last write failed (said once) */
+	bool events;		 /* a Warning Event on the Node for a GPU of gpuvm's left out */
 };
 
 /* A tick of h2srv_run: look at the GPUs, publish where needed. */

@@ -62,6 +62,8 @@ PY
 		'ClusterRoleBinding  gpuvm-dra' \
 		'DaemonSet gpuvm-system gpuvm-dra' \
 		'DeviceClass  vfio.gpuvm.dev' \
+		'Role default gpuvm-dra-events' \
+		'RoleBinding default gpuvm-dra-events' \
 		'ServiceAccount gpuvm-system gpuvm-dra' \
 		'ValidatingAdmissionPolicy  gpuvm-dra-own-node' \
 		'ValidatingAdmissionPolicyBinding  gpuvm-dra-own-node')"

@@ -414,6 +414,17 @@ gpuvm_dra_device_unpublished{address="0001:03:00.0",device="gpu-0001-03-00-0",re
 gpuvm_dra_device_unpublished{address="0001:23:00.0",device="gpu-0001-23-00-0",reason="not_vfio"} 1
 gpuvm_dra_device_unpublished{address="0001:43:00.0",device="gpu-0001-43-00-0",reason="not_vfio"} 1
 gpuvm_dra_device_unpublished{address="0001:63:00.0",device="gpu-0001-63-00-0",reason="not_vfio"} 1'
+	# and each that is gpuvm's business is a Warning Event on the Node (not 0001:23, 43, 63:
+	# on nvidia without a record, the normal state of a GPU left to containers)
+	call admin-token GET /api/v1/namespaces/default/events
+	run jq -r '.items | sort_by(.message)[] | "\(.involvedObject.kind)/\(.involvedObject.name) \(.type) \(.reason) \(.source.component): \(.message | split(":")[0])"' <<<"$output"
+	assert_output "Node/gpu-node-1 Warning GPUNotPublished gpuvm-dra: gpu-0000-23-00-0 (0000
+Node/gpu-node-1 Warning GPUNotPublished gpuvm-dra: gpu-0000-43-00-0 (0000
+Node/gpu-node-1 Warning GPUNotPublished gpuvm-dra: gpu-0000-63-00-0 (0000
+Node/gpu-node-1 Warning GPUNotPublished gpuvm-dra: gpu-0001-03-00-0 (0001"
+	call admin-token GET /api/v1/namespaces/default/events
+	run jq -r '[.items[].message | select(startswith("gpu-0000-63-00-0"))] | .[0]' <<<"$output"
+	assert_output "gpu-0000-63-00-0 (0000:63:00.0) not published (boot_failed): the boot's bind of 0000:63:00.0: unverified: vfio-pci did not take it within 2000 ms (/run/gpuvm/state.json)"
 	# what is not published is not prepared either
 	claim c1 "$U1" "[$(result gpu-0000-23-00-0)]"
 	run kubelet prepare "$SOCK" "default/$U1/c1"
@@ -515,6 +526,15 @@ stale_slices() {
 /resourceslices/{n;s/, "delete"//}|stale|slices: DELETE /apis/resource.k8s.io/v1/resourceslices/gpu-node-1-$DRIVER-1: 403
 /"nodes"/{n;s/"get"/"list"/}|stale|slices: GET /api/v1/nodes/gpu-node-1: 403
 EOF2
+	# the Event's create (a GPU on vfio without gpuvm's record: a Warning); the slices go on
+	: >"$PLOG"
+	rm "$ROOT/run/gpuvm/pinned/$GPU"
+	dra_rbac '/"events"/{n;s/"create"/"get"/}'
+	dra_start --slices auto
+	wait_for "the refusal of the Event" 5 grep -qF 'slices: POST /api/v1/namespaces/default/events: 403' "$PLOG"
+	wait_for "the slices anyway" 5 grep -q 'slices: pool gpu-node-1, generation .*: 0 devices' "$PLOG"
+	dra_stop
+	pin $GPU
 	# the claim's get
 	dra_rbac '/resourceclaims/{n;s/"get"/"list"/}'
 	dra_start --slices never
