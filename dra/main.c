@@ -93,9 +93,7 @@ int main(int argc, char **argv)
 			       .cdi_dir = "/var/run/cdi",
 			       .state_dir = STATE_DIR };
 	const char *root = NULL, *reg_sock = REG_SOCK;
-	struct slices sl = {
-		.cfg = &cfg, .enabled = true, .per_slice = SLICE_DEVICES_MAX, .events = true
-	};
+	struct slices sl = { .cfg = &cfg, .enabled = true, .per_slice = SLICE_DEVICES_MAX, .events = true };
 	struct h2_listener l[2];
 	struct sigaction sa = { .sa_handler = on_signal };
 	long interval = 30, per;

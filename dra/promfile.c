@@ -31,16 +31,14 @@ char *prom_text(const struct vfio_gpu *g, size_t n)
 	      f);
 	for (i = 0; i < n; i++)
 		if (g[i].ready)
-			fprintf(f,
-				"gpuvm_dra_device_published{address=\"%s\",device=\"%s\",pinned_by=\"%s\"} 1\n",
+			fprintf(f, "gpuvm_dra_device_published{address=\"%s\",device=\"%s\",pinned_by=\"%s\"} 1\n",
 				g[i].bdf, g[i].name, g[i].pin_sel);
 	fputs("# HELP gpuvm_dra_device_unpublished An NVIDIA GPU left out of the ResourceSlices, and why (the log says more).\n"
 	      "# TYPE gpuvm_dra_device_unpublished gauge\n",
 	      f);
 	for (i = 0; i < n; i++)
 		if (!g[i].ready)
-			fprintf(f,
-				"gpuvm_dra_device_unpublished{address=\"%s\",device=\"%s\",reason=\"%s\"} 1\n",
+			fprintf(f, "gpuvm_dra_device_unpublished{address=\"%s\",device=\"%s\",reason=\"%s\"} 1\n",
 				g[i].bdf, g[i].name, g[i].reason ? g[i].reason : "unknown");
 	if (fclose(f) != 0) {
 		free(text);

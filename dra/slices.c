@@ -49,7 +49,8 @@ static void event(struct slices *s, const struct vfio_gpu *g)
 	long code;
 
 	if (!s->cfg->api_ok || !s->events ||
-	    !(g->pinned || (g->reason && (streq(g->reason, "boot_failed") || streq(g->reason, "not_pinned")))))
+	    !(g->pinned ||
+	      (g->reason && (streq(g->reason, "boot_failed") || streq(g->reason, "not_pinned")))))
 		return;
 	gmtime_r(&now, &tm);
 	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", &tm);

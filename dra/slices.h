@@ -20,12 +20,12 @@ struct slices {
 	struct dra_cfg *cfg;
 	bool enabled;
 	long interval_s;
-	size_t per_slice;     /* devices a slice, 1 to SLICE_DEVICES_MAX */
-	long long next_ms;    /* the next look at the GPUs */
-	bool sync;	      /* the API is to be asked at the next look */
-	bool recheck;	      /* and once more an interval later (after a registration) */
-	char *published;      /* the devices last published (JSON), NULL before */
-	long long generation; /* the pool's, as last written */
+	size_t per_slice;	 /* devices a slice, 1 to SLICE_DEVICES_MAX */
+	long long next_ms;	 /* the next look at the GPUs */
+	bool sync;		 /* the API is to be asked at the next look */
+	bool recheck;		 /* and once more an interval later (after a registration) */
+	char *published;	 /* the devices last published (JSON), NULL before */
+	long long generation;	 /* the pool's, as last written */
 	const char *metrics_dir; /* PROM_FILE's folder, at every look; NULL: none */
 	bool metrics_failed;	 /* its last write failed (said once) */
 	bool events;		 /* a Warning Event on the Node for a GPU of gpuvm's left out */

@@ -221,8 +221,8 @@ static const char *str_of(struct json_object *o, const char *key)
 	struct json_object *v;
 
 	return json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string) ?
-		       json_object_get_string(v) :
-		       NULL;
+		json_object_get_string(v) :
+		NULL;
 }
 
 /* Whether the boot's bind of g failed, refused or did not verify; what it said into why. */

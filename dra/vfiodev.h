@@ -20,12 +20,12 @@ struct vfio_gpu {
 	char driver[64];    /* "" when none */
 	char pcie_root[32]; /* "pci0000:40", "" when unknown */
 	uint16_t vendor, device;
-	int group;     /* -1: none */
-	int numa;      /* -1: none */
-	char cdev[16]; /* "vfio3" (vfio-dev/), "" when none */
-	bool on_vfio;  /* bound to vfio-pci or a vfio variant */
-	bool ready;    /* pinned by gpuvm, on vfio, its group viable: what is published and prepared */
-	char why[300]; /* why not ready */
+	int group;	    /* -1: none */
+	int numa;	    /* -1: none */
+	char cdev[16];	    /* "vfio3" (vfio-dev/), "" when none */
+	bool on_vfio;	    /* bound to vfio-pci or a vfio variant */
+	bool ready;	    /* gpuvm pinned it, on vfio, group viable: published, prepared */
+	char why[300];	    /* why not ready */
 	const char *reason; /* why not ready, as a metrics label: not_vfio, not_pinned,
 			     * boot_failed, group_not_viable; NULL when ready */
 	bool pinned;	    /* gpuvm's record /run/gpuvm/pinned/BDF is there */
