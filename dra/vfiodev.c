@@ -225,7 +225,11 @@ static const char *str_of(struct json_object *o, const char *key)
 		NULL;
 }
 
-/* Whether the boot's bind of g failed, refused or did not verify; what it said into why. */
+/*
+ * Whether the last apply's bind of g failed, was given back to the host (released) or did not
+ * verify; what it said into why. refused is none of these: apply --live left the device
+ * exactly as it was (in use), which a record and the driver tell.
+ */
 static bool boot_failed(struct json_object *state, struct vfio_gpu *g, char *why, size_t whysize)
 {
 	struct json_object *d = boot_device(state, g->bdf);
@@ -234,7 +238,7 @@ static bool boot_failed(struct json_object *state, struct vfio_gpu *g, char *why
 	if (!res)
 		return false;
 	strscpy(g->boot, res, sizeof(g->boot));
-	if (!streq(res, "failed") && !streq(res, "refused") && !streq(res, "unverified"))
+	if (!streq(res, "failed") && !streq(res, "released") && !streq(res, "unverified"))
 		return false;
 	err = str_of(d, "error");
 	if (!err)

@@ -392,29 +392,34 @@ boot_state() {
 	pin 0001:03:00.0
 	boot_state '[{"address": "0000:03:00.0", "result": "ok", "error": null},
 		{"address": "0000:63:00.0", "result": "unverified", "error": "vfio-pci did not take it within 2000 ms"},
-		{"address": "0001:03:00.0", "result": "failed", "error": "bind: No such device"}]'
+		{"address": "0001:03:00.0", "result": "failed", "error": "bind: No such device"},
+		{"address": "0001:23:00.0", "result": "refused", "error": "in use by pid 4242 (qemu)"}]'
+	# 0001:23: pinned, on vfio, the last apply --live refused to move it (in use): published
+	setdriver 0001:23:00.0 vfio-pci
+	pin 0001:23:00.0
 	node gpu-node-1
 	dra_start --slices auto --slice-interval 1 --metrics-dir "$D/metrics"
-	wait_for "slices" 5 grep -q 'slices: pool gpu-node-1, generation 1: 1 devices in 1 slices' "$PLOG"
+	wait_for "slices" 5 grep -q 'slices: pool gpu-node-1, generation 1: 2 devices in 1 slices' "$PLOG"
 	slices
 	run jq -r '.items[].spec.devices[] | "\(.name) \(.attributes."vfio.gpuvm.dev/pinnedBy".string) \(.attributes."vfio.gpuvm.dev/mode".string)"' <<<"$output"
-	assert_output "gpu-0000-03-00-0 ids vm"
+	assert_output "gpu-0000-03-00-0 ids vm
+gpu-0001-23-00-0 gpus vm"
 	grep -q "slices: gpu-0000-23-00-0 (0000:23:00.0) not published: 0000:23:00.0 is on vfio-pci, but gpuvm did not pin it (no /run/gpuvm/pinned/0000:23:00.0): not gpuvm's to offer" "$PLOG"
 	grep -q "slices: gpu-0000-43-00-0 (0000:43:00.0) not published: 0000:43:00.0 is on nvidia, not on vfio" "$PLOG"
 	grep -q "slices: gpu-0000-63-00-0 (0000:63:00.0) not published: the boot's bind of 0000:63:00.0: unverified: vfio-pci did not take it within 2000 ms (/run/gpuvm/state.json)" "$PLOG"
 	grep -q "slices: gpu-0001-03-00-0 (0001:03:00.0) not published: 0001:03:00.0 is on nvidia, not on vfio; the boot's bind of 0001:03:00.0: failed: bind: No such device" "$PLOG"
 	run grep '^gpuvm_dra' "$D/metrics/gpuvm-dra.prom"
-	assert_output 'gpuvm_dra_devices{state="published"} 1
-gpuvm_dra_devices{state="unpublished"} 7
+	assert_output 'gpuvm_dra_devices{state="published"} 2
+gpuvm_dra_devices{state="unpublished"} 6
 gpuvm_dra_device_published{address="0000:03:00.0",device="gpu-0000-03-00-0",pinned_by="ids"} 1
+gpuvm_dra_device_published{address="0001:23:00.0",device="gpu-0001-23-00-0",pinned_by="gpus"} 1
 gpuvm_dra_device_unpublished{address="0000:23:00.0",device="gpu-0000-23-00-0",reason="not_pinned"} 1
 gpuvm_dra_device_unpublished{address="0000:43:00.0",device="gpu-0000-43-00-0",reason="not_vfio"} 1
 gpuvm_dra_device_unpublished{address="0000:63:00.0",device="gpu-0000-63-00-0",reason="boot_failed"} 1
 gpuvm_dra_device_unpublished{address="0001:03:00.0",device="gpu-0001-03-00-0",reason="boot_failed"} 1
-gpuvm_dra_device_unpublished{address="0001:23:00.0",device="gpu-0001-23-00-0",reason="not_vfio"} 1
 gpuvm_dra_device_unpublished{address="0001:43:00.0",device="gpu-0001-43-00-0",reason="not_vfio"} 1
 gpuvm_dra_device_unpublished{address="0001:63:00.0",device="gpu-0001-63-00-0",reason="not_vfio"} 1'
-	# and each that is gpuvm's business is a Warning Event on the Node (not 0001:23, 43, 63:
+	# and each that is gpuvm's business is a Warning Event on the Node (not 0001:43, 63:
 	# on nvidia without a record, the normal state of a GPU left to containers)
 	call admin-token GET /api/v1/namespaces/default/events
 	run jq -r '.items | sort_by(.message)[] | "\(.involvedObject.kind)/\(.involvedObject.name) \(.type) \(.reason) \(.source.component): \(.message | split(":")[0])"' <<<"$output"
@@ -433,12 +438,12 @@ Node/gpu-node-1 Warning GPUNotPublished gpuvm-dra: gpu-0001-03-00-0 (0001"
 		"device gpu-0000-23-00-0: 0000:23:00.0 is on vfio-pci, but gpuvm did not pin it (no /run/gpuvm/pinned/0000:23:00.0): not gpuvm's to offer; gpuvm-dra binds nothing: the GPU must be on vfio since boot (gpuvm)"
 	# gpuvm pins the stranger (an apply with gpus=): it is published, the metrics follow
 	pin 0000:23:00.0
-	wait_for "new generation" 5 grep -q 'slices: pool gpu-node-1, generation 2: 2 devices in 1 slices' "$PLOG"
+	wait_for "new generation" 5 grep -q 'slices: pool gpu-node-1, generation 2: 3 devices in 1 slices' "$PLOG"
 	wait_for "metrics" 5 grep -q 'gpuvm_dra_device_published{address="0000:23:00.0",device="gpu-0000-23-00-0",pinned_by="gpus"} 1' "$D/metrics/gpuvm-dra.prom"
 	# a record that is a link is none of gpuvm's (the root's door refuses it)
 	rm "$ROOT/run/gpuvm/pinned/0000:23:00.0"
 	ln -s 0000:03:00.0 "$ROOT/run/gpuvm/pinned/0000:23:00.0"
-	wait_for "back out" 5 grep -q 'slices: pool gpu-node-1, generation 3: 1 devices in 1 slices' "$PLOG"
+	wait_for "back out" 5 grep -q 'slices: pool gpu-node-1, generation 3: 2 devices in 1 slices' "$PLOG"
 }
 
 @test "slices: another vendor's GPU is offered only when gpuvm pinned it, and is not counted otherwise" {
