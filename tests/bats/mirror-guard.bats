@@ -553,3 +553,97 @@ ok_watches() {
 	[ "$(cut -d' ' -f2 "$K/heartbeat")" -ge 20 ]
 	loop_stop
 }
+
+# The selection (gpuvm.dev/desired-gpus into gpus=): the loop guard covers it as the mode.
+@test "selection: the annotation into gpus=, the reboot asked once for MODE+GPUS; the boot that brings it ends it" {
+	mkdir -p "$ROOT/run/gpuvm-reboot"
+	node vm-passthrough gpuvm.dev/desired-gpus=0000:01:00.0
+	mirror --once
+	assert_success
+	[ "$(cat "$CONF")" = "$(printf '# provisioned\nmode=vm-passthrough\ngpus=0000:01:00.0')" ]
+	[ "$(annotation gpuvm.dev/requested)" = vm-passthrough+0000:01:00.0@11111111-1111-1111-1111-111111111111 ]
+	[ "$(cat "$ROOT/$SENT.request")" = vm-passthrough+0000:01:00.0@11111111-1111-1111-1111-111111111111 ]
+	events | grep -qx 'Normal RebootRequested: the next boot puts the GPUs in vm-passthrough with gpus=0000:01:00.0 .*'
+	: >"$API/requests.jsonl"
+	mirror --once
+	assert_success
+	[ "$(annotate_calls)" = 0 ]
+	# the boot brought the mode, not the selection: judged once, never asked again
+	reboot
+	bootjson vm-passthrough ok conf
+	mirror --once
+	assert_failure
+	assert_output --partial "error: the reboot asked for mode vm-passthrough with gpus=0000:01:00.0 (in boot 11111111-1111-1111-1111-111111111111) did not bring it: this boot ran mode vm-passthrough with gpus='', not '0000:01:00.0'"
+	[ "$(annotation gpuvm.dev/error)" = selection-not-applied ]
+	[ ! -e "$ROOT/$SENT" ]
+	# the next boot brings both: the request done, the marks gone, nothing after
+	reboot
+	GPUS=0000:01:00.0 bootjson vm-passthrough ok conf
+	mirror --once
+	assert_success
+	assert_output --partial "brought mode vm-passthrough with gpus=0000:01:00.0"
+	for a in requested error reboot-required; do
+		[ "$(annotation "gpuvm.dev/$a")" = absent ]
+	done
+	: >"$API/requests.jsonl"
+	mirror --once
+	assert_success
+	[ "$(annotate_calls)" = 0 ]
+	# another selection in the same mode: the mode needs no boot, the selection does
+	admin_annotate gpuvm.dev/desired-gpus=numa:0
+	mirror --once
+	assert_success
+	assert_output --partial "reboot: needed: this boot runs gpus='0000:01:00.0' (/run/gpuvm/state.json), the file says gpus='numa:0'"
+	[ "$(annotation gpuvm.dev/requested)" = vm-passthrough+numa:0@22222222-2222-2222-2222-000000000002 ]
+	[ "$(request_calls)" = 2 ]
+}
+
+@test "selection: a node booted with it asks nothing; a record without a selection part means none" {
+	mkdir -p "$ROOT/run/gpuvm-reboot"
+	printf 'mode=vm-passthrough\n' >"$CONF"
+	GPUS=0000:01:00.0 bootjson vm-passthrough ok conf
+	node vm-passthrough gpuvm.dev/desired-gpus=0000:01:00.0
+	mirror --once
+	assert_success
+	grep -qx 'gpus=0000:01:00.0' "$CONF"
+	[ "$(request_calls)" = 0 ]
+	[ ! -e "$ROOT/$SENT" ]
+	# a request of the format before the selection: MODE@BOOT_ID, brought by a boot with none
+	rm "$CONF"
+	printf 'mode=vm-passthrough\n' >"$CONF"
+	bootjson vm-passthrough ok conf
+	node vm-passthrough gpuvm.dev/requested=vm-passthrough@00000000-0000-0000-0000-00000000000a
+	: >"$API/requests.jsonl"
+	mirror --once
+	assert_success
+	assert_output --partial "brought mode vm-passthrough (requested in boot 00000000-0000-0000-0000-00000000000a): request done"
+	[ "$(annotation gpuvm.dev/requested)" = absent ]
+}
+
+@test "selection: the annotation removed or empty removes gpus= (the file's other lines kept), the reboot asked once" {
+	mkdir -p "$ROOT/run/gpuvm-reboot"
+	printf '# provisioned\nmode=vm-passthrough\ngpus=0000:01:00.0\nnvswitch=host\n' >"$CONF"
+	chmod 0640 "$CONF"
+	GPUS=0000:01:00.0 bootjson vm-passthrough ok conf
+	node vm-passthrough gpuvm.dev/desired-gpus=
+	mirror --once
+	assert_success
+	assert_output --partial "removed gpus='0000:01:00.0' from the host config (no selection)"
+	[ "$(cat "$CONF")" = "$(printf '# provisioned\nmode=vm-passthrough\nnvswitch=host')" ]
+	[ "$(stat -c %a "$CONF")" = 640 ]
+	[ "$(annotation gpuvm.dev/requested)" = vm-passthrough@11111111-1111-1111-1111-111111111111 ]
+	: >"$API/requests.jsonl"
+	mirror --once
+	assert_success
+	[ "$(annotate_calls)" = 0 ]
+	# absent is the same; the boot without a selection ends the request
+	printf 'gpus=0000:01:00.0\n' >>"$CONF"
+	admin_annotate gpuvm.dev/desired-gpus-
+	reboot
+	bootjson vm-passthrough ok conf
+	mirror --once
+	assert_success
+	! grep -q gpus= "$CONF"
+	assert_output --partial "brought mode vm-passthrough (requested in boot 11111111-1111-1111-1111-111111111111): request done"
+	[ "$(annotation gpuvm.dev/requested)" = absent ]
+}

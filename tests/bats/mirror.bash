@@ -98,15 +98,18 @@ EOF
 
 # bootjson MODE RESULT SOURCE [HOST_CONFIG [WHY [ERROR]]]: /run/gpuvm/boot.json (and state.json,
 # the same document, as the boot path writes both) in the SPEC's layout, of the boot in $BOOTID.
-# SOURCE: cmdline | default | conf (the root's file: /etc/gpuvm/gpuvm.conf:2).
+# SOURCE: cmdline | default | conf (the root's file: /etc/gpuvm/gpuvm.conf:2). GPUS (the
+# environment): the selection that boot ran, gpus= of the root's file (none without it).
 bootjson() {
 	local src=$3
 	[ "$src" != conf ] || src=/etc/gpuvm/gpuvm.conf:2
 	mkdir -p "$ROOT/run/gpuvm"
 	jq -n --arg mode "$1" --arg result "$2" --arg src "$src" --arg hc "${4:-read}" \
 		--arg why "${5:-}" --arg err "${6:-}" --arg id "$(cat "$BOOTID")" --arg v "$GV" \
+		--arg gpus "${GPUS-}" \
 		'{version: $v, command: "apply", result: $result, mode: $mode, mode_source: $src,
-		settings: {mode: {value: $mode, source: $src}}, devices: [],
+		settings: ({mode: {value: $mode, source: $src}} + if $gpus == "" then {} else
+			{gpus: {value: $gpus, source: "/etc/gpuvm/gpuvm.conf:3"}} end), devices: [],
 		errors: (if $err == "" then [] else [$err, "a second error"] end), warnings: [],
 		boot: {boot_id: $id, stage: "root", decided: true, host_config: $hc,
 		sysroot: "/sysroot", why: (if $why == "" then null else $why end)}}' \
@@ -236,9 +239,10 @@ annotate_calls() {
 	patches | grep -c '"annotations"' || true
 }
 
-# The same, but for the node's KubeVirt entries (gpuvm.dev/kubevirt), published on their own.
+# The same, but for the node's KubeVirt entries and pinned set (gpuvm.dev/kubevirt, gpuvm.dev/pinned),
+# published on their own.
 request_calls() {
-	patches | grep '"annotations"' | grep -vc '"gpuvm.dev/kubevirt"' || true
+	patches | grep '"annotations"' | grep -v '"gpuvm.dev/kubevirt"' | grep -vc '"gpuvm.dev/pinned"' || true
 }
 
 label_calls() {

@@ -1375,3 +1375,74 @@ build_fleet() {
 	[ "$(annotation "$W")" = vfio-manager ]
 	[ "$(events)" = "Normal WarningCleared: gpuvm.dev/warning: gpuvm-version-differs no longer holds" ]
 }
+
+@test "selection: a value gpuvm refuses writes nothing, mode neither: gpuvm.dev/error=gpus-invalid and one Event; fixed, it goes" {
+	mkdir -p "$ROOT/run/gpuvm-reboot"
+	node vm-passthrough gpuvm.dev/desired-gpus=0000:01:00.0,bogus
+	before=$(snap "$ROOT")
+	mirror --once
+	assert_failure
+	assert_output --partial "error: annotation gpuvm.dev/desired-gpus='0000:01:00.0,bogus' refused by gpuvm (gpuvm: error: config set: gpus: invalid value"
+	[ "$(snap "$ROOT")" = "$before" ]
+	[ "$(annotation gpuvm.dev/error)" = gpus-invalid ]
+	[ "$(annotation gpuvm.dev/requested)" = absent ]
+	[ "$(events | grep -c '^Warning GpusInvalid: gpuvm.dev/error=gpus-invalid: ')" = 1 ]
+	# again: said in the log, no new mark nor Event
+	: >"$API/requests.jsonl"
+	mirror --once
+	assert_failure
+	[ "$(annotate_calls)" = 0 ]
+	[ "$(events)" = "" ]
+	# fixed: written, the error gone, the reboot asked for
+	admin_annotate gpuvm.dev/desired-gpus=0000:01:00.0
+	mirror --once
+	assert_success
+	grep -qx 'gpus=0000:01:00.0' "$CONF"
+	[ "$(annotation gpuvm.dev/error)" = absent ]
+	[ "$(annotation gpuvm.dev/requested)" = vm-passthrough+0000:01:00.0@11111111-1111-1111-1111-111111111111 ]
+	# GPUVM_WRITE_CONFIG=never: another selection is reported, never written
+	admin_annotate gpuvm.dev/desired-gpus=numa:0
+	run env "${MENV[@]}" GPUVM_WRITE_CONFIG=never "$MIRROR" --once
+	assert_success
+	assert_output --partial "warning: gpuvm.dev/desired-gpus='numa:0', but the host config has gpus='0000:01:00.0': GPUVM_WRITE_CONFIG=never"
+	grep -qx 'gpus=0000:01:00.0' "$CONF"
+}
+
+@test "the pinned set: gpuvm.dev/pinned from /run/gpuvm/pinned, patched when it changes only, empty when none" {
+	node container
+	mirror --once
+	assert_success
+	# nothing pinned, no annotation: no request
+	[ "$(annotate_calls)" = 0 ]
+	[ "$(annotation gpuvm.dev/pinned)" = absent ]
+	# a real apply of a VM mode pins the GPU
+	printf 'mode=vm-passthrough\ngpus=0000:01:00.0\n' >"$CONF"
+	"$GPUVM" --root "$ROOT" --cmdline "" apply >/dev/null 2>&1
+	[ -f "$ROOT/run/gpuvm/pinned/0000:01:00.0" ]
+	node vm-passthrough gpuvm.dev/desired-gpus=0000:01:00.0
+	mirror --once
+	assert_success
+	[ "$(annotation gpuvm.dev/pinned)" = 0000:01:00.0 ]
+	assert_output --partial "annotated gpuvm.dev/pinned=0000:01:00.0"
+	: >"$API/requests.jsonl"
+	mirror --once
+	assert_success
+	[ "$(patches | grep -c gpuvm.dev/pinned)" = 0 ]
+	# a record for another address (and a file that is none) join in order
+	touch "$ROOT/run/gpuvm/pinned/0000:00:02.0" "$ROOT/run/gpuvm/pinned/.tmp123"
+	mirror --once
+	[ "$(annotation gpuvm.dev/pinned)" = 0000:00:02.0,0000:01:00.0 ]
+	# back to container: the records go, the annotation is empty
+	rm "$ROOT/run/gpuvm/pinned/0000:00:02.0"
+	printf 'mode=container\n' >"$CONF"
+	"$GPUVM" --root "$ROOT" --cmdline "" apply >/dev/null 2>&1
+	node container gpuvm.dev/pinned=0000:01:00.0
+	: >"$API/requests.jsonl"
+	mirror --once
+	assert_success
+	[ "$(annotation gpuvm.dev/pinned)" = "" ]
+	[ "$(patches | grep -c gpuvm.dev/pinned)" = 1 ]
+	: >"$API/requests.jsonl"
+	mirror --once
+	[ "$(patches | grep -c gpuvm.dev/pinned)" = 0 ]
+}
