@@ -643,7 +643,32 @@ ok_watches() {
 	bootjson vm-passthrough ok conf
 	mirror --once
 	assert_success
-	! grep -q gpus= "$CONF"
+	[ "$(grep -c gpus= "$CONF")" = 0 ]
 	assert_output --partial "brought mode vm-passthrough (requested in boot 11111111-1111-1111-1111-111111111111): request done"
 	[ "$(annotation gpuvm.dev/requested)" = absent ]
+}
+
+pinned_patches() {
+	patches | grep -c '"gpuvm.dev/pinned"' || true
+}
+
+@test "watch: the pinned set published once, again when the host's records change, no request at rest" {
+	printf 'mode=vm-passthrough\ngpus=0000:01:00.0\n' >"$CONF"
+	"$GPUVM" --root "$ROOT" --cmdline "" apply >/dev/null 2>&1
+	node vm-passthrough gpuvm.dev/desired-gpus=0000:01:00.0
+	loop_start GPUVM_WATCH_TIMEOUT=1 GPUVM_KUBEVIRT=never
+	until_ annotated gpuvm.dev/pinned 0000:01:00.0
+	n=$(watch_calls)
+	until_ at_least watch_calls $((n + 3))
+	[ "$(pinned_patches)" = 1 ]
+	[ "$(request_calls)" = 0 ]
+	# a record more on the host: seen at the next renewal, patched once
+	touch "$ROOT/run/gpuvm/pinned/0000:00:02.0"
+	until_ annotated gpuvm.dev/pinned 0000:00:02.0,0000:01:00.0
+	n=$(watch_calls)
+	until_ at_least watch_calls $((n + 3))
+	loop_stop
+	[ "$(pinned_patches)" = 2 ]
+	[ "$(annotate_calls)" = 2 ]
+	[ "$(get_node_calls)" = 0 ]
 }
