@@ -1406,6 +1406,12 @@ build_fleet() {
 	assert_success
 	assert_output --partial "warning: gpuvm.dev/desired-gpus='numa:0', but the host config has gpus='0000:01:00.0': GPUVM_WRITE_CONFIG=never"
 	grep -qx 'gpus=0000:01:00.0' "$CONF"
+	# no annotation: the owner's gpus= is its own, no warning
+	admin_annotate gpuvm.dev/desired-gpus-
+	run env "${MENV[@]}" GPUVM_WRITE_CONFIG=never "$MIRROR" --once
+	assert_success
+	refute_output --partial gpus=
+	grep -qx 'gpus=0000:01:00.0' "$CONF"
 }
 
 @test "the pinned set: gpuvm.dev/pinned from /run/gpuvm/pinned, patched when it changes only, empty when none" {
