@@ -620,7 +620,7 @@ ok_watches() {
 	[ "$(annotation gpuvm.dev/requested)" = absent ]
 }
 
-@test "selection: the annotation removed or empty removes gpus= (the file's other lines kept), the reboot asked once" {
+@test "selection: an empty annotation removes gpus= (the file's other lines kept), the reboot asked once; an absent one leaves the file's gpus=" {
 	mkdir -p "$ROOT/run/gpuvm-reboot"
 	printf '# provisioned\nmode=vm-passthrough\ngpus=0000:01:00.0\nnvswitch=host\n' >"$CONF"
 	chmod 0640 "$CONF"
@@ -636,16 +636,24 @@ ok_watches() {
 	mirror --once
 	assert_success
 	[ "$(annotate_calls)" = 0 ]
-	# absent is the same; the boot without a selection ends the request
-	printf 'gpus=0000:01:00.0\n' >>"$CONF"
-	admin_annotate gpuvm.dev/desired-gpus-
+	# the boot without a selection ends the request
 	reboot
 	bootjson vm-passthrough ok conf
 	mirror --once
 	assert_success
-	[ "$(grep -c gpus= "$CONF")" = 0 ]
 	assert_output --partial "brought mode vm-passthrough (requested in boot 11111111-1111-1111-1111-111111111111): request done"
 	[ "$(annotation gpuvm.dev/requested)" = absent ]
+	# absent: a gpus= the host's owner wrote is not the mirror's: kept, no reboot asked for,
+	# whatever this boot runs
+	printf 'gpus=0000:01:00.0\n' >>"$CONF"
+	admin_annotate gpuvm.dev/desired-gpus-
+	: >"$API/requests.jsonl"
+	mirror --once
+	assert_success
+	[ "$(grep -c '^gpus=0000:01:00.0$' "$CONF")" = 1 ]
+	refute_output --partial "removed gpus="
+	[ "$(annotation gpuvm.dev/requested)" = absent ]
+	[ "$(annotate_calls)" = 0 ]
 }
 
 pinned_patches() {
