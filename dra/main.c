@@ -3,7 +3,8 @@
  * gpuvm-dra: the DRA kubelet plugin of the GPUs gpuvm pinned to vfio at boot (driver
  * vfio.gpuvm.dev). It serves the kubelet's registration and DRA sockets, prepares claims
  * as CDI specs and device metadata, and publishes the node's GPUs as ResourceSlices. It
- * never binds or unbinds a driver: a GPU that is not on vfio is not offered nor prepared.
+ * never binds or unbinds a driver (rootio's writes are denied at its start): a GPU that is not
+ * on vfio is not offered nor prepared.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -202,6 +203,13 @@ int main(int argc, char **argv)
 			"gpuvm-dra: no node name, or not a DNS subdomain: --node or NODE_NAME\n");
 		return 2;
 	}
+	/*
+	 * Nothing of the host is changed through rootio, whatever code of gpuvm's the plugin
+	 * reaches: every root_write* fails from here on, before the first read. The plugin's own
+	 * files (CDI specs, metadata, metrics: file_put) and sockets are written with their own
+	 * calls into their own folders, never through rootio.
+	 */
+	root_deny_writes();
 	if (root_init(root) < 0) {
 		fprintf(stderr, "gpuvm-dra: cannot open the root %s\n", root ? root : "/");
 		return 1;

@@ -189,6 +189,42 @@ cdi/$DRIVER-$U2.json"
 	assert_output "{\"claims\": {\"$U1\": {}}}"
 }
 
+# tree: every file, link and folder of $ROOT with its content's checksum, its target or its mode.
+tree() {
+	(cd "$ROOT" && find . -printf '%y %m %p %l\n' | LC_ALL=C sort &&
+		find . -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum)
+}
+
+@test "it never binds or unbinds: registration, slices, prepare and unprepare leave the --root tree as it was, and open nothing of it to write" {
+	command -v strace >/dev/null || skip "no strace (Debian's strace)"
+	node gpu-node-1
+	claim c1 "$U1" "[$(result $DEV)]"
+	tree >"$D/tree.before"
+	grep -q "/$GPU/driver_override$" "$D/tree.before"
+	DRA_TRACE=$D/trace dra_start --slices auto --slice-interval 1
+	kubelet register "$REG" >/dev/null
+	wait_for "slice" 5 grep -q 'slices: pool gpu-node-1, generation 1' "$PLOG"
+	run kubelet prepare "$SOCK" "default/$U1/c1"
+	assert_success
+	assert_equal "$(jqr ".claims[\"$U1\"].error // \"\"")" ""
+	[ -s "$CDI/$DRIVER-$U1.json" ]
+	run kubelet unprepare "$SOCK" "default/$U1/c1"
+	assert_success
+	assert_output "{\"claims\": {\"$U1\": {}}}"
+	dra_stop
+	tree >"$D/tree.after"
+	run diff "$D/tree.before" "$D/tree.after"
+	assert_success
+	# The trace saw the plugin read the tree (the device's files), and open no file of a
+	# driver's binding to write; whatever it opened to write is its own (CDI specs, state).
+	grep -q "openat([0-9]*, \"sys/bus/pci/devices/$GPU/" "$D/trace"
+	run grep -E '(driver_override|/bind|unbind|new_id|remove_id|drivers_probe)", [^)]*O_(WRONLY|RDWR)' "$D/trace"
+	assert_failure
+	run grep -E 'O_(WRONLY|RDWR|CREAT)' "$D/trace"
+	run grep -v -e "\"$CDI/" -e "\"$STATE/" <<<"$output"
+	assert_output ""
+}
+
 @test "prepare: each claim it refuses gets its own error, the others are prepared" {
 	U3=6f1c2a9e-5b7d-4c1e-9a8f-000000000003 U4=6f1c2a9e-5b7d-4c1e-9a8f-000000000004
 	U5=6f1c2a9e-5b7d-4c1e-9a8f-000000000005 U6=6f1c2a9e-5b7d-4c1e-9a8f-000000000006

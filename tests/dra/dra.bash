@@ -41,15 +41,23 @@ dra_rbac() {
 }
 
 # dra_start [OPTION...]: the plugin on $ROOT for node gpu-node-1, the API stand-in's server,
-# its ServiceAccount's token (dra_rbac); waits for its two sockets.
+# its ServiceAccount's token (dra_rbac); waits for its two sockets. DRA_TRACE=FILE: under
+# strace -f, its openat calls into FILE ($SPID strace, $DPID the plugin).
 dra_start() {
+	local wrap=
+	[ -z "${DRA_TRACE-}" ] || wrap="strace -f -qq -e trace=openat,openat2 -o $DRA_TRACE"
 	printf 'dra-token\n' >"$D/token"
+	# shellcheck disable=SC2086 # $wrap is words
 	GPUVM_API_SERVER=$SERVER GPUVM_API_TOKEN_FILE=$D/token GPUVM_API_CA_FILE=$API/tls/ca.crt \
-		GPUVM_API_TIMEOUT=10 "$DRA" --node gpu-node-1 --root "$ROOT" --registration-socket "$REG" \
+		GPUVM_API_TIMEOUT=10 $wrap "$DRA" --node gpu-node-1 --root "$ROOT" --registration-socket "$REG" \
 		--plugin-socket "$SOCK" --cdi-dir "$CDI" --state-dir "$STATE" "$@" >>"$PLOG" 2>&1 3>&- &
 	DPID=$!
+	SPID=
 	for _ in $(seq 1 100); do
-		[ -S "$REG" ] && [ -S "$SOCK" ] && return 0
+		if [ -S "$REG" ] && [ -S "$SOCK" ]; then
+			[ -z "$wrap" ] || { SPID=$DPID; DPID=$(pgrep -P "$SPID"); }
+			return 0
+		fi
 		kill -0 "$DPID" 2>/dev/null || break
 		sleep 0.05
 	done
@@ -62,6 +70,9 @@ dra_start() {
 dra_stop() {
 	[ -z "${DPID-}" ] || { kill "$DPID" 2>/dev/null || true; wait "$DPID" 2>/dev/null || true; }
 	DPID=
+	# strace ends with the plugin, its trace whole
+	[ -z "${SPID-}" ] || wait "$SPID" 2>/dev/null || true
+	SPID=
 	! grep -q -e 'Sanitizer' -e 'runtime error' "$PLOG" 2>/dev/null || fail "a sanitizer's report in $PLOG"
 }
 
