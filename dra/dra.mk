@@ -15,7 +15,7 @@ DRA_GPUVM_INC := -Isrc/boot
 DRA_PROTOS := pluginregistration dra
 DRA_GEN := $(B)/dra/gen
 DRA_SRCS := main.c alive.c dralog.c grpcframe.c h2srv.c claim.c kapi.c vfiodev.c cdi.c drasvc.c \
-	slices.c promfile.c
+	slices.c promfile.c drareq.c
 DRA_OBJS := $(DRA_SRCS:%.c=$(B)/dra/%.o) $(DRA_PROTOS:%=$(B)/dra/%.pb-c.o)
 DRA_CFLAGS = $(CFLAGS_HOST) -Idra -I$(DRA_GEN) $(DRA_GPUVM_INC)
 DRA_LIBS := -lnghttp2 -lprotobuf-c -lcurl -ljson-c
@@ -82,10 +82,16 @@ DRA_FUZZ_CFLAGS := -g -O1 -std=gnu11 -fno-omit-frame-pointer $(WARN) -D_GNU_SOUR
 $(B)/dra/fuzz/grpcframe: DRA_FUZZ_SRCS = dra/grpcframe.c
 $(B)/dra/fuzz/claim: DRA_FUZZ_SRCS = dra/claim.c
 $(B)/dra/fuzz/claim: DRA_FUZZ_LIBS = -ljson-c
+# drareq: protobuf-c's unpack of the four requests (the generated code of dra/proto) and
+# the plugin's check of each decoded claim (dra/drareq.c, with cdi.c's uid_ok).
+$(B)/dra/fuzz/drareq: DRA_FUZZ_SRCS = dra/drareq.c dra/cdi.c $(DRA_PROTOS:%=$(DRA_GEN)/%.pb-c.c)
+$(B)/dra/fuzz/drareq: DRA_FUZZ_LIBS = -lprotobuf-c -ljson-c
+$(B)/dra/fuzz/drareq: DRA_FUZZ_INC = -I$(DRA_GEN)
+$(B)/dra/fuzz/drareq: dra/drareq.c dra/drareq.h dra/cdi.c $(DRA_PROTOS:%=$(DRA_GEN)/%.pb-c.c)
 $(B)/dra/fuzz/%: dra/fuzz/fuzz-%.c dra/grpcframe.c dra/claim.c dra/grpcframe.h dra/claim.h
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  FUZZ    $@")
-	$(Q)clang $(DRA_FUZZ_CFLAGS) -o $@ $< $(DRA_FUZZ_SRCS) $(DRA_FUZZ_LIBS)
+	$(Q)clang $(DRA_FUZZ_CFLAGS) $(DRA_FUZZ_INC) -o $@ $< $(DRA_FUZZ_SRCS) $(DRA_FUZZ_LIBS)
 .PHONY: dra-fuzz
 dra-fuzz: $(DRA_FUZZ:%=$(B)/dra/fuzz/%)
 	$(Q)for h in $(DRA_FUZZ); do \

@@ -23,6 +23,7 @@
 #include "cdi.h"
 #include "claim.h"
 #include "dralog.h"
+#include "drareq.h"
 #include "drasvc.h"
 #include "grpcframe.h"
 #include "rootio.h"
@@ -149,15 +150,6 @@ static int notify(const uint8_t *req, size_t len, uint8_t **resp, size_t *resp_l
 			st->error[0] ? st->error : "no reason given");
 	protobuf_c_message_free_unpacked(&st->base, NULL);
 	return reply(&out.base, &a, resp, resp_len, err, errsize);
-}
-
-/* A namespace or a claim's name as the API takes them: [a-z0-9.-], at most 253. */
-static bool name_ok(const char *s)
-{
-	size_t n = strlen(s);
-
-	return n > 0 && n <= 253 && strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789.-") == n &&
-		s[0] != '.' && s[0] != '-';
 }
 
 /* The API's Status message of an error answer, or its first line. */
@@ -439,7 +431,7 @@ static int prepare_one(struct prep *p, const D(Claim) * c, D(NodePrepareResource
 	long code;
 	int r;
 
-	if (!uid_ok(c->uid) || !name_ok(c->namespace_) || !name_ok(c->name)) {
+	if (!claim_ref_ok(c->namespace_, c->name, c->uid)) {
 		fmt_cut(err, errsize, "claim %s/%s (%s): not a namespace, name and UID the API makes",
 			c->namespace_, c->name, c->uid);
 		return -EINVAL;
