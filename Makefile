@@ -23,7 +23,7 @@ LDFLAGS_STATIC := -static -Wl,--gc-sections -s
 BOOT_SRCS := util.c strpool.c log.c mode.c cmdline.c kcmdline.c config.c settings.c pci.c \
 	rootio.c iommu.c metrics.c inventory.c pciproc.c plan.c json.c report.c state.c execute.c \
 	kmod.c vgpu.c pciids.c tagspec.c blkdev.c hostdev.c confsource.c pending.c writefile.c \
-	prepare.c bootrun.c pinned.c
+	prepare.c bootrun.c pinned.c names.c
 TOOLS_SRCS := nextboot.c inuse.c live.c iomem.c check.c kvsnippet.c tarw.c modindex.c \
 	hostreport.c dumpcollect.c
 CMD_SRCS := cmd/apply.c cmd/applyhost.c cmd/plan.c cmd/status.c cmd/check.c cmd/cmdline.c \

@@ -14,7 +14,7 @@ set -u
 
 # NAME: UNIT... (what each layer is: doc/HACKING.md, "Layers")
 LAYERS='
-base: util strpool log json writefile
+base: util strpool log json writefile names
 pure: pci cmdline tagspec mode vgpu iomem config tarw modindex
 seams: rootio kmod blkdev
 machine: iommu inventory pciproc hostdev inuse pciids

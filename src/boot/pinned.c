@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "names.h"
 #include "pinned.h"
 #include "rootio.h"
 #include "util.h"
@@ -49,29 +50,12 @@ static int write_record(const struct report *r, size_t i)
 	return root_write_file(PINNED_DIR, r->inv->dev[i].name, buf, (size_t)n);
 }
 
-struct names {
-	char (*v)[PCI_ADDR_LEN];
-	size_t n;
-	int err;
-};
-
 /* The records there now: names that are PCI addresses (a temporary is none). */
-static int on_name(const char *name, void *data)
+static bool is_record(const char *name)
 {
-	struct names *l = data;
 	struct pci_addr a;
-	char(*v)[PCI_ADDR_LEN];
 
-	if (strlen(name) >= PCI_ADDR_LEN || pci_addr_parse(name, &a) < 0)
-		return 0;
-	v = realloc(l->v, (l->n + 1) * sizeof(*v));
-	if (!v) {
-		l->err = -ENOMEM;
-		return 1;
-	}
-	l->v = v;
-	strscpy(l->v[l->n++], name, PCI_ADDR_LEN);
-	return 0;
+	return strlen(name) < PCI_ADDR_LEN && pci_addr_parse(name, &a) == 0;
 }
 
 /* Is the record name to stay: a device pinned now, or one a live switch left as it was? */
@@ -91,7 +75,7 @@ static bool stays(const struct report *r, const char *name)
 
 int pinned_sync(const struct report *r)
 {
-	struct names old = { 0 };
+	struct names old = { .want = is_record };
 	size_t i;
 	int r1, first = 0;
 
@@ -107,7 +91,7 @@ int pinned_sync(const struct report *r)
 			first = first ? first : r1;
 		}
 	}
-	r1 = root_list(PINNED_DIR, on_name, &old);
+	r1 = root_list(PINNED_DIR, names_add, &old);
 	if (r1 == 0)
 		r1 = old.err;
 	if (r1 < 0 && r1 != -ENOENT) {
@@ -123,6 +107,6 @@ int pinned_sync(const struct report *r)
 			first = first ? first : r1;
 		}
 	}
-	free(old.v);
+	names_free(&old);
 	return first;
 }

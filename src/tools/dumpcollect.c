@@ -30,6 +30,7 @@
 #include "kmod.h"
 #include "kvsnippet.h"
 #include "modindex.h"
+#include "names.h"
 #include "pciids.h"
 #include "pciproc.h"
 #include "prepare.h"
@@ -374,47 +375,6 @@ static void copy_link(struct dump *d, const char *path)
 		note(d, "/%s: %s", path, strerror(-r));
 }
 
-struct names {
-	char **v;
-	size_t n, cap;
-	bool (*want)(const char *name);
-};
-
-static int add_name(const char *name, void *data)
-{
-	struct names *l = data;
-
-	if (l->want && !l->want(name))
-		return 0;
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 64;
-		char **v = realloc(l->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		l->v = v;
-		l->cap = cap;
-	}
-	l->v[l->n] = strdup(name);
-	return l->v[l->n++] ? 0 : -ENOMEM;
-}
-
-static int name_cmp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static void names_free(struct names *l)
-{
-	size_t i;
-
-	for (i = 0; i < l->n; i++)
-		free(l->v[i]);
-	free(l->v);
-	l->v = NULL;
-	l->n = l->cap = 0;
-}
-
 /*
  * The entries of the directory dir (made canonical into real) that want() takes, in name
  * order (so that one tree makes one archive), into l. -errno of the listing.
@@ -427,7 +387,9 @@ static int list(struct dump *d, const char *dir, char *real, size_t size, struct
 		return -ETIME;
 	r = canon(d, dir, real, size);
 	if (r == 0)
-		r = root_list(real, add_name, l);
+		r = root_list(real, names_add, l);
+	if (r == 0)
+		r = l->err;
 	if (r == -ENOMEM)
 		stop(d, r, dir);
 	if (r < 0) {
@@ -435,8 +397,7 @@ static int list(struct dump *d, const char *dir, char *real, size_t size, struct
 		names_free(l);
 		return r;
 	}
-	if (l->n)
-		qsort(l->v, l->n, sizeof(*l->v), name_cmp);
+	names_sort(l);
 	return 0;
 }
 

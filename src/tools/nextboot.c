@@ -16,6 +16,7 @@
 #include "cmdline.h"
 #include "config.h"
 #include "json.h"
+#include "names.h"
 #include "nextboot.h"
 #include "rootio.h"
 #include "settings.h"
@@ -387,65 +388,6 @@ static int grub_file(struct nextboot *nb, struct grubvar *v, const char *path)
 	return r;
 }
 
-/* The names in a directory under the root that end in suffix, sorted; any number. */
-struct names {
-	char **v;
-	size_t n, cap;
-	const char *suffix;
-	bool err;
-};
-
-/* Take s (allocated, or NULL: out of memory) as the list's next name; 1 stops a listing. */
-static int names_take(struct names *l, char *s)
-{
-	char **v;
-
-	if (s && l->n == l->cap) {
-		size_t cap = l->cap ? 2 * l->cap : 16;
-
-		v = realloc(l->v, cap * sizeof(*v));
-		if (!v) {
-			free(s);
-			s = NULL;
-		} else {
-			l->v = v;
-			l->cap = cap;
-		}
-	}
-	if (!s) {
-		l->err = true;
-		return 1;
-	}
-	l->v[l->n++] = s;
-	return 0;
-}
-
-static int collect_name(const char *name, void *data)
-{
-	struct names *l = data;
-	size_t len = strlen(name), sl = strlen(l->suffix);
-
-	if (len <= sl || !streq(name + len - sl, l->suffix))
-		return 0;
-	return names_take(l, strdup(name));
-}
-
-static int name_cmp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static void names_free(struct names *l)
-{
-	size_t i;
-
-	for (i = 0; i < l->n; i++)
-		free(l->v[i]);
-	free(l->v);
-	l->v = NULL;
-	l->n = l->cap = 0;
-}
-
 /*
  * A directory under the root, listed by cb into l, sorted. One that is not there (or no
  * directory) lists nothing; one that cannot be listed makes the judgement unknown, said.
@@ -456,9 +398,8 @@ static int list_sorted(struct nextboot *nb, const char *dir, int (*cb)(const cha
 	int r = root_list(dir, cb, l);
 
 	if (l->err)
-		return -ENOMEM;
-	if (l->n)
-		qsort(l->v, l->n, sizeof(*l->v), name_cmp);
+		return l->err;
+	names_sort(l);
 	if (r < 0 && r != -ENOENT && r != -ENOTDIR)
 		return set_unknown(nb, "cannot list /%s: %s", dir, strerror(-r));
 	return 0;
@@ -478,9 +419,9 @@ static int sh_line(struct nextboot *nb, struct grubvar *v, const char *file, con
 
 	r = grub_file(nb, v, file);
 	if (r == 0)
-		r = list_sorted(nb, dir, collect_name, &n);
+		r = list_sorted(nb, dir, names_add, &n);
 	if (r == 0 && dir2)
-		r = list_sorted(nb, dir2, collect_name, &n);
+		r = list_sorted(nb, dir2, names_add, &n);
 	for (i = 0; i < n.n && r == 0; i++) {
 		if (i && streq(n.v[i], n.v[i - 1]))
 			continue; /* in both folders: the first's */
@@ -782,7 +723,7 @@ static int each_file(struct nextboot *nb, const char *const *dirs, const char *s
 	for (; *dirs && r == 0; dirs++) {
 		struct names n = { .suffix = suffix };
 
-		r = list_sorted(nb, *dirs, collect_name, &n);
+		r = list_sorted(nb, *dirs, names_add, &n);
 		for (i = 0; i < n.n && r == 0; i++) {
 			if (asprintf(&path, "/%s/%s", *dirs, n.v[i]) < 0) {
 				r = -ENOMEM;

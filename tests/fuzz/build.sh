@@ -22,7 +22,7 @@ case ${CC:-} in
 esac
 
 # The parsers, the planner, JSON, and what they call (log, util; rootio via the fake kernel).
-SRCS="util strpool log mode cmdline config writefile settings pci iommu iomem inventory pciproc plan vgpu json kvsnippet pciids tagspec nextboot"
+SRCS="util strpool log mode cmdline config writefile settings pci iommu iomem inventory pciproc plan vgpu json kvsnippet pciids tagspec nextboot names"
 
 WARN="-Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-nonliteral"
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
