@@ -29,7 +29,7 @@ e2e_fact_is vga.override vfio-pci
 e2e_fact_is vga.vfio_node yes
 e2e_fact_match modules "(^| )$E2E_BOCHS_MOD( |\$)"
 e2e_fact_match modules '(^| )ext4( |$)'
-e2e_fact_is run_gpuvm 'boot.json metrics state.json '
+e2e_fact_is run_gpuvm 'boot.json metrics pinned state.json '
 e2e_fact_is gpuvm_mounts ''
 e2e_state_is .result ok
 e2e_state_is .mode vm-passthrough

@@ -20,7 +20,7 @@ e2e_fact_is pid 1
 e2e_fact_is root '/dev/vda ext4 ro'
 e2e_fact_is vga.driver vfio-pci
 e2e_fact_is vga.driver_after_load vfio-pci
-e2e_fact_is run_gpuvm 'boot.json metrics state.json '
+e2e_fact_is run_gpuvm 'boot.json metrics pinned state.json '
 e2e_fact_is gpuvm_mounts ''
 e2e_state_is .mode vm-passthrough
 e2e_state_is .mode_source LABEL=e2e-root:/etc/gpuvm/gpuvm.conf:1
