@@ -6,7 +6,8 @@
 # other line kept).
 #
 # The real plugin (build/gpuvm-dra, or GPUVM_DRA) on the vfio-stale fixture tree (one RTX 3090
-# on vfio-pci), its claims in the API stand-in (tests/api/kube-api-standin, over HTTPS, the
+# on vfio-pci) after the real gpuvm (build/gpuvm, or GPUVM) applied vm-passthrough to it, so the
+# GPU carries the pinned record the plugin offers only with; its claims in the API stand-in (tests/api/kube-api-standin, over HTTPS, the
 # plugin's ServiceAccount token and dra/deploy/component/rbac.yaml), called as the kubelet
 # calls it by tests/dra/kubelet.py (Debian's grpcio over the unix sockets):
 #   syscalls   strace -f -c on the plugin: a run that only starts and stops, one that also
@@ -27,6 +28,7 @@ set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 REPORT=${1:-$top/bench/RESULTS.md}
 DRA=${GPUVM_DRA:-$top/build/gpuvm-dra}
+GPUVM=${GPUVM:-$top/build/gpuvm}
 N=${DRA_BENCH_CLAIMS:-20}
 REST=${DRA_BENCH_REST:-10}
 NODE=gpu-node-1
@@ -38,14 +40,19 @@ die() {
 	exit 1
 }
 [ -x "$DRA" ] || die "no $DRA (make build/gpuvm-dra)"
+[ -x "$GPUVM" ] || die "no $GPUVM (make)"
 command -v strace >/dev/null || die "no strace (scripts/install-packages.sh)"
 /usr/bin/python3 -c 'import grpc, grpc_tools' 2>/dev/null || die "no python3-grpcio, python3-grpc-tools"
 
 W=$(mktemp -d "${TMPDIR:-/tmp}/dra-bench.XXXXXX")
 API=$W/api
-SPID=
+SPID='' WPID='' PPID_=''
+# The stand-in and a plugin still running (a step that died) go with the script: left, they
+# would hold its caller's output open.
 cleanup() {
 	[ -z "$SPID" ] || kill "$SPID" 2>/dev/null || true
+	[ -z "$PPID_" ] || kill "$PPID_" 2>/dev/null || true
+	[ -z "$WPID" ] || { kill "$WPID" 2>/dev/null || true; wait "$WPID" 2>/dev/null || true; }
 	rm -rf "$W"
 }
 trap cleanup EXIT INT TERM
@@ -55,6 +62,9 @@ mkdir -p "$W/gen" "$API/store/api/v1/nodes"
 /usr/bin/python3 -m grpc_tools.protoc -I"$top/dra/proto" --python_out="$W/gen" \
 	--grpc_python_out="$W/gen" "$top/dra/proto/dra.proto" "$top/dra/proto/pluginregistration.proto"
 "$top/tests/fixture/mkfixture" "$W/root" vfio-stale >/dev/null
+"$GPUVM" --root "$W/root" --cmdline gpuvm.mode=vm-passthrough apply >/dev/null 2>&1 ||
+	die "gpuvm apply on the fixture failed"
+[ -f "$W/root/run/gpuvm/pinned/$GPU" ] || die "gpuvm apply left no /run/gpuvm/pinned/$GPU"
 group=$(basename "$(readlink "$W/root/sys/bus/pci/devices/$GPU/iommu_group")")
 mkdir -p "$W/root/dev/vfio"
 : >"$W/root/dev/vfio/$group"
@@ -122,6 +132,7 @@ start() {
 stop() {
 	kill "$PPID_"
 	wait "$WPID" || true
+	WPID='' PPID_=''
 }
 # calls FILE NAME...: the calls of those syscalls in strace -c's table FILE, added.
 calls() {
