@@ -4,6 +4,7 @@
 # (scripts/layers.sh), every file beneath the root opened by rootio.c (scripts/door.sh),
 # and commit subjects "area: what changed" of at most 72 characters
 # (scripts/subjects.sh). Each check is shown to pass on the tree and to fail where it must.
+# And the runner every suite goes through (tests/tap-run): no file holds the run forever.
 
 load helpers
 
@@ -134,4 +135,31 @@ C
 	assert_line "$d/bad.c:27: a setting's source compared as text (ask its enum set_from)"
 	assert_line "$d/bad.c:29: a setting's source compared as text (ask its enum set_from)"
 	[ "${#lines[@]}" = 7 ]
+}
+
+@test "tap-run: a clean file passes; one past its limit, or one that leaves a process behind, fails and leaves nothing" {
+	local d=$BATS_TEST_TMPDIR/tr mark
+	mark="gpuvm-tap-run-$$-$RANDOM"
+	mkdir -p "$d"
+	printf '@test "fine" { true; }\n' >"$d/fine.bats"
+	# the leaked process closes bats' fd 3, so bats itself ends and only tap-run sees it
+	printf '@test "leaks" { exec -a %s sleep 300 3>&- & }\n' "$mark-leak" >"$d/leak.bats"
+	printf '@test "hangs" { exec -a %s sleep 300; }\n' "$mark-hang" >"$d/hang.bats"
+	# the inner bats in an environment of its own: this one's BATS_ variables, and its PATH's
+	# bats-core libexec folder before /usr/bin's bats, would lead it astray
+	local path
+	path=$(printf '%s\n' "$PATH" | tr : '\n' | grep -v bats-core | paste -sd:)
+	clean() { env -i PATH="$path" TMPDIR="$BATS_TEST_TMPDIR" "$@"; }
+	run clean prove -e "$TOP/tests/tap-run" "$d/fine.bats"
+	assert_success
+	run clean TAP_RUN_GRACE=1 prove -e "$TOP/tests/tap-run" "$d/leak.bats"
+	assert_failure
+	assert_output --partial "tap-run: bats --tap $d/leak.bats left these behind, killed now:"
+	assert_output --regexp "tap-run: +[0-9]+ $mark-leak 300"
+	run clean TAP_RUN_TIMEOUT=2 prove -e "$TOP/tests/tap-run" "$d/hang.bats"
+	assert_failure
+	assert_output --partial "tap-run: bats --tap $d/hang.bats ran past 2 s (TAP_RUN_TIMEOUT); killed with what it started"
+	sleep 0.5
+	run pgrep -f "$mark"
+	assert_failure
 }
