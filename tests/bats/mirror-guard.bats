@@ -656,6 +656,33 @@ ok_watches() {
 	[ "$(annotate_calls)" = 0 ]
 }
 
+@test "selection: the boot line pins another selection (exit 6): the file written, no request, the error said; unpinned, the request made once" {
+	mkdir -p "$ROOT/run/gpuvm-reboot" "$ROOT/etc/default"
+	printf 'GRUB_CMDLINE_LINUX="quiet gpuvm.gpus=numa:0"\n' >"$ROOT/etc/default/grub"
+	printf 'mode=vm-passthrough\n' >"$CONF"
+	bootjson vm-passthrough ok conf
+	node vm-passthrough gpuvm.dev/desired-gpus=0000:01:00.0
+	mirror --once
+	assert_failure 1
+	assert_output --partial "the selection cannot take effect until gpuvm.gpus= is gone from the boot loader's line; no reboot asked for"
+	[ "$(annotation gpuvm.dev/error)" = cmdline-overrides-gpus ]
+	[ "$(annotation gpuvm.dev/requested)" = absent ]
+	[ ! -e "$ROOT/$SENT" ]
+	events | grep -q '^Warning GpusPinned: gpuvm.dev/error=cmdline-overrides-gpus: '
+	grep -qx 'gpus=0000:01:00.0' "$CONF" # written all the same
+	# the boot line cleared in the same boot: the request made, once
+	unpin
+	mirror --once
+	assert_success
+	[ "$(annotation gpuvm.dev/error)" = absent ]
+	[ "$(annotation gpuvm.dev/requested)" = vm-passthrough+0000:01:00.0@11111111-1111-1111-1111-111111111111 ]
+	[ -e "$ROOT/$SENT" ]
+	: >"$API/requests.jsonl"
+	mirror --once
+	assert_success
+	[ "$(annotate_calls)" = 0 ]
+}
+
 pinned_patches() {
 	patches | grep -c '"gpuvm.dev/pinned"' || true
 }
