@@ -470,6 +470,20 @@ ok_watches() {
 	[ "$(requests '.path == "/apis/nvidia.com/v1/clusterpolicies"' | wc -l)" -le 2 ]
 }
 
+@test "watch: a window the server ends at once, empty (a proxy), is a failure waited out, not a loop; the node not read again" {
+	node container
+	fault '{"path": "/api/v1/nodes", "verb": "watch", "end_after_seconds": 0, "times": 3}'
+	loop_start GPUVM_WATCH_TIMEOUT=3 GPUVM_BACKOFF_BASE=1 GPUVM_BACKOFF_MAX=2
+	until_ at_least watch_calls 4
+	loop_stop
+	[ "$(grep -c 'error: the watch of node gpu-node-1 failed (HTTP 200: the watch ended at once (asked for [0-9]*s)): again in [0-9]*s' "$LOG")" = 3 ] ||
+		{ cat "$LOG"; false; }
+	[ "$(list_calls)" = 1 ]
+	# the three waits of the backoff (0-1 s, 1-2 s, 1-2 s) between the first watch and the fourth
+	jq -s '[.[] | select(.verb == "watch")] | .[3].at - .[0].at' "$API/requests.jsonl" >"$K/gap"
+	jq -e '. >= 2' "$K/gap"
+}
+
 @test "watch: 410 Gone (an ERROR event, or the answer) reads the node again, decides nothing again" {
 	node container
 	fault '{"path": "/api/v1/nodes", "verb": "watch", "code": 410, "reason": "Expired", "message": "too old resource version: 1 (7)", "error_event": true, "times": 1}'
