@@ -304,6 +304,8 @@ install: all
 	for f in $$(find mirror/deploy -name '*.yaml' | LC_ALL=C sort); do \
 		install -D -m 0644 $$f $(DESTDIR)$(SHAREDIR)/$$f || exit 1; done
 	install -D -m 0644 mirror/README.md $(DESTDIR)$(SHAREDIR)/mirror/README.md
+	for f in $$(find dra/deploy -name '*.yaml' | LC_ALL=C sort); do \
+		install -D -m 0644 $$f $(DESTDIR)$(SHAREDIR)/$$f || exit 1; done
 	install -D -m 0644 doc/gpuvm.conf.example $(DESTDIR)$(SHAREDIR)/gpuvm.conf.example
 	install -D -m 0644 kernel-cmdline/README.md $(DESTDIR)$(SHAREDIR)/kernel-cmdline/README.md
 	for d in $(CMDLINE_SETS); do \

@@ -43,6 +43,11 @@ load helpers
 	run sh -c "cd '$d/usr/share/gpuvm/mirror/deploy' && find . -type f | LC_ALL=C sort"
 	assert_output "$(cd "$TOP/mirror/deploy" && find . -type f | LC_ALL=C sort)"
 	[ ! -e "$d/usr/share/gpuvm/mirror/Containerfile" ]
+	# every file of dra/deploy (gpuvm-dra's component, its overlay beside the mirror's, the
+	# examples), where its overlay's path to the mirror's install still leads
+	run sh -c "cd '$d/usr/share/gpuvm/dra/deploy' && find . -type f | LC_ALL=C sort"
+	assert_output "$(cd "$TOP/dra/deploy" && find . -type f | LC_ALL=C sort)"
+	[ -f "$d/usr/share/gpuvm/dra/deploy/overlays/default/../../../../mirror/deploy/overlays/default/kustomization.yaml" ]
 }
 
 # No pci.ids is shipped; PCI_IDS=FILE (the sandbox device plugin's) installs its NVIDIA block.
