@@ -50,6 +50,8 @@ $(B)/dra/unit/%: dra/tests/%.c tests/unit/unit.h $(DRA_OBJS)
 	$(Q)$(CC) $(DRA_CFLAGS) -Itests/unit -o $@ $< $(DRA_UNIT_OBJS) $(EXTRA_LDFLAGS) $(DRA_UNIT_LIBS)
 dra-unit: $(DRA_UNIT_TESTS)
 	$(PROVE) $(DRA_UNIT_TESTS)
+# The Makefile's memcheck runs these too; its prerequisites were read before this file set them.
+memcheck: $(DRA_UNIT_TESTS)
 
 -include $(DRA_OBJS:.o=.d)
 

@@ -53,7 +53,7 @@ static const struct pci_dev *dev(const struct inventory *inv, const char *addr)
 
 static void test_proc_then_interesting(void)
 {
-	struct inventory inv;
+	struct inventory inv = { 0 }; /* the caller's inputs (want_numa, models) unset */
 	const struct pci_dev *gpu, *audio;
 
 	host();
@@ -93,7 +93,7 @@ static void test_proc_then_interesting(void)
  */
 static void test_shared_bus(void)
 {
-	struct inventory inv;
+	struct inventory inv = { 0 }; /* the caller's inputs (want_numa, models) unset */
 	const struct pci_dev *d;
 
 	host();
@@ -114,7 +114,7 @@ static void test_shared_bus(void)
 }
 static void test_no_proc(void)
 {
-	struct inventory inv;
+	struct inventory inv = { 0 }; /* the caller's inputs (want_numa, models) unset */
 	size_t i;
 	bool all = true;
 
@@ -131,7 +131,7 @@ static void test_no_proc(void)
 
 static void test_unreadable_and_gone(void)
 {
-	struct inventory inv;
+	struct inventory inv = { 0 }; /* the caller's inputs (want_numa, models) unset */
 	const struct pci_dev *d;
 
 	/* The GPU's uevent cannot be read: unidentified, never taken. */
