@@ -228,7 +228,8 @@ section=$W/section.md
 cat >"$section" <<EOF
 ## gpuvm-dra: prepare, unprepare, at rest
 
-\`bench/dra.sh\` (\`make bench\`): the real plugin on the vfio-stale fixture (one GPU on vfio-pci),
+\`bench/dra.sh\` (\`make bench\`): the real plugin on the vfio-stale fixture (one GPU on vfio-pci,
+its pinned record written by the real gpuvm applying vm-passthrough, which every prepare reads),
 its $N claims in the API stand-in over HTTPS, called by the kubelet stand-in (grpcio, one
 connection a call: the kubelet keeps one, so the calls are an upper bound). Syscalls from
 \`strace -f -c\` on the plugin, as differences between runs over the $N claims.
