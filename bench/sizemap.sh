@@ -50,7 +50,14 @@ END { for (f in bytes) if (bytes[f]) print bytes[f], f }
 ' "$map" >"$tmp/bytes"
 
 # gpuvm's objects: which defines what, and what each uses.
-(cd "$objdir" && find . -name '*.o' | sed 's|^\./||' | LC_ALL=C sort) >"$tmp/objs"
+# Only those the link was given (the map's LOAD lines, OBJDIR as given or relative to here): a
+# build folder can hold objects of units since moved or gone, which the binary does not have.
+objrel=${objdir#"$(pwd)"/}
+awk -v a="$objdir/" -v b="$objrel/" '$1 == "LOAD" && $2 ~ /\.o$/ {
+		if (index($2, a) == 1) print substr($2, length(a) + 1)
+		else if (index($2, b) == 1) print substr($2, length(b) + 1)
+	}' "$map" | LC_ALL=C sort -u >"$tmp/objs"
+[ -s "$tmp/objs" ] || { echo "sizemap: the map $map loads no object of $objdir" >&2; exit 1; }
 while read -r o; do
 	nm --defined-only -g "$objdir/$o" | awk -v o="$o" 'NF == 3 { print $3, o }'
 done <"$tmp/objs" >"$tmp/defs"
