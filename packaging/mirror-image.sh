@@ -209,6 +209,79 @@ build_root() {
 	echo "mirror-image: $IMG/root-$arch.tar: $(($(stat -c %s "$IMG/root-$arch.tar") / 1048576)) MiB"
 }
 
+# The Debian packages of what gpuvm-dra loads, and their licences as their copyright files say.
+DRA_DEBS="libnghttp2-14:MIT libprotobuf-c1:BSD-2-Clause libcurl4:curl libjson-c5:MIT"
+
+# dra_sbom ARCH FILE: packaging/sbom.sh's document (stdin) with gpuvm-dra besides (stdout): the
+# package and its file FILE (./usr/bin/gpuvm-dra, its checksums), and each Debian package of
+# DRA_DEBS at its version in the Debian layer's dpkg status (root-ARCH.tar), related to the file
+# by DYNAMIC_LINK, as sbom.sh relates the static binary's libraries by STATIC_LINK.
+dra_sbom() {
+	tar -xOf "$IMG/root-$1.tar" ./var/lib/dpkg/status >"$IMG/status-$1" ||
+		die "no dpkg status in $IMG/root-$1.tar"
+	debs=''
+	for d in $DRA_DEBS; do
+		v=$(awk -v p="${d%%:*}" '/^Package:/ { n = $2 } /^Version:/ && n == p { print $2 }' "$IMG/status-$1")
+		[ -n "$v" ] || die "the Debian layer ($IMG/root-$1.tar) has no ${d%%:*}, which gpuvm-dra loads"
+		debs="$debs${d%%:*} $v ${d#*:}
+"
+	done
+	rm -f "$IMG/status-$1"
+	jq --arg debs "$debs" --arg arch "$1" \
+		--arg sha1 "$(sha1sum "$2" | cut -d' ' -f1)" --arg sha256 "$(sha256sum "$2" | cut -d' ' -f1)" \
+		--arg version "$3" '
+		[$debs | split("\n")[] | select(length > 0) | split(" ") | { name: .[0], ver: .[1], lic: .[2] }] as $debs |
+		.packages += [{
+			SPDXID: "SPDXRef-Package-gpuvm-dra",
+			name: "gpuvm-dra",
+			versionInfo: $version,
+			downloadLocation: "NOASSERTION",
+			filesAnalyzed: false,
+			licenseConcluded: "MIT",
+			licenseDeclared: "MIT",
+			copyrightText: "Copyright (c) 2026 gpuvm maintainers",
+			hasFiles: ["SPDXRef-File-gpuvm-dra"]
+		}] + ($debs | map({
+			SPDXID: "SPDXRef-Package-deb-\(.name)",
+			name: .name,
+			versionInfo: .ver,
+			supplier: "Organization: Debian",
+			downloadLocation: "NOASSERTION",
+			filesAnalyzed: false,
+			licenseConcluded: .lic,
+			licenseDeclared: .lic,
+			copyrightText: "NOASSERTION",
+			sourceInfo: "the Debian 12 binary package \(.name) \(.ver) of the image'"'"'s Debian layer",
+			externalRefs: [{
+				referenceCategory: "PACKAGE-MANAGER",
+				referenceType: "purl",
+				referenceLocator: "pkg:deb/debian/\(.name)@\(.ver | @uri)?arch=\($arch)"
+			}]
+		}))
+		| .files += [{
+			SPDXID: "SPDXRef-File-gpuvm-dra",
+			fileName: "./usr/bin/gpuvm-dra",
+			fileTypes: ["BINARY"],
+			checksums: [
+				{ algorithm: "SHA1", checksumValue: $sha1 },
+				{ algorithm: "SHA256", checksumValue: $sha256 }
+			],
+			licenseConcluded: "MIT",
+			licenseInfoInFiles: ["NOASSERTION"],
+			copyrightText: "NOASSERTION"
+		}]
+		| .relationships += [
+			{ spdxElementId: "SPDXRef-DOCUMENT", relationshipType: "DESCRIBES",
+			  relatedSpdxElement: "SPDXRef-Package-gpuvm-dra" },
+			{ spdxElementId: "SPDXRef-Package-gpuvm-dra", relationshipType: "CONTAINS",
+			  relatedSpdxElement: "SPDXRef-File-gpuvm-dra" }
+		] + ($debs | map({
+			spdxElementId: "SPDXRef-Package-deb-\(.name)",
+			relationshipType: "DYNAMIC_LINK",
+			relatedSpdxElement: "SPDXRef-File-gpuvm-dra"
+		}))'
+}
+
 # app_layer VERSION ARCH: build/mirror-image/app-ARCH.tar, gpuvm's layer.
 app_layer() {
 	pkg_vars "$2"
@@ -234,8 +307,12 @@ app_layer() {
 	install -D -m 0644 "${PKG_DEPS%/*}/NOTICES" "$app/usr/share/doc/gpuvm/THIRD-PARTY-NOTICES"
 	install -D -m 0644 "$top/packaging/deb/copyright" "$app/usr/share/doc/gpuvm/copyright"
 	install -D -m 0644 "$top/LICENSE" "$app/usr/share/doc/gpuvm/LICENSE"
-	sh "$top/packaging/sbom.sh" "$1" "$2" >"$app/usr/share/doc/gpuvm/gpuvm.spdx.json" ||
-		die "packaging/sbom.sh $1 $2 failed"
+	# the SBOM: the packages' (the static gpuvm, its libraries, the pci.ids), and gpuvm-dra with
+	# the Debian libraries it loads
+	sh "$top/packaging/sbom.sh" "$1" "$2" >"$IMG/sbom-$2.json" || die "packaging/sbom.sh $1 $2 failed"
+	dra_sbom "$2" "$app/usr/bin/gpuvm-dra" "$1" <"$IMG/sbom-$2.json" \
+		>"$app/usr/share/doc/gpuvm/gpuvm.spdx.json" || die "gpuvm-dra's part of the SBOM failed"
+	rm -f "$IMG/sbom-$2.json"
 	chmod 0644 "$app/usr/share/doc/gpuvm/gpuvm.spdx.json"
 	det_tar "$app" "$IMG/app-$2.tar"
 	rm -rf "$app"

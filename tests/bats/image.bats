@@ -153,6 +153,16 @@ arm64_ok() {
 		jq -e --arg s "$(sha256sum <"$bin" | cut -d' ' -f1)" \
 			'[.files[].checksums[] | select(.algorithm == "SHA256") | .checksumValue] | index($s) != null' \
 			"$r/usr/share/doc/gpuvm/gpuvm.spdx.json" >/dev/null
+		# and gpuvm-dra: its file's checksum, and the Debian packages it loads at the versions
+		# the image's dpkg records, each DYNAMIC_LINK to it
+		jq -e --arg s "$(sha256sum <"$r/usr/bin/gpuvm-dra" | cut -d' ' -f1)" \
+			'[.files[] | select(.fileName == "./usr/bin/gpuvm-dra") | .checksums[] | select(.algorithm == "SHA256") | .checksumValue] == [$s]' \
+			"$r/usr/share/doc/gpuvm/gpuvm.spdx.json" >/dev/null
+		run jq -r '. as $d | [.relationships[] | select(.relationshipType == "DYNAMIC_LINK" and .relatedSpdxElement == "SPDXRef-File-gpuvm-dra") | .spdxElementId] as $ids
+			| [.packages[] | select(.SPDXID as $i | $ids | index($i)) | "\(.name) \(.versionInfo)"] | sort | .[]' "$r/usr/share/doc/gpuvm/gpuvm.spdx.json"
+		assert_output "$(awk '/^Package:/ { p = $2 } /^Version:/ && p ~ /^(libnghttp2-14|libprotobuf-c1|libcurl4|libjson-c5)$/ { print p, $2 }' \
+			"$r/var/lib/dpkg/status" | sort)"
+		[ "${#lines[@]}" = 4 ]
 		# Debian 12, its packages recorded for scanners, a CA bundle, the user without a shell
 		grep -qx 'VERSION_ID="12"' "$r/etc/os-release"
 		run awk -v a="$a" '/^Package:/ { p = $2 } /^Architecture:/ && (p == "jq" || p == "curl" || p == "dash") { print p, $2 }' \
